@@ -1,0 +1,115 @@
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+
+/// One Helm chart: a chart in a repository, or a reference to a chart source
+/// that a template author already manages.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HelmSpec {
+    /// Name of the chart in the repository, e.g. `ingress-nginx`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart_name: Option<String>,
+    /// Exact chart version, e.g. `4.11.3`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart_version: Option<String>,
+    /// Where the chart lives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<Repository>,
+    /// Instead of chartName/repository: an existing chart source
+    /// (kind `HelmChart` or `OCIRepository`, for template authors who run their own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart_ref: Option<ChartRef>,
+}
+
+/// A Helm chart repository.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Repository {
+    /// `https://…` for a classic repository, `oci://…` for an OCI registry.
+    pub url: String,
+    /// `default` (an index.yaml repository) or `oci`.
+    #[serde(default, rename = "type")]
+    pub type_: RepositoryType,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RepositoryType {
+    #[default]
+    Default,
+    Oci,
+}
+
+/// A reference to a chart source object.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChartRef {
+    /// `HelmChart` or `OCIRepository`.
+    pub kind: String,
+    pub name: String,
+    /// Defaults to the template's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+impl HelmSpec {
+    /// `chart 4.11.3`, or the reference, for messages people read.
+    pub fn describe(&self) -> String {
+        match (&self.chart_ref, &self.chart_name) {
+            (Some(r), _) => format!("{} {}", r.kind, r.name),
+            (None, Some(name)) => match &self.chart_version {
+                Some(v) => format!("{name} {v}"),
+                None => name.clone(),
+            },
+            (None, None) => "no chart".to_string(),
+        }
+    }
+
+    /// Checks what the schema cannot: exactly one way to name the chart.
+    pub fn validate(&self) -> Result<(), String> {
+        match (&self.chart_ref, &self.chart_name, &self.repository) {
+            (Some(_), None, None) => Ok(()),
+            (Some(_), _, _) => {
+                Err("spec.helm sets both chartRef and chartName/repository; use one".into())
+            }
+            (None, Some(name), Some(repo)) if !name.is_empty() && !repo.url.is_empty() => Ok(()),
+            (None, Some(_), _) => Err("spec.helm.repository.url is required with chartName".into()),
+            (None, None, _) => Err("spec.helm needs chartName and repository, or chartRef".into()),
+        }
+    }
+}
+
+/// What the engine learned about a template's chart.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateStatus {
+    /// True once the chart was fetched and read.
+    #[serde(default)]
+    pub valid: bool,
+    /// Why the template cannot be used yet, in words a person can act on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_error: Option<String>,
+    /// The chart's description, from its Chart.yaml.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The chart version that was fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart_version: Option<String>,
+    /// The chart's default values, from its values.yaml.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "preserve_unknown_object")]
+    pub config: Option<serde_json::Value>,
+    /// Digest of the chart archive that `config` was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart_digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+/// Schema of a free-form values object.
+pub fn preserve_unknown_object(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": true
+    })
+}

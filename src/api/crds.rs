@@ -1,0 +1,87 @@
+//! The CRDs, generated from the Rust types. `assets/crds/` holds the same
+//! YAML; a test fails when they drift.
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::CustomResourceExt;
+use serde_json::json;
+
+use super::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+
+/// Every CRD of ours, with the CEL rules the derive cannot express.
+pub fn all_crds() -> Vec<CustomResourceDefinition> {
+    let mut service = ServiceTemplate::crd();
+    immutable(
+        &mut service,
+        &[],
+        "a ServiceTemplate is immutable: create a new one for a new chart version",
+    );
+    let mut cluster = ClusterTemplate::crd();
+    immutable(
+        &mut cluster,
+        &["helm"],
+        "spec.helm is immutable: create a new ClusterTemplate for another cluster chart",
+    );
+    vec![service, cluster, ManagedCluster::crd()]
+}
+
+/// All CRDs as one multi-document YAML stream.
+pub fn crds_yaml() -> String {
+    all_crds()
+        .iter()
+        .map(|crd| serde_yaml::to_string(crd).expect("a CRD always serializes"))
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
+/// Adds `self == oldSelf` under `spec.<path>` (or on `spec` itself).
+fn immutable(crd: &mut CustomResourceDefinition, path: &[&str], message: &str) {
+    for version in &mut crd.spec.versions {
+        let Some(schema) = version
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+        else {
+            continue;
+        };
+        let Some(mut node) = schema.properties.as_mut().and_then(|p| p.get_mut("spec")) else {
+            continue;
+        };
+        for key in path {
+            let Some(next) = node.properties.as_mut().and_then(|p| p.get_mut(*key)) else {
+                return;
+            };
+            node = next;
+        }
+        let rule = serde_json::from_value(json!({"rule": "self == oldSelf", "message": message}))
+            .expect("a validation rule is well formed");
+        node.x_kubernetes_validations
+            .get_or_insert_with(Vec::new)
+            .push(rule);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `assets/crds/` must match what the types generate; regenerate with
+    /// `cargo run -- crds > assets/crds/hmc.mirantis.com.yaml`.
+    #[test]
+    fn checked_in_crds_match_the_types() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/crds/hmc.mirantis.com.yaml"
+        );
+        let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            on_disk == crds_yaml(),
+            "{path} is out of date: run `cargo run -- crds > assets/crds/hmc.mirantis.com.yaml`"
+        );
+    }
+
+    #[test]
+    fn immutability_rules_are_in_place() {
+        let yaml = crds_yaml();
+        assert_eq!(yaml.matches("self == oldSelf").count(), 2, "{yaml}");
+    }
+}

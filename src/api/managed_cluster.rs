@@ -1,0 +1,132 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A cluster made from a ClusterTemplate, with its services.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[kube(
+    group = "hmc.mirantis.com",
+    version = "v1alpha1",
+    kind = "ManagedCluster",
+    namespaced,
+    status = "ManagedClusterStatus",
+    shortname = "mcluster",
+    shortname = "mcl",
+    category = "hmc",
+    doc = "A cluster made from a ClusterTemplate, with the services installed into it",
+    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
+    printcolumn = r#"{"name":"Template","type":"string","jsonPath":".spec.template"}"#,
+    printcolumn = r#"{"name":"Services","type":"string","jsonPath":".status.servicesReady"}"#,
+    printcolumn = r#"{"name":"Message","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].message"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedClusterSpec {
+    /// Name of the ClusterTemplate (same namespace).
+    pub template: String,
+    /// Values for the template's Cluster API chart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::preserve_unknown_object")]
+    pub config: Option<serde_json::Value>,
+    /// Name of the credential the provider uses; passed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<String>,
+    /// Per-cluster services: an entry named like a template service overrides
+    /// its values or disables it; a new name adds a service to this cluster.
+    #[serde(default)]
+    pub services: Vec<ManagedService>,
+    /// Priority of these services over others that manage the same objects.
+    #[serde(default)]
+    pub services_priority: i32,
+    /// Validate everything, create nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Stop instead of taking over objects another manager owns.
+    #[serde(default)]
+    pub stop_on_conflict: bool,
+}
+
+/// A per-cluster service entry.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedService {
+    /// Name of the service (the template's service name to override it).
+    pub name: String,
+    /// ServiceTemplate name; required for a service the template lacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// Namespace in the cluster; defaults to the template's, then to the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Values (YAML) on top of the template's for this cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<String>,
+    /// Do not install this service on this cluster (uninstall it if it is).
+    #[serde(default)]
+    pub disable: bool,
+}
+
+/// The observed state of a ManagedCluster, in the product's words.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedClusterStatus {
+    /// TemplateReady, ClusterReady, ServicesReady and the aggregate Ready.
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+    /// One entry per service.
+    #[serde(default)]
+    pub services: Vec<ServiceStatus>,
+    /// `Installed/total`, for the printer column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub services_ready: Option<String>,
+    /// The ClusterTemplate revision whose services this cluster has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+/// The state of one service on one cluster.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceStatus {
+    pub name: String,
+    /// Namespace in the cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// The ServiceTemplate it comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    pub state: ServiceState,
+    /// Chart version installed (or being installed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// ClusterTemplate revision of what is installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
+pub enum ServiceState {
+    #[default]
+    Pending,
+    Installing,
+    Installed,
+    Failed,
+    Removing,
+}
+
+impl std::fmt::Display for ServiceState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ServiceState::Pending => "Pending",
+            ServiceState::Installing => "Installing",
+            ServiceState::Installed => "Installed",
+            ServiceState::Failed => "Failed",
+            ServiceState::Removing => "Removing",
+        })
+    }
+}

@@ -1,0 +1,40 @@
+//! Our objects, group `hmc.mirantis.com`, version `v1alpha1`: the public contract.
+//!
+//! The field names are the ones hmc users already write, so their YAML works here.
+
+mod cluster_template;
+mod common;
+pub mod conditions;
+mod crds;
+mod managed_cluster;
+mod service_template;
+
+pub use cluster_template::*;
+pub use common::*;
+pub use crds::{all_crds, crds_yaml};
+pub use managed_cluster::*;
+pub use service_template::*;
+
+/// The API group of every object in this module.
+pub const GROUP: &str = "hmc.mirantis.com";
+
+/// Labels and annotations the engine puts on what it creates.
+pub mod labels {
+    /// Marks an object as created by the engine.
+    pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+    pub const MANAGED_BY_VALUE: &str = "hmc-tui";
+    /// The ManagedCluster a release belongs to.
+    pub const CLUSTER: &str = "hmc.mirantis.com/managed-cluster";
+    /// The service name inside that cluster; absent on the cluster's own release.
+    pub const SERVICE: &str = "hmc.mirantis.com/service";
+    /// `cluster` for the CAPI release, `service` for a service release.
+    pub const ROLE: &str = "hmc.mirantis.com/role";
+    /// The template (`<kind>/<name>`) a chart source was made for.
+    pub const TEMPLATE: &str = "hmc.mirantis.com/template";
+    /// Annotation: the ClusterTemplate revision a service release carries.
+    pub const REVISION: &str = "hmc.mirantis.com/revision";
+    /// Annotation on a ManagedCluster: `"true"` forces deletion when the child is unreachable.
+    pub const FORCE_DELETE: &str = "hmc.mirantis.com/force-delete";
+    /// The finalizer on every object of ours that needs cleanup first.
+    pub const FINALIZER: &str = "hmc.mirantis.com/cleanup";
+}

@@ -1,0 +1,156 @@
+//! Writes only what differs. A resync of an unchanged world sends nothing.
+
+use std::fmt::Debug;
+
+use kube::api::{Patch, PatchParams};
+use kube::{Api, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::context::{Context, FIELD_MANAGER};
+use super::error::{Error, Result};
+
+/// True when every field of `want` is present with the same value in `have`.
+/// Objects compare key by key, everything else by equality.
+pub fn contains(have: &Value, want: &Value) -> bool {
+    match (have, want) {
+        (Value::Object(h), Value::Object(w)) => w.iter().all(|(k, wv)| match h.get(k) {
+            Some(hv) => contains(hv, wv),
+            None => wv.is_null(),
+        }),
+        _ => have == want,
+    }
+}
+
+/// The part of an object the engine owns: labels, annotations, owners, spec.
+fn owned_fields<K: Serialize>(obj: &K) -> Result<Value> {
+    let v = serde_json::to_value(obj)?;
+    let meta = &v["metadata"];
+    Ok(json!({
+        "metadata": {
+            "labels": meta.get("labels").cloned().unwrap_or(Value::Null),
+            "annotations": meta.get("annotations").cloned().unwrap_or(Value::Null),
+            "ownerReferences": meta.get("ownerReferences").cloned().unwrap_or(Value::Null),
+        },
+        "spec": v.get("spec").cloned().unwrap_or(Value::Null),
+    }))
+}
+
+/// Server-side applies `desired` unless `current` already has all of it.
+/// Returns whether a write was sent.
+pub async fn apply_if_changed<K>(ctx: &Context, desired: &K, current: Option<&K>) -> Result<bool>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + Serialize
+        + DeserializeOwned
+        + Debug,
+{
+    if let Some(current) = current
+        && contains(&serde_json::to_value(current)?, &owned_fields(desired)?)
+    {
+        return Ok(false);
+    }
+    let ns = desired
+        .namespace()
+        .ok_or(Error::MissingField("metadata.namespace"))?;
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &ns);
+    ctx.wrote();
+    api.patch(
+        &desired.name_any(),
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(desired),
+    )
+    .await?;
+    Ok(true)
+}
+
+/// Server-side applies `status` unless it equals `current`.
+pub async fn status_if_changed<K, S>(
+    ctx: &Context,
+    obj: &K,
+    current: Option<&S>,
+    status: &S,
+) -> Result<bool>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+    S: Serialize + PartialEq,
+{
+    if current == Some(status) {
+        return Ok(false);
+    }
+    let ns = obj
+        .namespace()
+        .ok_or(Error::MissingField("metadata.namespace"))?;
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &ns);
+    let body = json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    });
+    ctx.wrote();
+    api.patch_status(
+        &obj.name_any(),
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&body),
+    )
+    .await?;
+    Ok(true)
+}
+
+/// Deletes an object; a missing object is not an error.
+pub async fn delete<K>(ctx: &Context, namespace: &str, name: &str) -> Result<()>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+{
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), namespace);
+    ctx.wrote();
+    match api.delete(name, &Default::default()).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Clears the finalizers of an object we own, so a stuck deletion can finish.
+pub async fn drop_finalizers<K>(ctx: &Context, namespace: &str, name: &str) -> Result<()>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+{
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), namespace);
+    ctx.wrote();
+    let patch = json!({"metadata": {"finalizers": null}});
+    match api
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contains_compares_objects_as_subsets() {
+        let have = json!({"a": {"b": 1, "c": [1, 2]}, "d": "x"});
+        assert!(contains(&have, &json!({"a": {"b": 1}})));
+        assert!(contains(&have, &json!({"a": {"c": [1, 2]}, "e": null})));
+        assert!(!contains(&have, &json!({"a": {"c": [1]}})));
+        assert!(!contains(&have, &json!({"a": {"b": 2}})));
+        assert!(!contains(&have, &json!({"z": 1})));
+    }
+}

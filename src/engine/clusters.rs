@@ -1,0 +1,539 @@
+//! ManagedClusters: the cluster's own release, then one release per service
+//! once the cluster is provisioned, and a status in the product's words.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
+
+use super::apply::{apply_if_changed, delete, drop_finalizers, status_if_changed};
+use super::context::Context;
+use super::error::Result;
+use super::finalizer;
+use super::releases::{
+    Observed, TemplateKind, chart_ref, cluster_release, kubeconfig_secret, observe,
+    service_release, service_release_name,
+};
+use crate::api::conditions::{
+    self, CLUSTER_READY, Cond, DELETING, READY, SERVICES_READY, TEMPLATE_READY,
+};
+use crate::api::{ManagedCluster, ManagedClusterStatus, ServiceState, ServiceStatus, labels};
+use crate::flux::{self, HelmRelease};
+use crate::plan::services::{ServicePlan, plan_services};
+use crate::store::get;
+
+pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Action> {
+    let result = if mc.meta().deletion_timestamp.is_some() {
+        cleanup(&mc, &ctx).await
+    } else if !finalizer::has(mc.as_ref()) {
+        finalizer::add(&ctx, mc.as_ref())
+            .await
+            .map(|_| Action::await_change())
+    } else {
+        apply(&mc, &ctx).await
+    };
+    ctx.counters
+        .reconciles
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    result
+}
+
+/// The releases of one cluster, from the shared store.
+fn releases_of(ctx: &Context, ns: &str, cluster: &str) -> Vec<Arc<HelmRelease>> {
+    ctx.stores.releases.store.state_filter(|r| {
+        r.namespace().as_deref() == Some(ns)
+            && r.labels().get(labels::CLUSTER).map(String::as_str) == Some(cluster)
+    })
+}
+
+fn is_service(r: &HelmRelease) -> bool {
+    r.labels().get(labels::ROLE).map(String::as_str) == Some("service")
+}
+
+async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
+    let ns = mc.namespace().unwrap_or_default();
+    let name = mc.name_any();
+    let existing = releases_of(ctx, &ns, &name);
+    let find = |rel_name: &str| existing.iter().find(|r| r.name_any() == rel_name).cloned();
+    let template = get(&ctx.stores.cluster_templates.store, &ns, &mc.spec.template);
+    let dry_run = mc.spec.dry_run;
+
+    // The template.
+    let template_cond = match &template {
+        None => Cond::new(
+            TEMPLATE_READY,
+            false,
+            "TemplateNotFound",
+            format!(
+                "cluster template {} does not exist in namespace {ns}; create it or fix spec.template",
+                mc.spec.template
+            ),
+        ),
+        Some(t) => {
+            let st = t.status.clone().unwrap_or_default();
+            match (st.chart.valid, st.chart.validation_error) {
+                (true, _) => Cond::new(
+                    TEMPLATE_READY,
+                    true,
+                    "Ready",
+                    format!(
+                        "cluster template {} revision {}",
+                        mc.spec.template,
+                        st.revision.unwrap_or(0)
+                    ),
+                ),
+                (false, why) => Cond::new(
+                    TEMPLATE_READY,
+                    false,
+                    "TemplateNotReady",
+                    format!(
+                        "cluster template {} is not ready: {}",
+                        mc.spec.template,
+                        why.unwrap_or_else(|| "its chart has not been fetched yet".into())
+                    ),
+                ),
+            }
+        }
+    };
+    let revision = template
+        .as_ref()
+        .and_then(|t| t.status.as_ref())
+        .and_then(|s| s.revision);
+
+    // The cluster's own release.
+    let mut cluster_release_obj = find(&name);
+    if let (Some(t), true, false) = (&template, template_cond.status, dry_run) {
+        let chart = chart_ref(TemplateKind::Cluster, &t.name_any(), &ns, &t.spec.helm);
+        let desired = cluster_release(mc, chart, &ctx.options);
+        if apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await? {
+            ctx.event(
+                mc,
+                false,
+                "ClusterChartApplied",
+                format!("applying cluster chart {}", t.spec.helm.describe()),
+            )
+            .await;
+            cluster_release_obj = None; // its status describes the previous spec
+        }
+    }
+    let capi = get(&ctx.stores.capi_clusters.store, &ns, &name);
+    let provisioned = capi.as_ref().is_some_and(|c| c.control_plane_initialized());
+    let cluster_failure = cluster_release_obj
+        .as_ref()
+        .and_then(|r| r.status.as_ref())
+        .and_then(|s| {
+            flux::ready(&s.conditions)
+                .filter(|c| c.status == "False" && c.reason.ends_with("Failed"))
+                .cloned()
+        });
+    let cluster_cond = match (&capi, provisioned, cluster_failure) {
+        (_, false, Some(c)) => Cond::new(
+            CLUSTER_READY,
+            false,
+            "ClusterChartFailed",
+            format!(
+                "cluster chart: {}",
+                flux::words::release_problem(&c.message)
+            ),
+        ),
+        (_, true, _) => Cond::new(
+            CLUSTER_READY,
+            true,
+            "Provisioned",
+            "control plane initialized",
+        ),
+        (None, false, None) if dry_run => Cond::new(
+            CLUSTER_READY,
+            false,
+            "DryRun",
+            "dry run: nothing is created",
+        ),
+        (None, false, None) => Cond::new(
+            CLUSTER_READY,
+            false,
+            "Provisioning",
+            "waiting for the cluster's Cluster API objects",
+        ),
+        (Some(c), false, None) => Cond::new(
+            CLUSTER_READY,
+            false,
+            "Provisioning",
+            format!("control plane not initialized yet (phase {})", c.phase()),
+        ),
+    };
+    let has_kubeconfig = get(
+        &ctx.stores.kubeconfigs.store,
+        &ns,
+        &kubeconfig_secret(&name),
+    )
+    .is_some();
+
+    // The services.
+    let plans = match &template {
+        Some(t) => {
+            let st_store = &ctx.stores.service_templates.store;
+            let all = st_store.state_filter(|s| s.namespace().as_deref() == Some(&ns));
+            plan_services(&t.spec, &mc.spec, |n| {
+                all.iter()
+                    .find(|s| s.metadata.name.as_deref() == Some(n))
+                    .map(|s| s.as_ref())
+            })
+        }
+        None => Vec::new(),
+    };
+    let old_services = mc
+        .status
+        .as_ref()
+        .map(|s| s.services.clone())
+        .unwrap_or_default();
+    let mut services = Vec::with_capacity(plans.len());
+    for plan in &plans {
+        let rel_name = service_release_name(&name, plan.name());
+        let current = find(&rel_name);
+        let status = match plan {
+            ServicePlan::Blocked(b) => ServiceStatus {
+                name: b.name.clone(),
+                namespace: Some(b.namespace.clone()),
+                template: b.template.clone(),
+                state: b.state,
+                version: current.as_ref().and_then(|r| observe(r, false).version),
+                revision: None,
+                message: Some(b.message.clone()),
+            },
+            ServicePlan::Install(d) => {
+                let st = get(&ctx.stores.service_templates.store, &ns, &d.template);
+                let chart_version = st
+                    .as_ref()
+                    .and_then(|s| s.status.as_ref())
+                    .and_then(|s| s.chart_version.clone())
+                    .or_else(|| st.as_ref().and_then(|s| s.spec.helm.chart_version.clone()));
+                let waiting = if dry_run {
+                    Some(format!(
+                        "dry run: would install {} into namespace {}",
+                        d.template, d.namespace
+                    ))
+                } else if !provisioned && current.is_none() {
+                    Some(format!(
+                        "waiting for the cluster to be provisioned: {}",
+                        cluster_cond.message
+                    ))
+                } else if !has_kubeconfig {
+                    Some(format!(
+                        "kubeconfig secret {} not found; the cluster's provider writes it once the control plane is up",
+                        kubeconfig_secret(&name)
+                    ))
+                } else {
+                    None
+                };
+                let observed = match waiting {
+                    Some(why) => Observed {
+                        state: ServiceState::Pending,
+                        version: None,
+                        revision: None,
+                        message: Some(why),
+                    },
+                    None => {
+                        let helm = &st.as_ref().map(|s| s.spec.helm.clone()).unwrap_or_default();
+                        let chart = chart_ref(TemplateKind::Service, &d.template, &ns, helm);
+                        let desired = service_release(mc, d, chart, revision, &ctx.options);
+                        let wrote = apply_if_changed(ctx, &desired, current.as_deref()).await?;
+                        if wrote {
+                            let what = format!(
+                                "applying {} {} to namespace {}{}",
+                                d.name,
+                                chart_version.clone().unwrap_or_default(),
+                                d.namespace,
+                                revision
+                                    .map(|r| format!(" (revision {r})"))
+                                    .unwrap_or_default()
+                            );
+                            ctx.event(mc, false, "ServiceApplied", what).await;
+                        }
+                        match &current {
+                            Some(r) => observe(r, wrote),
+                            None => observe(&desired, true),
+                        }
+                    }
+                };
+                ServiceStatus {
+                    name: d.name.clone(),
+                    namespace: Some(d.namespace.clone()),
+                    template: Some(d.template.clone()),
+                    state: observed.state,
+                    version: observed
+                        .version
+                        .or(chart_version.filter(|_| observed.state == ServiceState::Installing)),
+                    revision: observed.revision,
+                    message: observed.message,
+                }
+            }
+        };
+        services.push(status);
+    }
+
+    // Services no longer wanted are uninstalled. A service that is wanted but
+    // blocked (bad values, a template that is not ready) keeps what it has.
+    let wanted: BTreeSet<String> = plans
+        .iter()
+        .map(|p| service_release_name(&name, p.name()))
+        .collect();
+    if template.is_some() {
+        for rel in existing
+            .iter()
+            .filter(|r| is_service(r) && !wanted.contains(&r.name_any()))
+        {
+            let service = rel
+                .labels()
+                .get(labels::SERVICE)
+                .cloned()
+                .unwrap_or_else(|| rel.name_any());
+            if rel.metadata.deletion_timestamp.is_none() {
+                delete::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
+                ctx.event(
+                    mc,
+                    false,
+                    "ServiceRemoving",
+                    format!("uninstalling {service}"),
+                )
+                .await;
+            }
+            services.push(ServiceStatus {
+                name: service,
+                namespace: rel.spec.target_namespace.clone(),
+                template: None,
+                state: ServiceState::Removing,
+                version: observe(rel, false).version,
+                revision: None,
+                message: Some("uninstalling from the cluster".into()),
+            });
+        }
+    }
+
+    // Transitions people want to hear about.
+    for s in &services {
+        let before = old_services
+            .iter()
+            .find(|o| o.name == s.name)
+            .map(|o| o.state);
+        if before != Some(s.state)
+            && matches!(s.state, ServiceState::Installed | ServiceState::Failed)
+        {
+            let warning = s.state == ServiceState::Failed;
+            let note = match (&s.state, &s.message) {
+                (ServiceState::Failed, Some(m)) => format!("{}: {m}", s.name),
+                _ => format!(
+                    "{} {} installed",
+                    s.name,
+                    s.version.clone().unwrap_or_default()
+                ),
+            };
+            ctx.event(
+                mc,
+                warning,
+                if warning {
+                    "ServiceFailed"
+                } else {
+                    "ServiceInstalled"
+                },
+                note,
+            )
+            .await;
+        }
+    }
+
+    let installed = services
+        .iter()
+        .filter(|s| s.state == ServiceState::Installed)
+        .count();
+    let total = services
+        .iter()
+        .filter(|s| s.state != ServiceState::Removing)
+        .count();
+    let problem = services.iter().find(|s| s.state != ServiceState::Installed);
+    let services_cond = match problem {
+        None => Cond::new(
+            SERVICES_READY,
+            true,
+            "Installed",
+            format!("{installed}/{total} services installed"),
+        ),
+        Some(s) => Cond::new(
+            SERVICES_READY,
+            false,
+            s.state.to_string(),
+            format!(
+                "{}: {}",
+                s.name,
+                s.message.clone().unwrap_or_else(|| s.state.to_string())
+            ),
+        ),
+    };
+    let ready = [&template_cond, &cluster_cond, &services_cond]
+        .into_iter()
+        .find(|c| !c.status)
+        .map_or_else(
+            || {
+                Cond::new(
+                    READY,
+                    true,
+                    "Ready",
+                    format!("cluster provisioned, {installed}/{total} services installed"),
+                )
+            },
+            |c| Cond::new(READY, false, c.reason.clone(), c.message.clone()),
+        );
+    let all_at_revision = problem.is_none()
+        && services
+            .iter()
+            .all(|s| s.revision.is_none() || s.revision == revision);
+    let old = mc.status.clone().unwrap_or_default();
+    let status = ManagedClusterStatus {
+        conditions: conditions::merge(
+            &old.conditions,
+            &[template_cond, cluster_cond, services_cond, ready],
+            mc.meta().generation,
+            Time(Timestamp::now()),
+        ),
+        services,
+        services_ready: Some(format!("{installed}/{total}")),
+        revision: if all_at_revision && provisioned {
+            revision
+        } else {
+            old.revision
+        },
+        observed_generation: mc.meta().generation,
+    };
+    status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
+    Ok(Action::requeue(Duration::from_secs(300)))
+}
+
+/// Uninstalls the services first, then the cluster's release, then lets go.
+async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
+    if !finalizer::has(mc) {
+        return Ok(Action::await_change());
+    }
+    let ns = mc.namespace().unwrap_or_default();
+    let name = mc.name_any();
+    let existing = releases_of(ctx, &ns, &name);
+    let (services, cluster): (Vec<_>, Vec<_>) = existing.into_iter().partition(|r| is_service(r));
+    let force = mc
+        .annotations()
+        .get(labels::FORCE_DELETE)
+        .map(String::as_str)
+        == Some("true");
+    let since = mc
+        .meta()
+        .deletion_timestamp
+        .as_ref()
+        .map(|t| Timestamp::now().duration_since(t.0).unsigned_abs())
+        .unwrap_or_default();
+
+    if !services.is_empty() {
+        for rel in &services {
+            if rel.metadata.deletion_timestamp.is_none() {
+                delete::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
+            } else if force {
+                // The child is gone or unreachable: let go of what is in it.
+                drop_finalizers::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
+            }
+        }
+        let stuck = since > ctx.options.deletion_timeout;
+        let names: Vec<String> = services
+            .iter()
+            .filter_map(|r| r.labels().get(labels::SERVICE).cloned())
+            .collect();
+        let cond = if stuck && !force {
+            let cause = services
+                .iter()
+                .filter_map(|r| r.status.as_ref())
+                .filter_map(|s| {
+                    flux::ready(&s.conditions).map(|c| flux::words::release_problem(&c.message))
+                })
+                .find(|m| !m.is_empty())
+                .unwrap_or_else(|| "the cluster does not answer".into());
+            Cond::new(
+                DELETING,
+                false,
+                "ChildUnreachable",
+                format!(
+                    "services {} could not be uninstalled for {}s: {cause}; annotate {}=true to delete anyway \
+                     (the services stay in the cluster)",
+                    names.join(", "),
+                    since.as_secs(),
+                    labels::FORCE_DELETE
+                ),
+            )
+        } else {
+            Cond::new(
+                DELETING,
+                false,
+                "UninstallingServices",
+                format!("uninstalling {}", names.join(", ")),
+            )
+        };
+        deleting_status(mc, ctx, cond).await?;
+        return Ok(Action::requeue(Duration::from_secs(if stuck {
+            30
+        } else {
+            5
+        })));
+    }
+    if let Some(rel) = cluster.first() {
+        if rel.metadata.deletion_timestamp.is_none() {
+            delete::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
+            ctx.event(
+                mc,
+                false,
+                "ClusterChartRemoving",
+                "services uninstalled; removing the cluster".into(),
+            )
+            .await;
+        } else if force && since > ctx.options.deletion_timeout {
+            drop_finalizers::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
+        }
+        let cond = Cond::new(
+            DELETING,
+            false,
+            "RemovingCluster",
+            "services uninstalled; removing the cluster",
+        );
+        deleting_status(mc, ctx, cond).await?;
+        return Ok(Action::requeue(Duration::from_secs(5)));
+    }
+    finalizer::remove(ctx, mc).await?;
+    Ok(Action::await_change())
+}
+
+async fn deleting_status(mc: &ManagedCluster, ctx: &Context, cond: Cond) -> Result<()> {
+    let old = mc.status.clone().unwrap_or_default();
+    let mut desired: Vec<Cond> = old
+        .conditions
+        .iter()
+        .filter(|c| c.type_ != DELETING && c.type_ != READY)
+        .map(|c| {
+            let t: &'static str = match c.type_.as_str() {
+                TEMPLATE_READY => TEMPLATE_READY,
+                CLUSTER_READY => CLUSTER_READY,
+                _ => SERVICES_READY,
+            };
+            Cond::new(t, c.status == "True", c.reason.clone(), c.message.clone())
+        })
+        .collect();
+    desired.push(Cond::new(READY, false, "Deleting", cond.message.clone()));
+    desired.push(cond);
+    let status = ManagedClusterStatus {
+        conditions: conditions::merge(
+            &old.conditions,
+            &desired,
+            mc.meta().generation,
+            Time(Timestamp::now()),
+        ),
+        ..old.clone()
+    };
+    status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
+    Ok(())
+}

@@ -1,0 +1,112 @@
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use kube::Client;
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::{Resource, ResourceExt};
+
+use crate::store::Stores;
+
+/// The one field manager for everything the engine writes.
+pub const FIELD_MANAGER: &str = "hmc-tui";
+
+/// Tunables of the engine.
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// How long deleting a cluster waits for its services to be uninstalled
+    /// from an unreachable child cluster before it says so.
+    pub deletion_timeout: Duration,
+    /// How often a Flux source re-checks its repository.
+    pub source_interval: String,
+    /// How often a release is re-checked for drift.
+    pub release_interval: String,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            deletion_timeout: Duration::from_secs(300),
+            source_interval: "10m".into(),
+            release_interval: "10m".into(),
+        }
+    }
+}
+
+/// Counters the tests and `/metrics` read.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Every create, apply, patch and delete the engine sends.
+    pub writes: AtomicU64,
+    /// Every finished reconcile, all controllers together.
+    pub reconciles: AtomicU64,
+    pub errors: AtomicU64,
+}
+
+impl Counters {
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::Relaxed)
+    }
+    pub fn reconciles(&self) -> u64 {
+        self.reconciles.load(Ordering::Relaxed)
+    }
+}
+
+/// Shared by every reconciler.
+pub struct Context {
+    pub client: Client,
+    pub stores: Stores,
+    pub recorder: Recorder,
+    pub counters: Arc<Counters>,
+    pub options: EngineOptions,
+}
+
+impl Context {
+    pub fn new(
+        client: Client,
+        stores: Stores,
+        counters: Arc<Counters>,
+        options: EngineOptions,
+    ) -> Self {
+        let reporter = Reporter {
+            controller: "hmc-tui".into(),
+            instance: std::env::var("POD_NAME").ok(),
+        };
+        let recorder = Recorder::new(client.clone(), reporter);
+        Self {
+            client,
+            stores,
+            recorder,
+            counters,
+            options,
+        }
+    }
+
+    /// Counts one write request.
+    pub fn wrote(&self) {
+        self.counters.writes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a Kubernetes Event on `obj`. A failure to record is logged,
+    /// never fatal: events are a courtesy, status is the truth.
+    pub async fn event<K>(&self, obj: &K, warning: bool, reason: &str, note: String)
+    where
+        K: Resource<DynamicType = ()>,
+    {
+        let ev = Event {
+            type_: if warning {
+                EventType::Warning
+            } else {
+                EventType::Normal
+            },
+            reason: reason.into(),
+            note: Some(note),
+            action: reason.into(),
+            secondary: None,
+        };
+        self.wrote();
+        if let Err(error) = self.recorder.publish(&ev, &obj.object_ref(&())).await {
+            tracing::warn!(%error, object = %obj.name_any(), "could not record event");
+        }
+    }
+}

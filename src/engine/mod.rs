@@ -1,0 +1,240 @@
+//! The reconciliation engine: three controllers over the shared stores.
+//!
+//! - templates: chart sources, chart defaults, revisions, deletion guards;
+//! - clusters: the cluster release, service releases, status.
+//!
+//! The reconcilers are thin: they read stores, call a planner and apply the
+//! difference with one field manager.
+
+pub mod apply;
+pub mod artifact;
+pub mod clusters;
+pub mod context;
+pub mod error;
+pub mod finalizer;
+pub mod releases;
+pub mod templates;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::reflector::ObjectRef;
+use kube::{Api, ResourceExt};
+use tokio_util::sync::CancellationToken;
+
+pub use context::{Context, Counters, EngineOptions, FIELD_MANAGER};
+pub use error::{Error, Result};
+
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::capi;
+use crate::store::Stores;
+
+/// The CRDs the engine cannot work without, with what installs each.
+const REQUIRED_CRDS: &[(&str, &str)] = &[
+    (
+        "servicetemplates.hmc.mirantis.com",
+        "hmc-tui crds | kubectl apply -f -",
+    ),
+    (
+        "clustertemplates.hmc.mirantis.com",
+        "hmc-tui crds | kubectl apply -f -",
+    ),
+    (
+        "managedclusters.hmc.mirantis.com",
+        "hmc-tui crds | kubectl apply -f -",
+    ),
+    (
+        "helmreleases.helm.toolkit.fluxcd.io",
+        "install Flux's helm-controller",
+    ),
+    (
+        "helmcharts.source.toolkit.fluxcd.io",
+        "install Flux's source-controller",
+    ),
+    (
+        "helmrepositories.source.toolkit.fluxcd.io",
+        "install Flux's source-controller",
+    ),
+    ("clusters.cluster.x-k8s.io", "install Cluster API"),
+];
+
+/// Checks that every CRD the engine needs is installed; the error says how
+/// to install what is missing.
+pub async fn check_crds(client: &kube::Client) -> std::result::Result<(), String> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let mut missing = Vec::new();
+    for (name, hint) in REQUIRED_CRDS {
+        match api.get_opt(name).await {
+            Ok(Some(_)) => {}
+            Ok(None) => missing.push(format!("{name} ({hint})")),
+            Err(e) => return Err(format!("cannot read CustomResourceDefinitions: {e}")),
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("missing CRDs: {}", missing.join("; ")))
+    }
+}
+
+fn error_policy<K>(obj: Arc<K>, error: &Error, ctx: Arc<Context>) -> Action
+where
+    K: kube::Resource,
+{
+    ctx.counters
+        .errors
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tracing::warn!(object = %obj.name_any(), error = %error, label = error.metric_label(), "reconcile failed; retrying");
+    Action::requeue(Duration::from_secs(10))
+}
+
+/// Maps an object to the ManagedClusters in its namespace that `pick` selects.
+fn clusters_where(
+    stores: &Stores,
+    ns: Option<String>,
+    pick: impl Fn(&ManagedCluster) -> bool,
+) -> Vec<ObjectRef<ManagedCluster>> {
+    stores
+        .managed_clusters
+        .store
+        .state()
+        .iter()
+        .filter(|c| c.namespace() == ns && pick(c))
+        .map(|c| ObjectRef::from_obj(c.as_ref()))
+        .collect()
+}
+
+/// Runs every controller until `shutdown` is cancelled. The stores must be
+/// fed (their watches driven) by the caller, who may share them.
+pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
+    let s = ctx.stores.clone();
+    let cfg = kube::runtime::controller::Config::default().concurrency(16);
+
+    let service_templates = {
+        let s2 = s.clone();
+        let s3 = s.clone();
+        Controller::for_shared_stream(
+            s.service_templates.events.clone(),
+            s.service_templates.store.clone(),
+        )
+        .with_config(cfg.clone())
+        .owns_shared_stream(s.charts.events.clone())
+        .owns_shared_stream(s.repositories.events.clone())
+        // Deletion waits for users to go: re-check when they change.
+        .watches_shared_stream(s.cluster_templates.events.clone(), move |ct| {
+            let ns = ct.namespace();
+            let names: Vec<String> = ct
+                .spec
+                .services
+                .iter()
+                .map(|x| x.template.clone())
+                .collect();
+            names
+                .into_iter()
+                .map(|n| ObjectRef::new(&n).within(ns.as_deref().unwrap_or_default()))
+                .collect::<Vec<_>>()
+        })
+        .watches_shared_stream(s.managed_clusters.events.clone(), move |mc| {
+            let ns = mc.namespace().unwrap_or_default();
+            let _ = &s2;
+            mc.spec
+                .services
+                .iter()
+                .filter_map(|x| x.template.clone())
+                .map(|n| ObjectRef::new(&n).within(&ns))
+                .collect::<Vec<_>>()
+        })
+        .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+        .run(
+            templates::reconcile::<ServiceTemplate>,
+            error_policy,
+            ctx.clone(),
+        )
+        .for_each(move |_| {
+            let _ = &s3;
+            futures::future::ready(())
+        })
+    };
+
+    let cluster_templates = Controller::for_shared_stream(
+        s.cluster_templates.events.clone(),
+        s.cluster_templates.store.clone(),
+    )
+    .with_config(cfg.clone())
+    .owns_shared_stream(s.charts.events.clone())
+    .owns_shared_stream(s.repositories.events.clone())
+    .watches_shared_stream(s.managed_clusters.events.clone(), |mc| {
+        Some(
+            ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
+                .within(&mc.namespace().unwrap_or_default()),
+        )
+    })
+    .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+    .run(
+        templates::reconcile::<ClusterTemplate>,
+        error_policy,
+        ctx.clone(),
+    )
+    .for_each(|_| futures::future::ready(()));
+
+    let managed_clusters = {
+        let (a, b) = (s.clone(), s.clone());
+        Controller::for_shared_stream(
+            s.managed_clusters.events.clone(),
+            s.managed_clusters.store.clone(),
+        )
+        .with_config(cfg)
+        .owns_shared_stream(s.releases.events.clone())
+        .watches_shared_stream(s.cluster_templates.events.clone(), move |ct| {
+            let name = ct.name_any();
+            clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
+        })
+        .watches_shared_stream(s.service_templates.events.clone(), move |st| {
+            let name = st.name_any();
+            let ns = st.namespace();
+            let templates: Vec<String> = b
+                .cluster_templates
+                .store
+                .state()
+                .iter()
+                .filter(|t| {
+                    t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
+                })
+                .map(|t| t.name_any())
+                .collect();
+            clusters_where(&b, ns, |c| {
+                templates.contains(&c.spec.template)
+                    || c.spec
+                        .services
+                        .iter()
+                        .any(|x| x.template.as_deref() == Some(&name))
+            })
+        })
+        .watches_shared_stream(s.capi_clusters.events.clone(), |c: Arc<capi::Cluster>| {
+            Some(
+                ObjectRef::<ManagedCluster>::new(&c.name_any())
+                    .within(&c.namespace().unwrap_or_default()),
+            )
+        })
+        .watches_shared_stream(s.kubeconfigs.events.clone(), |sec| {
+            let cluster = sec
+                .labels()
+                .get("cluster.x-k8s.io/cluster-name")
+                .cloned()
+                .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
+            Some(
+                ObjectRef::<ManagedCluster>::new(&cluster)
+                    .within(&sec.namespace().unwrap_or_default()),
+            )
+        })
+        .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+        .run(clusters::reconcile, error_policy, ctx.clone())
+        .for_each(|_| futures::future::ready(()))
+    };
+
+    tokio::join!(service_templates, cluster_templates, managed_clusters);
+    tracing::info!("engine stopped");
+}

@@ -1,0 +1,163 @@
+//! Flux's messages, said in the product's words. People who run clusters
+//! read these; they should learn what is wrong with their chart, repository
+//! or cluster, not which Flux object complained.
+
+/// Flux kinds and the word a platform engineer would use for each.
+const KINDS: &[(&str, &str)] = &[
+    ("HelmRelease", "service"),
+    ("HelmChart", "chart"),
+    ("HelmRepository", "chart repository"),
+    ("OCIRepository", "chart registry"),
+    ("ExternalArtifact", "chart"),
+];
+
+/// Why a chart could not be fetched, given the chart source's message and,
+/// when the repository itself failed, the repository's message.
+pub fn chart_problem(
+    chart: &str,
+    version: &str,
+    url: &str,
+    chart_msg: &str,
+    repo_msg: Option<&str>,
+) -> String {
+    if let Some(repo) = repo_msg.filter(|m| !m.is_empty()) {
+        return format!(
+            "chart repository {url} cannot be read: {}",
+            root_cause(&scrub(repo))
+        );
+    }
+    if chart_msg.contains("chart with version matching")
+        || chart_msg.contains("no chart version found")
+    {
+        return format!("chart {chart} {version} not found in repository {url}");
+    }
+    if chart_msg.contains("no chart name found")
+        || chart_msg.contains("no '") && chart_msg.contains("' chart")
+    {
+        return format!("chart {chart} not found in repository {url}");
+    }
+    if chart_msg.is_empty() {
+        return format!("fetching chart {chart} {version} from {url}");
+    }
+    format!("chart {chart} {version} from {url}: {}", scrub(chart_msg))
+}
+
+/// A release failure, e.g. "install of ingress-nginx 4.11.3 failed: …".
+pub fn release_problem(message: &str) -> String {
+    if message.is_empty() {
+        return String::new();
+    }
+    let lower = message.to_ascii_lowercase();
+    for (needle, verb) in [
+        ("install failed", "install"),
+        ("upgrade failed", "upgrade"),
+        ("uninstall failed", "uninstall"),
+    ] {
+        if let Some(pos) = lower.find(needle) {
+            // "Helm install failed for release ns/name with chart x@1.2.3: cause"
+            let chart = message[pos..].split_once("with chart ").map(|(_, rest)| {
+                rest.split([':', ' '])
+                    .next()
+                    .unwrap_or("")
+                    .replace('@', " ")
+            });
+            let cause = message[pos..]
+                .split_once(": ")
+                .map(|(_, c)| c)
+                .unwrap_or("");
+            return match chart {
+                Some(c) if !c.is_empty() => format!("{verb} of {c} failed: {}", scrub(cause)),
+                _ => format!("{verb} failed: {}", scrub(cause)),
+            };
+        }
+    }
+    scrub(message)
+}
+
+/// Replaces Flux kinds and their `'namespace/name'` references.
+pub fn scrub(message: &str) -> String {
+    let mut out = message.to_string();
+    for (kind, word) in KINDS {
+        // `HelmChart 'ns/name'` -> `chart`
+        while let Some(start) = out.find(&format!("{kind} '")) {
+            let after = start + kind.len() + 2;
+            match out[after..].find('\'') {
+                Some(end) => out.replace_range(start..after + end + 1, word),
+                None => break,
+            }
+        }
+        out = out.replace(kind, word);
+    }
+    out
+}
+
+/// The last, most specific part of a wrapped Go error.
+fn root_cause(message: &str) -> String {
+    let parts: Vec<&str> = message.split(": ").collect();
+    let n = parts.len();
+    if n >= 2 {
+        format!("{}: {}", parts[n - 2], parts[n - 1])
+    } else {
+        message.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const URL: &str = "http://127.0.0.1:18080";
+
+    #[test]
+    fn unknown_version_names_chart_version_and_repository() {
+        let msg = "invalid chart reference: failed to get chart version for remote reference: \
+                   no 'ingress-nginx' chart with version matching '4.11.9' found";
+        assert_eq!(
+            chart_problem("ingress-nginx", "4.11.9", URL, msg, None),
+            "chart ingress-nginx 4.11.9 not found in repository http://127.0.0.1:18080"
+        );
+    }
+
+    #[test]
+    fn unreachable_repository_keeps_the_cause() {
+        let repo = "failed to fetch Helm repository index: failed to cache index to temporary file: \
+                    Get \"http://127.0.0.1:1/index.yaml\": dial tcp 127.0.0.1:1: connect: connection refused";
+        let got = chart_problem(
+            "x",
+            "1.0.0",
+            "http://127.0.0.1:1",
+            "HelmRepository 'ns/svctmpl-x' is not ready",
+            Some(repo),
+        );
+        assert!(
+            got.starts_with("chart repository http://127.0.0.1:1 cannot be read: "),
+            "{got}"
+        );
+        assert!(got.contains("connection refused"), "{got}");
+        assert!(!got.contains("HelmRepository"), "{got}");
+    }
+
+    #[test]
+    fn release_failures_read_as_installs() {
+        let msg = "Helm install failed for release ingress-nginx/dev-1-ingress-nginx with chart ingress-nginx@4.11.3: \
+                   context deadline exceeded";
+        assert_eq!(
+            release_problem(msg),
+            "install of ingress-nginx 4.11.3 failed: context deadline exceeded"
+        );
+    }
+
+    #[test]
+    fn scrub_removes_every_flux_kind() {
+        let got = scrub(
+            "HelmChart 'hmc/svctmpl-a' is not ready; HelmRelease failed; OCIRepository 'x/y' missing",
+        );
+        assert_eq!(
+            got,
+            "chart is not ready; service failed; chart registry missing"
+        );
+        for (kind, _) in KINDS {
+            assert!(!got.contains(kind));
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! `hmc-tui`: the console by default, `--reconcile` for the headless engine.
+
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use color_eyre::eyre::{Result, WrapErr, eyre};
+use tokio_util::sync::CancellationToken;
+
+use hmc_tui::engine::{self, Context, Counters, EngineOptions};
+use hmc_tui::store::{Scope, Stores};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "hmc-tui",
+    version,
+    about = "Services for the clusters made from templates"
+)]
+struct Cli {
+    /// Run the engine headless, without a terminal.
+    #[arg(long)]
+    reconcile: bool,
+    /// Path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true)]
+    kubeconfig: Option<std::path::PathBuf>,
+    /// Kubeconfig context to use.
+    #[arg(long, global = true)]
+    context: Option<String>,
+    /// Only this namespace (default: all namespaces).
+    #[arg(short, long, global = true)]
+    namespace: Option<String>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the CustomResourceDefinitions as YAML.
+    Crds,
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    color_eyre::install()?;
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Crds) => {
+            print!("{}", hmc_tui::api::crds_yaml());
+            Ok(())
+        }
+        None if cli.reconcile => reconcile(&cli).await,
+        None => Err(eyre!(
+            "the console is not built yet; run with --reconcile for the engine"
+        )),
+    }
+}
+
+async fn client(cli: &Cli) -> Result<kube::Client> {
+    let options = kube::config::KubeConfigOptions {
+        context: cli.context.clone(),
+        ..Default::default()
+    };
+    let config = match &cli.kubeconfig {
+        Some(path) => {
+            let kc = kube::config::Kubeconfig::read_from(path)
+                .wrap_err_with(|| format!("reading {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kc, &options).await?
+        }
+        None if cli.context.is_some() => kube::Config::from_kubeconfig(&options).await?,
+        None => kube::Config::infer().await?,
+    };
+    Ok(kube::Client::try_from(config)?)
+}
+
+async fn reconcile(cli: &Cli) -> Result<()> {
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,kube=warn".into()),
+        )
+        .init();
+    let client = client(cli).await?;
+    engine::check_crds(&client).await.map_err(|e| eyre!(e))?;
+    let (stores, watches) = Stores::new(
+        &client,
+        &Scope {
+            namespace: cli.namespace.clone(),
+        },
+    );
+    let ctx = Arc::new(Context::new(
+        client,
+        stores,
+        Arc::new(Counters::default()),
+        EngineOptions::default(),
+    ));
+    let shutdown = CancellationToken::new();
+    let watches = tokio::spawn(futures::future::join_all(watches));
+    let signal = shutdown.clone();
+    tokio::spawn(async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {},
+            _ = term.recv() => {},
+        }
+        tracing::info!("shutting down");
+        signal.cancel();
+    });
+    tracing::info!("engine starting");
+    engine::run(ctx, shutdown).await;
+    watches.abort();
+    Ok(())
+}

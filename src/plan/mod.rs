@@ -1,0 +1,4 @@
+//! Pure planners: no I/O, no clocks, only data in and data out.
+
+pub mod services;
+pub mod values;

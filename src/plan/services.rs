@@ -1,0 +1,348 @@
+//! Which services a ManagedCluster should have, and with which values.
+//!
+//! Template services come first, in template order; a ManagedCluster entry
+//! with the same name overrides values, namespace or disables the service; an
+//! entry with a new name adds a service to that cluster alone.
+
+use serde_json::Value;
+
+use crate::api::{ClusterTemplateSpec, ManagedClusterSpec, ServiceState, ServiceTemplate};
+use crate::plan::values::{self, merge_layers, merge_overrides};
+
+/// A service that can be installed now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DesiredService {
+    pub name: String,
+    /// Namespace in the child cluster.
+    pub namespace: String,
+    /// The ServiceTemplate it comes from.
+    pub template: String,
+    /// What Helm gets: ServiceTemplate < ClusterTemplate < ManagedCluster,
+    /// explicit nulls kept so that Helm drops the chart default too.
+    pub values: Value,
+    /// What a person sees: chart defaults < … < ManagedCluster.
+    pub effective: Value,
+}
+
+/// A service the cluster should have but that cannot be installed yet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockedService {
+    pub name: String,
+    pub namespace: String,
+    pub template: Option<String>,
+    pub state: ServiceState,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServicePlan {
+    Install(DesiredService),
+    Blocked(BlockedService),
+}
+
+impl ServicePlan {
+    pub fn name(&self) -> &str {
+        match self {
+            ServicePlan::Install(d) => &d.name,
+            ServicePlan::Blocked(b) => &b.name,
+        }
+    }
+}
+
+/// Plans every enabled service of `cluster`. `lookup` finds a ServiceTemplate
+/// by name in the cluster's namespace.
+pub fn plan_services<'a>(
+    template: &ClusterTemplateSpec,
+    cluster: &ManagedClusterSpec,
+    lookup: impl Fn(&str) -> Option<&'a ServiceTemplate>,
+) -> Vec<ServicePlan> {
+    let mut plans = Vec::new();
+    for ts in &template.services {
+        let over = cluster.services.iter().find(|s| s.name == ts.name);
+        if over.is_some_and(|o| o.disable) {
+            continue;
+        }
+        let template_name = over
+            .and_then(|o| o.template.clone())
+            .unwrap_or_else(|| ts.template.clone());
+        let namespace = over
+            .and_then(|o| o.namespace.clone())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| ts.target_namespace().to_string());
+        let layers = [
+            ("the cluster template", ts.values.as_deref()),
+            ("this cluster", over.and_then(|o| o.values.as_deref())),
+        ];
+        plans.push(plan_one(
+            &ts.name,
+            namespace,
+            Some(template_name),
+            &layers,
+            &lookup,
+        ));
+    }
+    for cs in &cluster.services {
+        if cs.disable || template.services.iter().any(|t| t.name == cs.name) {
+            continue;
+        }
+        let namespace = cs
+            .namespace
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| cs.name.clone());
+        let layers = [("this cluster", cs.values.as_deref())];
+        plans.push(plan_one(
+            &cs.name,
+            namespace,
+            cs.template.clone(),
+            &layers,
+            &lookup,
+        ));
+    }
+    plans
+}
+
+fn plan_one<'a>(
+    name: &str,
+    namespace: String,
+    template: Option<String>,
+    layers: &[(&str, Option<&str>)],
+    lookup: &impl Fn(&str) -> Option<&'a ServiceTemplate>,
+) -> ServicePlan {
+    let blocked = |state, message: String| {
+        ServicePlan::Blocked(BlockedService {
+            name: name.to_string(),
+            namespace: namespace.clone(),
+            template: template.clone(),
+            state,
+            message,
+        })
+    };
+    let Some(template_name) = template.clone().filter(|t| !t.is_empty()) else {
+        return blocked(
+            ServiceState::Failed,
+            format!("service {name} is not in the cluster template, so it needs a template"),
+        );
+    };
+    let Some(st) = lookup(&template_name) else {
+        return blocked(
+            ServiceState::Failed,
+            format!(
+                "service template {template_name} does not exist; create it or fix the service's template"
+            ),
+        );
+    };
+    let status = st.status.clone().unwrap_or_default();
+    if !status.valid {
+        let why = status
+            .validation_error
+            .unwrap_or_else(|| "its chart has not been fetched yet".into());
+        return blocked(
+            ServiceState::Pending,
+            format!("service template {template_name} is not ready: {why}"),
+        );
+    }
+    let mut parsed = Vec::with_capacity(layers.len() + 1);
+    match values::parse_values(st.spec.values.as_deref().unwrap_or("")) {
+        Ok(v) => parsed.push(v),
+        Err(e) => {
+            return blocked(
+                ServiceState::Failed,
+                format!("values of service template {template_name} are not valid: {e}"),
+            );
+        }
+    }
+    for (whose, text) in layers {
+        match values::parse_values(text.unwrap_or("")) {
+            Ok(v) => parsed.push(v),
+            Err(e) => {
+                return blocked(
+                    ServiceState::Failed,
+                    format!("values of service {name} in {whose} are not valid: {e}"),
+                );
+            }
+        }
+    }
+    let defaults = status
+        .config
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    let values = merge_overrides(parsed.iter());
+    let effective = merge_layers(std::iter::once(&defaults).chain(parsed.iter()));
+    ServicePlan::Install(DesiredService {
+        name: name.to_string(),
+        namespace,
+        template: template_name,
+        values,
+        effective,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{
+        HelmSpec, ManagedService, ServiceTemplateSpec, TemplateService, TemplateStatus,
+    };
+    use serde_json::json;
+
+    fn st(name: &str, values: Option<&str>, valid: bool) -> ServiceTemplate {
+        let mut t = ServiceTemplate::new(
+            name,
+            ServiceTemplateSpec {
+                helm: HelmSpec::default(),
+                k8s_constraint: None,
+                values: values.map(String::from),
+            },
+        );
+        t.status = Some(TemplateStatus {
+            valid,
+            validation_error: (!valid).then(|| "chart x 1.0 not found in repository r".into()),
+            config: Some(
+                json!({"controller": {"replicaCount": 1, "service": {"type": "LoadBalancer"}, "extra": 1}}),
+            ),
+            ..Default::default()
+        });
+        t
+    }
+
+    fn template(values: &str) -> ClusterTemplateSpec {
+        ClusterTemplateSpec {
+            services: vec![TemplateService {
+                name: "ingress-nginx".into(),
+                template: "ingress-nginx-4-11-3".into(),
+                namespace: None,
+                values: Some(values.into()),
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn cluster(services: Vec<ManagedService>) -> ManagedClusterSpec {
+        ManagedClusterSpec {
+            template: "t".into(),
+            services,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn values_follow_precedence_and_namespace_defaults_to_name() {
+        let sts = [st(
+            "ingress-nginx-4-11-3",
+            Some("controller:\n  replicaCount: 5\n  extra: null\n"),
+            true,
+        )];
+        let lookup = |n: &str| sts.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+        let mc = cluster(vec![ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("controller:\n  replicaCount: 2\n".into()),
+            ..Default::default()
+        }]);
+        let plans = plan_services(
+            &template("controller:\n  service:\n    type: ClusterIP\n"),
+            &mc,
+            lookup,
+        );
+        let ServicePlan::Install(d) = &plans[0] else {
+            panic!("{plans:?}")
+        };
+        assert_eq!(d.namespace, "ingress-nginx");
+        assert_eq!(
+            d.values,
+            json!({"controller": {"replicaCount": 2, "extra": null, "service": {"type": "ClusterIP"}}})
+        );
+        assert_eq!(
+            d.effective,
+            json!({"controller": {"replicaCount": 2, "service": {"type": "ClusterIP"}}})
+        );
+    }
+
+    #[test]
+    fn disabled_services_are_not_planned_and_new_names_are_added() {
+        let sts = [
+            st("ingress-nginx-4-11-3", None, true),
+            st("cert-manager-1-0", None, true),
+        ];
+        let lookup = |n: &str| sts.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+        let mc = cluster(vec![
+            ManagedService {
+                name: "ingress-nginx".into(),
+                disable: true,
+                ..Default::default()
+            },
+            ManagedService {
+                name: "cert-manager".into(),
+                template: Some("cert-manager-1-0".into()),
+                namespace: Some("cm".into()),
+                ..Default::default()
+            },
+        ]);
+        let plans = plan_services(&template(""), &mc, lookup);
+        assert_eq!(plans.len(), 1);
+        let ServicePlan::Install(d) = &plans[0] else {
+            panic!("{plans:?}")
+        };
+        assert_eq!(
+            (d.name.as_str(), d.namespace.as_str()),
+            ("cert-manager", "cm")
+        );
+    }
+
+    #[test]
+    fn bad_input_blocks_only_that_service_with_a_clear_message() {
+        let sts = [
+            st("ingress-nginx-4-11-3", None, true),
+            st("broken-1", None, false),
+        ];
+        let lookup = |n: &str| sts.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+        let mc = cluster(vec![
+            ManagedService {
+                name: "ingress-nginx".into(),
+                values: Some("a: [1, 2\n".into()),
+                ..Default::default()
+            },
+            ManagedService {
+                name: "missing".into(),
+                template: Some("nope".into()),
+                ..Default::default()
+            },
+            ManagedService {
+                name: "broken".into(),
+                template: Some("broken-1".into()),
+                ..Default::default()
+            },
+            ManagedService {
+                name: "orphan".into(),
+                ..Default::default()
+            },
+        ]);
+        let plans = plan_services(&template(""), &mc, lookup);
+        let msgs: Vec<(ServiceState, String)> = plans
+            .iter()
+            .map(|p| match p {
+                ServicePlan::Blocked(b) => (b.state, b.message.clone()),
+                ServicePlan::Install(d) => panic!("{d:?} should be blocked"),
+            })
+            .collect();
+        assert_eq!(msgs[0].0, ServiceState::Failed);
+        assert!(
+            msgs[0]
+                .1
+                .starts_with("values of service ingress-nginx in this cluster are not valid: line"),
+            "{}",
+            msgs[0].1
+        );
+        assert!(
+            msgs[1].1.contains("service template nope does not exist"),
+            "{}",
+            msgs[1].1
+        );
+        assert_eq!(msgs[2].0, ServiceState::Pending);
+        assert!(
+            msgs[2].1.contains("not found in repository"),
+            "{}",
+            msgs[2].1
+        );
+        assert!(msgs[3].1.contains("needs a template"), "{}", msgs[3].1);
+    }
+}

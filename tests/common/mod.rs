@@ -1,0 +1,251 @@
+//! Support for the end-to-end tests: they run against the real control plane
+//! that `tests/harness/harness up` starts (etcd, kube-apiservers, Flux, kwok).
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use tokio_util::sync::CancellationToken;
+
+use hmc_tui::engine::{self, Context, Counters, EngineOptions};
+use hmc_tui::store::{Scope, Stores};
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the harness keeps its state (same default as tests/harness/harness.py).
+pub fn harness_dir() -> PathBuf {
+    std::env::var_os("HMC_HARNESS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(format!("/tmp/hmc-tui-harness-{}", unsafe_uid())))
+}
+
+fn unsafe_uid() -> u32 {
+    // The harness names its folder after the uid; read it without libc.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(String::from))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|u| u.parse().ok()))
+        .unwrap_or(0)
+}
+
+pub fn logs_hint() -> String {
+    format!("harness logs: {}", harness_dir().join("logs").display())
+}
+
+pub async fn client_for(kubeconfig: PathBuf) -> Client {
+    let kc = Kubeconfig::read_from(&kubeconfig).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}\nstart the harness first: tests/harness/harness up\n{}",
+            kubeconfig.display(),
+            logs_hint()
+        )
+    });
+    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .expect("kubeconfig");
+    let client = Client::try_from(config).expect("client");
+    let version = client.apiserver_version().await;
+    assert!(
+        version.is_ok(),
+        "the harness API server at {} does not answer ({:?}); run tests/harness/harness up\n{}",
+        kubeconfig.display(),
+        version.err(),
+        logs_hint()
+    );
+    client
+}
+
+pub async fn mgmt() -> Client {
+    client_for(harness_dir().join("mgmt.kubeconfig")).await
+}
+
+pub async fn child(i: usize) -> Client {
+    client_for(harness_dir().join(format!("child-{i}.kubeconfig"))).await
+}
+
+pub fn child_kubeconfig_text(i: usize) -> String {
+    std::fs::read_to_string(harness_dir().join(format!("child-{i}.kubeconfig")))
+        .expect("child kubeconfig")
+}
+
+/// Polls `check` until it returns `Some`, or panics with `what` and the logs.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        if start.elapsed() > timeout {
+            panic!(
+                "timed out after {timeout:?} waiting for {what}\n{}",
+                logs_hint()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// A namespace for one test, deleted by `cleanup`.
+pub struct TestNamespace {
+    pub name: String,
+    client: Client,
+}
+
+impl TestNamespace {
+    pub async fn create(client: &Client, prefix: &str) -> Self {
+        let suffix = format!(
+            "{:x}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_micros()
+                & 0xffffff
+        );
+        let name = format!("{prefix}-{suffix}");
+        let api: Api<Namespace> = Api::all(client.clone());
+        let ns: Namespace =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+        api.create(&PostParams::default(), &ns)
+            .await
+            .expect("create namespace");
+        Self {
+            name,
+            client: client.clone(),
+        }
+    }
+
+    pub async fn cleanup(self) {
+        let api: Api<Namespace> = Api::all(self.client.clone());
+        let _ = api.delete(&self.name, &DeleteParams::default()).await;
+    }
+}
+
+pub fn ar(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
+    ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural)
+}
+
+/// Applies any object given as JSON, server-side, as the test's own manager.
+pub async fn apply_json(
+    client: &Client,
+    ar: &ApiResource,
+    ns: Option<&str>,
+    obj: serde_json::Value,
+) -> DynamicObject {
+    let name = obj["metadata"]["name"].as_str().expect("name").to_string();
+    let api: Api<DynamicObject> = match ns {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, ar),
+        None => Api::all_with(client.clone(), ar),
+    };
+    api.patch(
+        &name,
+        &PatchParams::apply("hmc-e2e").force(),
+        &Patch::Apply(&obj),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("apply {name}: {e}"))
+}
+
+/// Applies every document of a YAML file, with `replace` substitutions.
+pub async fn apply_yaml(client: &Client, ns: &str, yaml: &str) {
+    for doc in serde_yaml::Deserializer::from_str(yaml) {
+        let value: serde_json::Value = serde::Deserialize::deserialize(doc).expect("yaml");
+        if value.is_null() {
+            continue;
+        }
+        let kind = value["kind"].as_str().unwrap().to_string();
+        let (group, version) = value["apiVersion"]
+            .as_str()
+            .unwrap()
+            .split_once('/')
+            .unwrap_or(("", "v1"));
+        let plural = format!("{}s", kind.to_ascii_lowercase());
+        apply_json(client, &ar(group, version, &kind, &plural), Some(ns), value).await;
+    }
+}
+
+/// Acts as the infrastructure provider: marks the CAPI Cluster provisioned
+/// and writes its kubeconfig secret pointing at child cluster `child`.
+pub async fn provision(ns: &str, cluster: &str, child: usize) {
+    let out = tokio::process::Command::new(repo_root().join("tests/harness/harness"))
+        .args([
+            "provision",
+            &format!("{ns}/{cluster}"),
+            "--child",
+            &child.to_string(),
+        ])
+        .output()
+        .await
+        .expect("run the harness provider helper");
+    assert!(
+        out.status.success(),
+        "provision {ns}/{cluster}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// An engine running in this process, scoped to one namespace.
+pub struct RunningEngine {
+    pub counters: Arc<Counters>,
+    shutdown: CancellationToken,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl RunningEngine {
+    pub async fn start(client: &Client, namespace: &str) -> Self {
+        Self::start_with(client, namespace, EngineOptions::default()).await
+    }
+
+    pub async fn start_with(client: &Client, namespace: &str, options: EngineOptions) -> Self {
+        let (stores, watches) = Stores::new(
+            client,
+            &Scope {
+                namespace: Some(namespace.to_string()),
+            },
+        );
+        let counters = Arc::new(Counters::default());
+        let ctx = Arc::new(Context::new(
+            client.clone(),
+            stores.clone(),
+            counters.clone(),
+            options,
+        ));
+        let shutdown = CancellationToken::new();
+        let feed = tokio::spawn(async move {
+            futures::future::join_all(watches).await;
+        });
+        let s = shutdown.clone();
+        let run = tokio::spawn(async move {
+            stores.wait_until_ready().await.expect("stores ready");
+            engine::run(ctx, s).await;
+        });
+        Self {
+            counters,
+            shutdown,
+            tasks: vec![feed, run],
+        }
+    }
+
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        let mut tasks = self.tasks;
+        let run = tasks.pop().unwrap();
+        let _ = tokio::time::timeout(Duration::from_secs(20), run).await;
+        for t in tasks {
+            t.abort();
+        }
+    }
+}

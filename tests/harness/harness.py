@@ -1,0 +1,693 @@
+#!/usr/bin/env python3
+"""The local control plane for hmc-tui's tests and first run.
+
+Everything runs as plain processes on loopback:
+
+- one etcd (each cluster keeps its own key prefix);
+- the management cluster: kube-apiserver + kube-controller-manager, the Flux
+  and Cluster API CRDs, Flux source-controller and helm-controller;
+- N child clusters: kube-apiserver, kube-controller-manager, kube-scheduler and
+  kwok with one fake Node, so that Deployments become Available;
+- a Helm chart repository packaged from tests/fixtures/charts.
+
+Commands: build, up, down, status, env, provision, logs.
+State (PKI, kubeconfigs, etcd data, pids) and logs live in HMC_HARNESS_DIR
+(default /tmp/hmc-tui-harness). Binaries come from build.py's cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime
+import hashlib
+import http.client
+import io
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import build  # noqa: E402
+
+REPO = HERE.parent.parent
+FIXTURES = REPO / "tests" / "fixtures"
+STATE = Path(os.environ.get("HMC_HARNESS_DIR", f"/tmp/hmc-tui-harness-{os.getuid()}"))
+LOGS = STATE / "logs"
+PIDS = STATE / "pids"
+PKI = STATE / "pki"
+BASE = int(os.environ.get("HMC_HARNESS_PORT_BASE", "17000"))
+CHILDREN = int(os.environ.get("HMC_HARNESS_CHILDREN", "2"))
+CHART_REPO_PORT = int(os.environ.get("HMC_CHART_REPO_PORT", str(BASE + 1080)))
+FLUX_NAMESPACE = "flux-system"
+
+ETCD_CLIENT = BASE + 379
+ETCD_PEER = BASE + 380
+SOURCE_STORAGE = BASE + 200
+SOURCE_METRICS = BASE + 201
+SOURCE_HEALTH = BASE + 202
+HELM_METRICS = BASE + 203
+HELM_HEALTH = BASE + 204
+
+
+def log(msg: str) -> None:
+    print(f"[harness {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def die(msg: str) -> None:
+    log(f"error: {msg}")
+    log(f"logs are in {LOGS}")
+    raise SystemExit(1)
+
+
+# ---------------------------------------------------------------- clusters
+
+
+class Cluster:
+    """One kube-apiserver with the processes around it."""
+
+    def __init__(self, name: str, index: int):
+        self.name = name
+        self.index = index  # 0 = management
+        base = BASE + 100 + index * 10
+        self.apiserver_port = base
+        self.kcm_port = base + 1
+        self.scheduler_port = base + 2
+        self.kwok_port = base + 3
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.apiserver_port}"
+
+    @property
+    def kubeconfig(self) -> Path:
+        return STATE / f"{self.name}.kubeconfig"
+
+    @property
+    def is_child(self) -> bool:
+        return self.index > 0
+
+
+def clusters() -> list[Cluster]:
+    return [Cluster("mgmt", 0)] + [Cluster(f"child-{i}", i) for i in range(1, CHILDREN + 1)]
+
+
+# ---------------------------------------------------------------- PKI
+
+
+def openssl(*args: str) -> None:
+    subprocess.run(["openssl", *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def ensure_pki() -> None:
+    PKI.mkdir(parents=True, exist_ok=True)
+    ca_key, ca_crt = PKI / "ca.key", PKI / "ca.crt"
+    if not ca_crt.exists():
+        log("creating PKI")
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key), "-out", str(ca_crt),
+                "-days", "3650", "-subj", "/CN=hmc-harness-ca")
+    if not (PKI / "serving.crt").exists():
+        ext = PKI / "serving.ext"
+        ext.write_text("subjectAltName=DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,"
+                       "DNS:kubernetes.default.svc,IP:127.0.0.1,IP:10.0.0.1\n"
+                       "extendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n")
+        sign(PKI / "serving", "/CN=kube-apiserver", ext)
+    if not (PKI / "admin.crt").exists():
+        ext = PKI / "client.ext"
+        ext.write_text("extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n")
+        sign(PKI / "admin", "/O=system:masters/CN=hmc-harness-admin", ext)
+    if not (PKI / "sa.key").exists():
+        openssl("genrsa", "-out", str(PKI / "sa.key"), "2048")
+        openssl("rsa", "-in", str(PKI / "sa.key"), "-pubout", "-out", str(PKI / "sa.pub"))
+
+
+def sign(stem: Path, subject: str, ext: Path) -> None:
+    key, csr, crt = stem.with_suffix(".key"), stem.with_suffix(".csr"), stem.with_suffix(".crt")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr), "-subj", subject)
+    openssl("x509", "-req", "-in", str(csr), "-CA", str(PKI / "ca.crt"), "-CAkey", str(PKI / "ca.key"),
+            "-CAcreateserial", "-out", str(crt), "-days", "3650", "-extfile", str(ext))
+
+
+def b64(path: Path) -> str:
+    return base64.b64encode(path.read_bytes()).decode()
+
+
+def kubeconfig_text(cluster: Cluster) -> str:
+    # Certificates inline: Flux ignores file paths in a kubeconfig secret.
+    cfg = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster.name, "cluster": {
+            "server": cluster.url, "certificate-authority-data": b64(PKI / "ca.crt")}}],
+        "users": [{"name": "admin", "user": {
+            "client-certificate-data": b64(PKI / "admin.crt"),
+            "client-key-data": b64(PKI / "admin.key")}}],
+        "contexts": [{"name": f"hmc-harness-{cluster.name}", "context": {
+            "cluster": cluster.name, "user": "admin"}}],
+        "current-context": f"hmc-harness-{cluster.name}",
+    }
+    return json.dumps(cfg, indent=2) + "\n"
+
+
+# ---------------------------------------------------------------- processes
+
+
+def pid_file(name: str) -> Path:
+    return PIDS / f"{name}.pid"
+
+
+def start(name: str, binary: str, args: list[str], env: dict | None = None) -> None:
+    """Starts one process in its own session, detached from the caller."""
+    if process_alive(name):
+        return
+    LOGS.mkdir(parents=True, exist_ok=True)
+    PIDS.mkdir(parents=True, exist_ok=True)
+    logf = open(LOGS / f"{name}.log", "ab")
+    logf.write(f"\n=== {datetime.datetime.now().isoformat()} starting {binary} {' '.join(args)}\n".encode())
+    logf.flush()
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.Popen([binary, *args], stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=full_env, start_new_session=True, cwd=STATE)
+    pid_file(name).write_text(str(proc.pid))
+    # Remember the binary so a recycled pid is never taken for ours.
+    (PIDS / f"{name}.bin").write_text(Path(binary).name)
+
+
+def process_alive(name: str) -> bool:
+    pf = pid_file(name)
+    if not pf.exists():
+        return False
+    try:
+        pid = int(pf.read_text())
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (ValueError, OSError):
+        return False
+    state = stat.rsplit(")", 1)[1].split()[0]
+    if state == "Z":
+        return False
+    expected = (PIDS / f"{name}.bin").read_text().strip() if (PIDS / f"{name}.bin").exists() else ""
+    comm = stat.split("(", 1)[1].rsplit(")", 1)[0]
+    return not expected or expected.startswith(comm) or comm.startswith(expected[:15])
+
+
+def stop(name: str, timeout: float = 15) -> None:
+    if not process_alive(name):
+        pid_file(name).unlink(missing_ok=True)
+        return
+    pid = int(pid_file(name).read_text())
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.time() + timeout
+    while time.time() < deadline and process_alive(name):
+        time.sleep(0.2)
+    if process_alive(name):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    pid_file(name).unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- HTTP / API
+
+
+def tls_context(client: bool = True) -> ssl.SSLContext:
+    ctx = ssl.create_default_context(cafile=str(PKI / "ca.crt"))
+    if client:
+        ctx.load_cert_chain(str(PKI / "admin.crt"), str(PKI / "admin.key"))
+    return ctx
+
+
+def api(cluster: Cluster, method: str, path: str, body=None, content_type: str = "application/json",
+        ok=(200, 201), timeout: float = 30):
+    conn = http.client.HTTPSConnection("127.0.0.1", cluster.apiserver_port, context=tls_context(), timeout=timeout)
+    data = None
+    if body is not None:
+        data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    try:
+        conn.request(method, path, body=data, headers={"Content-Type": content_type, "Accept": "application/json"})
+        resp = conn.getresponse()
+        raw = resp.read()
+    finally:
+        conn.close()
+    if ok and resp.status not in ok:
+        raise RuntimeError(f"{method} {path} on {cluster.name}: HTTP {resp.status}: {raw[:400]!r}")
+    return resp.status, (json.loads(raw) if raw and raw[:1] in b"{[" else raw)
+
+
+def apply(cluster: Cluster, obj: dict) -> None:
+    """Server-side apply of one object, so `up` stays idempotent."""
+    path = resource_path(cluster, obj)
+    api(cluster, "PATCH", f"{path}?fieldManager=hmc-harness&force=true", obj,
+        content_type="application/apply-patch+yaml")
+
+
+# Only the kinds the harness itself applies.
+PATHS = {
+    ("v1", "Namespace"): ("/api/v1", "namespaces", False),
+    ("v1", "Node"): ("/api/v1", "nodes", False),
+    ("v1", "Secret"): ("/api/v1", "secrets", True),
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"):
+        ("/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", False),
+    ("cluster.x-k8s.io/v1beta1", "Cluster"): ("/apis/cluster.x-k8s.io/v1beta1", "clusters", True),
+}
+
+
+def resource_path(cluster: Cluster, obj: dict) -> str:
+    prefix, plural, namespaced = PATHS[(obj["apiVersion"], obj["kind"])]
+    meta = obj["metadata"]
+    if namespaced:
+        return f"{prefix}/namespaces/{meta.get('namespace', 'default')}/{plural}/{meta['name']}"
+    return f"{prefix}/{plural}/{meta['name']}"
+
+
+def wait_for(what: str, check, timeout: float = 120, interval: float = 0.5) -> None:
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            if check():
+                return
+        except Exception as exc:  # noqa: BLE001 - any failure means "not yet"
+            last = exc
+        time.sleep(interval)
+    die(f"timed out after {timeout:.0f}s waiting for {what} (last error: {last})")
+
+
+def http_ok(url: str, ctx: ssl.SSLContext | None = None) -> bool:
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=2, context=ctx) as resp:
+            return resp.status == 200
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def insecure_ctx() -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def load_yaml_docs(path: Path) -> list[dict]:
+    import yaml  # PyYAML; .ci/run installs it
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+# ---------------------------------------------------------------- components
+
+
+def start_etcd() -> None:
+    start("etcd", str(build.binary_path("etcd")), [
+        "--name=hmc-harness",
+        f"--data-dir={STATE / 'etcd'}",
+        f"--listen-client-urls=http://127.0.0.1:{ETCD_CLIENT}",
+        f"--advertise-client-urls=http://127.0.0.1:{ETCD_CLIENT}",
+        f"--listen-peer-urls=http://127.0.0.1:{ETCD_PEER}",
+        f"--initial-advertise-peer-urls=http://127.0.0.1:{ETCD_PEER}",
+        f"--initial-cluster=hmc-harness=http://127.0.0.1:{ETCD_PEER}",
+        "--unsafe-no-fsync",
+        "--quota-backend-bytes=8589934592",
+        "--listen-metrics-urls=",
+    ])
+
+
+def start_apiserver(c: Cluster) -> None:
+    start(f"{c.name}-apiserver", str(build.binary_path("kube-apiserver")), [
+        f"--etcd-servers=http://127.0.0.1:{ETCD_CLIENT}",
+        f"--etcd-prefix=/registry-{c.name}",
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        f"--secure-port={c.apiserver_port}",
+        f"--tls-cert-file={PKI / 'serving.crt'}",
+        f"--tls-private-key-file={PKI / 'serving.key'}",
+        f"--client-ca-file={PKI / 'ca.crt'}",
+        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+        f"--service-account-key-file={PKI / 'sa.pub'}",
+        f"--service-account-signing-key-file={PKI / 'sa.key'}",
+        "--service-cluster-ip-range=10.0.0.0/24",
+        "--authorization-mode=RBAC",
+        "--allow-privileged=true",
+        # The loopback address cannot be published as the kubernetes Endpoints.
+        "--endpoint-reconciler-type=none",
+        "--profiling=false",
+        f"--cert-dir={STATE / c.name}",
+    ])
+
+
+def start_controller_manager(c: Cluster) -> None:
+    start(f"{c.name}-controller-manager", str(build.binary_path("kube-controller-manager")), [
+        f"--kubeconfig={c.kubeconfig}",
+        f"--authentication-kubeconfig={c.kubeconfig}",
+        f"--authorization-kubeconfig={c.kubeconfig}",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={c.kcm_port}",
+        "--leader-elect=false",
+        f"--service-account-private-key-file={PKI / 'sa.key'}",
+        f"--root-ca-file={PKI / 'ca.crt'}",
+        "--use-service-account-credentials=false",
+        "--profiling=false",
+        f"--cert-dir={STATE / c.name / 'kcm'}",
+    ])
+
+
+def start_scheduler(c: Cluster) -> None:
+    start(f"{c.name}-scheduler", str(build.binary_path("kube-scheduler")), [
+        f"--kubeconfig={c.kubeconfig}",
+        f"--authentication-kubeconfig={c.kubeconfig}",
+        f"--authorization-kubeconfig={c.kubeconfig}",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={c.scheduler_port}",
+        "--leader-elect=false",
+        "--profiling=false",
+        f"--cert-dir={STATE / c.name / 'scheduler'}",
+    ])
+
+
+def start_kwok(c: Cluster) -> None:
+    start(f"{c.name}-kwok", str(build.binary_path("kwok")), [
+        f"--kubeconfig={c.kubeconfig}",
+        "--manage-all-nodes=true",
+        "--cidr=10.244.0.1/24",
+        "--node-ip=127.0.0.1",
+        f"--server-address=127.0.0.1:{c.kwok_port}",
+    ])
+
+
+def fake_node(name: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": {"type": "kwok", "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+                       "kubernetes.io/hostname": name},
+            "annotations": {"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
+        },
+        "spec": {},
+    }
+
+
+def package_charts(out: Path) -> None:
+    """Packages every chart under tests/fixtures/charts the way `helm package` does."""
+    out.mkdir(parents=True, exist_ok=True)
+    import yaml
+    entries: dict[str, list] = {}
+    for chart_dir in sorted((FIXTURES / "charts").iterdir()):
+        chart_yaml = chart_dir / "Chart.yaml"
+        if not chart_yaml.exists():
+            continue
+        meta = yaml.safe_load(chart_yaml.read_text())
+        name, version = meta["name"], str(meta["version"])
+        tgz = out / f"{name}-{version}.tgz"
+        buf = io.BytesIO()
+        # Fixed mtimes and order: the same chart always packs to the same digest.
+        with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+            for path in sorted(p for p in chart_dir.rglob("*") if p.is_file()):
+                rel = path.relative_to(chart_dir)
+                info = tarfile.TarInfo(f"{name}/{rel.as_posix()}")
+                data = path.read_bytes()
+                info.size = len(data)
+                info.mtime = 0
+                info.mode = 0o644
+                tar.addfile(info, io.BytesIO(data))
+        tgz.write_bytes(buf.getvalue())
+        entry = dict(meta)
+        entry.update({
+            "version": version,
+            "urls": [tgz.name],
+            "digest": hashlib.sha256(tgz.read_bytes()).hexdigest(),
+            "created": "2026-01-01T00:00:00Z",
+        })
+        entries.setdefault(name, []).append(entry)
+    index = {"apiVersion": "v1", "entries": entries, "generated": "2026-01-01T00:00:00Z"}
+    # JSON is YAML, and needs no YAML writer.
+    (out / "index.yaml").write_text(json.dumps(index, indent=1) + "\n")
+
+
+def start_chart_repo() -> None:
+    repo_dir = STATE / "chart-repo"
+    package_charts(repo_dir)
+    start("chart-repo", sys.executable, ["-m", "http.server", str(CHART_REPO_PORT), "--bind", "127.0.0.1",
+                                         "--directory", str(repo_dir)])
+
+
+def flux_crd_files() -> list[Path]:
+    files = []
+    for comp in ("source-controller", "helm-controller"):
+        files += sorted(build.crd_dir(comp).glob("*.yaml"))
+    return files
+
+
+def apply_crds(mgmt: Cluster) -> list[str]:
+    names = []
+    for path in flux_crd_files() + [FIXTURES / "crds" / "capi-cluster.yaml"] + sorted((REPO / "assets" / "crds").glob("*.yaml")):
+        for doc in load_yaml_docs(path):
+            if doc.get("kind") == "CustomResourceDefinition":
+                apply(mgmt, doc)
+                names.append(doc["metadata"]["name"])
+    return names
+
+
+def crds_established(mgmt: Cluster, names: list[str]) -> bool:
+    for name in names:
+        _, crd = api(mgmt, "GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+        conds = {c["type"]: c["status"] for c in crd.get("status", {}).get("conditions", [])}
+        if conds.get("Established") != "True":
+            return False
+    return True
+
+
+def start_flux(mgmt: Cluster) -> None:
+    env = {"KUBECONFIG": str(mgmt.kubeconfig), "RUNTIME_NAMESPACE": FLUX_NAMESPACE}
+    start("source-controller", str(build.binary_path("source-controller")), [
+        f"--storage-path={STATE / 'source-storage'}",
+        f"--storage-addr=127.0.0.1:{SOURCE_STORAGE}",
+        f"--storage-adv-addr=127.0.0.1:{SOURCE_STORAGE}",
+        f"--metrics-addr=127.0.0.1:{SOURCE_METRICS}",
+        f"--health-addr=127.0.0.1:{SOURCE_HEALTH}",
+        "--watch-all-namespaces=true",
+        "--enable-leader-election=false",
+        "--log-encoding=console",
+    ], env)
+    start("helm-controller", str(build.binary_path("helm-controller")), [
+        f"--metrics-addr=127.0.0.1:{HELM_METRICS}",
+        f"--health-addr=127.0.0.1:{HELM_HEALTH}",
+        "--watch-all-namespaces=true",
+        "--enable-leader-election=false",
+        "--log-encoding=console",
+        # Child clusters come and go in tests: retry their installs quickly.
+        "--requeue-dependency=5s",
+    ], env)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_build(_args) -> None:
+    build.build_all()
+
+
+def cmd_up(_args) -> None:
+    started = time.time()
+    build.build_all()
+    missing = [b for b in build.BINARIES if not build.binary_path(b).exists()]
+    if missing:
+        die(f"binaries missing after build: {missing}")
+    STATE.mkdir(parents=True, exist_ok=True)
+    ensure_pki()
+    all_clusters = clusters()
+    for c in all_clusters:
+        (STATE / c.name).mkdir(parents=True, exist_ok=True)
+        c.kubeconfig.write_text(kubeconfig_text(c))
+
+    start_etcd()
+    wait_for("etcd", lambda: http_ok(f"http://127.0.0.1:{ETCD_CLIENT}/health"), 60)
+    for c in all_clusters:
+        start_apiserver(c)
+    for c in all_clusters:
+        wait_for(f"{c.name} apiserver /readyz",
+                 lambda c=c: api(c, "GET", "/readyz", ok=(200,), timeout=5)[0] == 200, 180)
+    mgmt = all_clusters[0]
+    log("applying CRDs")
+    names = apply_crds(mgmt)
+    apply(mgmt, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": FLUX_NAMESPACE}})
+    for c in all_clusters:
+        start_controller_manager(c)
+        if c.is_child:
+            start_scheduler(c)
+            start_kwok(c)
+    wait_for("CRDs Established", lambda: crds_established(mgmt, names), 60)
+    for c in all_clusters:
+        if c.is_child:
+            apply(c, fake_node("kwok-node-0"))
+    start_chart_repo()
+    wait_for("chart repository", lambda: http_ok(f"http://127.0.0.1:{CHART_REPO_PORT}/index.yaml"), 30)
+    start_flux(mgmt)
+    for c in all_clusters:
+        wait_for(f"{c.name} controller-manager /healthz",
+                 lambda c=c: http_ok(f"https://127.0.0.1:{c.kcm_port}/healthz", insecure_ctx()), 120)
+        if c.is_child:
+            wait_for(f"{c.name} scheduler /healthz",
+                     lambda c=c: http_ok(f"https://127.0.0.1:{c.scheduler_port}/healthz", insecure_ctx()), 120)
+            wait_for(f"{c.name} kwok node Ready", lambda c=c: node_ready(c, "kwok-node-0"), 120)
+    wait_for("source-controller /readyz", lambda: http_ok(f"http://127.0.0.1:{SOURCE_HEALTH}/readyz"), 120)
+    wait_for("helm-controller /readyz", lambda: http_ok(f"http://127.0.0.1:{HELM_HEALTH}/readyz"), 120)
+    log(f"up in {time.time() - started:.0f}s; management kubeconfig: {mgmt.kubeconfig}")
+
+
+def node_ready(c: Cluster, name: str) -> bool:
+    _, node = api(c, "GET", f"/api/v1/nodes/{name}")
+    conds = {x["type"]: x["status"] for x in node.get("status", {}).get("conditions", [])}
+    return conds.get("Ready") == "True"
+
+
+def component_names() -> list[str]:
+    names = ["etcd", "chart-repo", "source-controller", "helm-controller"]
+    for c in clusters():
+        names += [f"{c.name}-apiserver", f"{c.name}-controller-manager"]
+        if c.is_child:
+            names += [f"{c.name}-scheduler", f"{c.name}-kwok"]
+    # Also whatever an earlier `up` with more children left behind.
+    if PIDS.exists():
+        names += [p.stem for p in PIDS.glob("*.pid") if p.stem not in names]
+    return names
+
+
+def cmd_down(args) -> None:
+    # Reverse order: controllers before the apiservers they talk to, etcd last.
+    for name in reversed(component_names()):
+        stop(name)
+    log("stopped")
+    if args.purge and STATE.exists():
+        shutil.rmtree(STATE)
+        log(f"removed {STATE}")
+
+
+def cmd_status(_args) -> None:
+    bad = 0
+    for name in component_names():
+        alive = process_alive(name)
+        bad += 0 if alive else 1
+        print(f"{name:32} {'running' if alive else 'stopped'}")
+    raise SystemExit(1 if bad else 0)
+
+
+def cmd_env(_args) -> None:
+    c = clusters()
+    print(f"export HMC_HARNESS_DIR={STATE}")
+    print(f"export KUBECONFIG={c[0].kubeconfig}")
+    print(f"export HMC_CHILD_KUBECONFIGS={':'.join(str(x.kubeconfig) for x in c[1:])}")
+    print(f"export HMC_CHART_REPO=http://127.0.0.1:{CHART_REPO_PORT}")
+    print(f"export HMC_HARNESS_LOGS={LOGS}")
+
+
+def cmd_provision(args) -> None:
+    """Acts as the infrastructure provider for one CAPI Cluster."""
+    all_clusters = clusters()
+    mgmt = all_clusters[0]
+    child = all_clusters[args.child]
+    ns, name = args.cluster.split("/", 1) if "/" in args.cluster else ("default", args.cluster)
+    path = f"/apis/cluster.x-k8s.io/v1beta1/namespaces/{ns}/clusters/{name}"
+    wait_for(f"CAPI Cluster {ns}/{name}", lambda: api(mgmt, "GET", path, ok=(200,))[0] == 200, args.timeout, 1)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    status = {"status": {
+        "phase": "Provisioned",
+        "infrastructureReady": True,
+        "controlPlaneReady": True,
+        "initialization": {"infrastructureProvisioned": True, "controlPlaneInitialized": True},
+        "conditions": [
+            {"type": t, "status": "True", "lastTransitionTime": now}
+            for t in ("Ready", "ControlPlaneInitialized", "ControlPlaneReady", "InfrastructureReady")
+        ],
+    }}
+    api(mgmt, "PATCH", f"{path}/status", status, content_type="application/merge-patch+json")
+    secret = {
+        "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
+        "metadata": {"name": f"{name}-kubeconfig", "namespace": ns,
+                     "labels": {"cluster.x-k8s.io/cluster-name": name}},
+        "data": {"value": base64.b64encode(kubeconfig_text(child).encode()).decode()},
+    }
+    apply(mgmt, secret)
+    log(f"{ns}/{name} provisioned on {child.name}")
+
+
+def cmd_examples(args) -> None:
+    """Applies assets/examples/local (the harness variant of the examples)."""
+    mgmt = clusters()[0]
+    import yaml
+    paths = {
+        ("hmc.mirantis.com/v1alpha1", "ServiceTemplate"): "servicetemplates",
+        ("hmc.mirantis.com/v1alpha1", "ClusterTemplate"): "clustertemplates",
+        ("hmc.mirantis.com/v1alpha1", "ManagedCluster"): "managedclusters",
+    }
+    repo_url = f"http://127.0.0.1:{CHART_REPO_PORT}"
+    for path in sorted((REPO / "assets" / "examples" / "local").glob("*.yaml")):
+        text = path.read_text().replace("http://127.0.0.1:18080", repo_url)
+        for doc in yaml.safe_load_all(text):
+            if not doc:
+                continue
+            key = (doc["apiVersion"], doc["kind"])
+            if key in paths:
+                ns = doc["metadata"].get("namespace", "default")
+                url = f"/apis/{doc['apiVersion']}/namespaces/{ns}/{paths[key]}/{doc['metadata']['name']}"
+                api(mgmt, "PATCH", f"{url}?fieldManager=hmc-harness&force=true", doc,
+                    content_type="application/apply-patch+yaml")
+            else:
+                apply(mgmt, doc)
+            log(f"applied {doc['kind']} {doc['metadata']['name']}")
+    if args.provision:
+        # The provider helper waits for each cluster's CAPI objects, which the
+        # engine creates; run it in the background and let the console start.
+        for i, name in enumerate(args.provision, start=1):
+            child = ((i - 1) % CHILDREN) + 1
+            logf = open(LOGS / f"provision-{name}.log", "ab")
+            subprocess.Popen([sys.executable, __file__, "provision", f"hmc-system/{name}", "--child", str(child),
+                              "--timeout", "600"], stdout=logf, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+            log(f"hmc-system/{name} will be provisioned on child-{child} once its cluster objects exist")
+
+
+def cmd_logs(_args) -> None:
+    print(LOGS)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("build", help="build and cache the binaries").set_defaults(fn=cmd_build)
+    sub.add_parser("up", help="start everything (idempotent)").set_defaults(fn=cmd_up)
+    down = sub.add_parser("down", help="stop what up started")
+    down.add_argument("--purge", action="store_true", help="also remove state and etcd data")
+    down.set_defaults(fn=cmd_down)
+    sub.add_parser("status", help="list components").set_defaults(fn=cmd_status)
+    sub.add_parser("env", help="print shell exports").set_defaults(fn=cmd_env)
+    sub.add_parser("logs", help="print the log folder").set_defaults(fn=cmd_logs)
+    ex = sub.add_parser("examples", help="apply assets/examples/local")
+    ex.add_argument("--provision", nargs="*", default=[], metavar="CLUSTER",
+                    help="mark these hmc-system clusters provisioned once they exist")
+    ex.set_defaults(fn=cmd_examples)
+    prov = sub.add_parser("provision", help="mark a CAPI Cluster provisioned and write its kubeconfig secret")
+    prov.add_argument("cluster", help="namespace/name of the CAPI Cluster")
+    prov.add_argument("--child", type=int, default=1, help="which child cluster backs it (1..N)")
+    prov.add_argument("--timeout", type=float, default=180)
+    prov.set_defaults(fn=cmd_provision)
+    args = parser.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()
