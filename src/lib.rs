@@ -9,3 +9,4 @@ pub mod engine;
 pub mod flux;
 pub mod plan;
 pub mod store;
+pub mod tui;

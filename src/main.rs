@@ -28,6 +28,18 @@ struct Cli {
     /// Only this namespace (default: all namespaces).
     #[arg(short, long, global = true)]
     namespace: Option<String>,
+    /// Watch all namespaces (the default).
+    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    all_namespaces: bool,
+    /// Console: do not run the engine in-process; only look.
+    #[arg(long)]
+    no_engine: bool,
+    /// Console: never write to the cluster (implies --no-engine).
+    #[arg(long)]
+    readonly: bool,
+    /// Console theme: default, light, high-contrast, or a path to a .yaml file.
+    #[arg(long, default_value = "default", env = "HMC_TUI_THEME")]
+    theme: String,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -48,13 +60,54 @@ async fn main() -> Result<()> {
             Ok(())
         }
         None if cli.reconcile => reconcile(&cli).await,
-        None => Err(eyre!(
-            "the console is not built yet; run with --reconcile for the engine"
-        )),
+        None => console(&cli).await,
     }
 }
 
+async fn console(cli: &Cli) -> Result<()> {
+    let theme = hmc_tui::tui::Theme::load(&cli.theme)?;
+    let config = config(cli).await?;
+    let cluster = config
+        .cluster_url
+        .to_string()
+        .trim_end_matches('/')
+        .to_string();
+    let client = kube::Client::try_from(config)?;
+    hmc_tui::tui::run(hmc_tui::tui::TuiOptions {
+        client,
+        context: context_name(cli),
+        cluster,
+        namespace: if cli.all_namespaces {
+            None
+        } else {
+            cli.namespace.clone()
+        },
+        engine: !cli.no_engine && !cli.readonly,
+        theme,
+        readonly: cli.readonly,
+    })
+    .await
+}
+
+/// The kubeconfig context in use, for the console's header.
+fn context_name(cli: &Cli) -> String {
+    if let Some(context) = &cli.context {
+        return context.clone();
+    }
+    let kubeconfig = match &cli.kubeconfig {
+        Some(path) => kube::config::Kubeconfig::read_from(path).ok(),
+        None => kube::config::Kubeconfig::read().ok(),
+    };
+    kubeconfig
+        .and_then(|k| k.current_context)
+        .unwrap_or_else(|| "in-cluster".into())
+}
+
 async fn client(cli: &Cli) -> Result<kube::Client> {
+    Ok(kube::Client::try_from(config(cli).await?)?)
+}
+
+async fn config(cli: &Cli) -> Result<kube::Config> {
     let options = kube::config::KubeConfigOptions {
         context: cli.context.clone(),
         ..Default::default()
@@ -68,7 +121,7 @@ async fn client(cli: &Cli) -> Result<kube::Client> {
         None if cli.context.is_some() => kube::Config::from_kubeconfig(&options).await?,
         None => kube::Config::infer().await?,
     };
-    Ok(kube::Client::try_from(config)?)
+    Ok(config)
 }
 
 async fn reconcile(cli: &Cli) -> Result<()> {
@@ -81,12 +134,10 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         .init();
     let client = client(cli).await?;
     engine::check_crds(&client).await.map_err(|e| eyre!(e))?;
-    let (stores, watches) = Stores::new(
-        &client,
-        &Scope {
-            namespace: cli.namespace.clone(),
-        },
-    );
+    let scope = Scope {
+        namespace: cli.namespace.clone(),
+    };
+    let (stores, watches) = Stores::new(&client, &scope);
     let ctx = Arc::new(Context::new(
         client,
         stores,
@@ -94,6 +145,8 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         EngineOptions::default(),
     ));
     let shutdown = CancellationToken::new();
+    // The controllers subscribe before the watches start.
+    let engine = engine::run(ctx, scope, shutdown.clone());
     let watches = tokio::spawn(futures::future::join_all(watches));
     let signal = shutdown.clone();
     tokio::spawn(async move {
@@ -107,7 +160,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         signal.cancel();
     });
     tracing::info!("engine starting");
-    engine::run(ctx, shutdown).await;
+    engine.await;
     watches.abort();
     Ok(())
 }

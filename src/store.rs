@@ -1,46 +1,72 @@
 //! The one cache: a reflector store per kind, fed by one watch per kind and
-//! shared by the engine's controllers and the console.
+//! read by the engine's reconcilers and the console alike.
+//!
+//! Each store also publishes a change counter, so the console redraws when
+//! something changed without polling the API. (The engine's controllers run
+//! their own trigger watches: kube-runtime's shared-stream subscriptions
+//! drop triggers when an object is not yet, or no longer, in the store.)
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::sync::Arc;
 
 use futures::{FutureExt, StreamExt, future::BoxFuture};
 use k8s_openapi::api::core::v1::Secret;
 use kube::core::PartialObjectMeta;
-use kube::runtime::reflector::{self, ReflectHandle, Store};
+use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
+use tokio::sync::watch;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 
-/// Events buffered per subscriber before the watch waits for it.
-const BUFFER: usize = 1024;
+macro_rules! kinds {
+    ($($field:ident: $ty:ty),* $(,)?) => {
+        /// Every store the engine and the console read. Cloning is free.
+        #[derive(Clone)]
+        pub struct Stores {
+            $(pub $field: Store<$ty>,)*
+            /// One counter per kind, bumped on every change the watch sees.
+            pub changes: Changes,
+        }
 
-/// A store and a subscription to the same watch.
-#[derive(Clone)]
-pub struct Shared<K: Resource + Clone + 'static>
-where
-    K::DynamicType: Eq + Hash + Clone,
-{
-    pub store: Store<K>,
-    pub events: ReflectHandle<K>,
+        /// Change counters, one per kind: `changed().await` on a clone wakes
+        /// on the next change.
+        #[derive(Clone)]
+        pub struct Changes {
+            $(pub $field: watch::Receiver<u64>,)*
+        }
+
+        impl Stores {
+            /// Resolves once every store has its first full list.
+            pub async fn wait_until_ready(&self) -> Result<(), reflector::store::WriterDropped> {
+                $(self.$field.wait_until_ready().await?;)*
+                Ok(())
+            }
+
+            /// The kinds whose first list has not arrived yet.
+            pub fn not_ready(&self) -> Vec<&'static str> {
+                let mut missing = Vec::new();
+                $(if self.$field.wait_until_ready().now_or_never().is_none() { missing.push(stringify!($field)); })*
+                missing
+            }
+        }
+    };
 }
 
-/// Every store the engine and the console read.
-#[derive(Clone)]
-pub struct Stores {
-    pub service_templates: Shared<ServiceTemplate>,
-    pub cluster_templates: Shared<ClusterTemplate>,
-    pub managed_clusters: Shared<ManagedCluster>,
-    pub releases: Shared<HelmRelease>,
-    pub charts: Shared<HelmChart>,
-    pub repositories: Shared<HelmRepository>,
-    pub capi_clusters: Shared<capi::Cluster>,
-    /// Metadata of kubeconfig secrets only: their contents are never cached.
-    pub kubeconfigs: Shared<PartialObjectMeta<Secret>>,
+kinds! {
+    service_templates: ServiceTemplate,
+    cluster_templates: ClusterTemplate,
+    managed_clusters: ManagedCluster,
+    releases: HelmRelease,
+    charts: HelmChart,
+    repositories: HelmRepository,
+    capi_clusters: capi::Cluster,
+    // Metadata of kubeconfig secrets only: their contents are never cached.
+    kubeconfigs: PartialObjectMeta<Secret>,
 }
 
 /// Where to watch.
@@ -51,7 +77,7 @@ pub struct Scope {
 }
 
 impl Scope {
-    fn api<K>(&self, client: &Client) -> Api<K>
+    pub fn api<K>(&self, client: &Client) -> Api<K>
     where
         K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
         K::DynamicType: Default,
@@ -66,7 +92,8 @@ impl Scope {
 /// The watches that feed the stores; drive them (join them) for the stores to fill.
 pub type Watches = Vec<BoxFuture<'static, ()>>;
 
-fn ours() -> watcher::Config {
+/// Selects only the objects the engine created.
+pub fn ours() -> watcher::Config {
     watcher::Config::default().labels(&format!(
         "{}={}",
         labels::MANAGED_BY,
@@ -74,28 +101,37 @@ fn ours() -> watcher::Config {
     ))
 }
 
-fn shared<K>(api: Api<K>, config: watcher::Config, watches: &mut Watches) -> Shared<K>
+/// The selector of kubeconfig secrets (Cluster API's secret type).
+pub fn kubeconfig_secrets() -> watcher::Config {
+    watcher::Config::default().fields("type=cluster.x-k8s.io/secret")
+}
+
+fn reflected<K>(
+    api: Api<K>,
+    config: watcher::Config,
+    watches: &mut Watches,
+) -> (Store<K>, watch::Receiver<u64>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Default,
 {
-    let (store, writer) = reflector::store_shared(BUFFER);
-    let events = writer
-        .subscribe()
-        .expect("a shared store always subscribes");
+    let (store, writer) = reflector::store();
+    let (tx, rx) = watch::channel(0u64);
+    let tx = Arc::new(tx);
     let kind = K::kind(&Default::default()).to_string();
     let stream = watcher(api, config)
         .default_backoff()
         .modify(|o| o.managed_fields_mut().clear())
-        .reflect_shared(writer)
+        .reflect(writer)
         .for_each(move |event| {
-            if let Err(error) = event {
-                tracing::warn!(%kind, %error, "watch failed; retrying with backoff");
+            match event {
+                Ok(_) => tx.send_modify(|n| *n += 1),
+                Err(error) => tracing::warn!(%kind, %error, "watch failed; retrying with backoff"),
             }
             futures::future::ready(())
         });
     watches.push(stream.boxed());
-    Shared { store, events }
+    (store, rx)
 }
 
 impl Stores {
@@ -103,54 +139,36 @@ impl Stores {
     /// watches are driven.
     pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
         let mut w = Watches::new();
-        // Metadata only: the contents of kubeconfig secrets are never cached.
-        let secrets: Api<PartialObjectMeta<Secret>> = match &scope.namespace {
-            Some(ns) => Api::namespaced(client.clone(), ns),
-            None => Api::all(client.clone()),
-        };
-        let kubeconfigs = {
-            let (store, writer) = reflector::store_shared(BUFFER);
-            let events = writer
-                .subscribe()
-                .expect("a shared store always subscribes");
-            let config = watcher::Config::default().fields("type=cluster.x-k8s.io/secret");
-            let stream = watcher(secrets, config)
-                .default_backoff()
-                .modify(|o| o.managed_fields_mut().clear())
-                .reflect_shared(writer)
-                .for_each(|event| {
-                    if let Err(error) = event {
-                        tracing::warn!(kind = "Secret", %error, "watch failed; retrying with backoff");
-                    }
-                    futures::future::ready(())
-                });
-            w.push(stream.boxed());
-            Shared { store, events }
-        };
+        let secrets: Api<PartialObjectMeta<Secret>> = scope.api(client);
+        let kubeconfigs = reflected(secrets, kubeconfig_secrets(), &mut w);
+        let service_templates = reflected(scope.api(client), watcher::Config::default(), &mut w);
+        let cluster_templates = reflected(scope.api(client), watcher::Config::default(), &mut w);
+        let managed_clusters = reflected(scope.api(client), watcher::Config::default(), &mut w);
+        let releases = reflected(scope.api(client), ours(), &mut w);
+        let charts = reflected(scope.api(client), ours(), &mut w);
+        let repositories = reflected(scope.api(client), ours(), &mut w);
+        let capi_clusters = reflected(scope.api(client), watcher::Config::default(), &mut w);
         let stores = Stores {
-            service_templates: shared(scope.api(client), watcher::Config::default(), &mut w),
-            cluster_templates: shared(scope.api(client), watcher::Config::default(), &mut w),
-            managed_clusters: shared(scope.api(client), watcher::Config::default(), &mut w),
-            releases: shared(scope.api(client), ours(), &mut w),
-            charts: shared(scope.api(client), ours(), &mut w),
-            repositories: shared(scope.api(client), ours(), &mut w),
-            capi_clusters: shared(scope.api(client), watcher::Config::default(), &mut w),
-            kubeconfigs,
+            service_templates: service_templates.0,
+            cluster_templates: cluster_templates.0,
+            managed_clusters: managed_clusters.0,
+            releases: releases.0,
+            charts: charts.0,
+            repositories: repositories.0,
+            capi_clusters: capi_clusters.0,
+            kubeconfigs: kubeconfigs.0,
+            changes: Changes {
+                service_templates: service_templates.1,
+                cluster_templates: cluster_templates.1,
+                managed_clusters: managed_clusters.1,
+                releases: releases.1,
+                charts: charts.1,
+                repositories: repositories.1,
+                capi_clusters: capi_clusters.1,
+                kubeconfigs: kubeconfigs.1,
+            },
         };
         (stores, w)
-    }
-
-    /// Resolves once every store has its first full list.
-    pub async fn wait_until_ready(&self) -> Result<(), reflector::store::WriterDropped> {
-        self.service_templates.store.wait_until_ready().await?;
-        self.cluster_templates.store.wait_until_ready().await?;
-        self.managed_clusters.store.wait_until_ready().await?;
-        self.releases.store.wait_until_ready().await?;
-        self.charts.store.wait_until_ready().await?;
-        self.repositories.store.wait_until_ready().await?;
-        self.capi_clusters.store.wait_until_ready().await?;
-        self.kubeconfigs.store.wait_until_ready().await?;
-        Ok(())
     }
 }
 

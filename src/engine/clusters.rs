@@ -27,6 +27,12 @@ use crate::plan::services::{ServicePlan, plan_services};
 use crate::store::get;
 
 pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Action> {
+    // Cross-kind lookups need complete stores: before the first full list a
+    // missing release would look like one to create.
+    ctx.stores
+        .wait_until_ready()
+        .await
+        .map_err(|_| super::Error::MissingField("synced stores"))?;
     let result = if mc.meta().deletion_timestamp.is_some() {
         cleanup(&mc, &ctx).await
     } else if !finalizer::has(mc.as_ref()) {
@@ -44,7 +50,7 @@ pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Act
 
 /// The releases of one cluster, from the shared store.
 fn releases_of(ctx: &Context, ns: &str, cluster: &str) -> Vec<Arc<HelmRelease>> {
-    ctx.stores.releases.store.state_filter(|r| {
+    ctx.stores.releases.state_filter(|r| {
         r.namespace().as_deref() == Some(ns)
             && r.labels().get(labels::CLUSTER).map(String::as_str) == Some(cluster)
     })
@@ -59,7 +65,7 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     let name = mc.name_any();
     let existing = releases_of(ctx, &ns, &name);
     let find = |rel_name: &str| existing.iter().find(|r| r.name_any() == rel_name).cloned();
-    let template = get(&ctx.stores.cluster_templates.store, &ns, &mc.spec.template);
+    let template = get(&ctx.stores.cluster_templates, &ns, &mc.spec.template);
     let dry_run = mc.spec.dry_run;
 
     // The template.
@@ -120,7 +126,7 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
             cluster_release_obj = None; // its status describes the previous spec
         }
     }
-    let capi = get(&ctx.stores.capi_clusters.store, &ns, &name);
+    let capi = get(&ctx.stores.capi_clusters, &ns, &name);
     let provisioned = capi.as_ref().is_some_and(|c| c.control_plane_initialized());
     let cluster_failure = cluster_release_obj
         .as_ref()
@@ -165,17 +171,12 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
             format!("control plane not initialized yet (phase {})", c.phase()),
         ),
     };
-    let has_kubeconfig = get(
-        &ctx.stores.kubeconfigs.store,
-        &ns,
-        &kubeconfig_secret(&name),
-    )
-    .is_some();
+    let has_kubeconfig = get(&ctx.stores.kubeconfigs, &ns, &kubeconfig_secret(&name)).is_some();
 
     // The services.
     let plans = match &template {
         Some(t) => {
-            let st_store = &ctx.stores.service_templates.store;
+            let st_store = &ctx.stores.service_templates;
             let all = st_store.state_filter(|s| s.namespace().as_deref() == Some(&ns));
             plan_services(&t.spec, &mc.spec, |n| {
                 all.iter()
@@ -205,7 +206,7 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
                 message: Some(b.message.clone()),
             },
             ServicePlan::Install(d) => {
-                let st = get(&ctx.stores.service_templates.store, &ns, &d.template);
+                let st = get(&ctx.stores.service_templates, &ns, &d.template);
                 let chart_version = st
                     .as_ref()
                     .and_then(|s| s.status.as_ref())
@@ -407,8 +408,16 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         },
         observed_generation: mc.meta().generation,
     };
+    let settling = status
+        .services
+        .iter()
+        .any(|s| matches!(s.state, ServiceState::Installing | ServiceState::Removing));
     status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
-    Ok(Action::requeue(Duration::from_secs(300)))
+    // The trigger and the store come from different watches, so a trigger
+    // may arrive before the store has the change it announces. While
+    // something is in flight, look again soon: it reads the store, not the API.
+    let secs = if settling { 3 } else { 300 };
+    Ok(Action::requeue(Duration::from_secs(secs)))
 }
 
 /// Uninstalls the services first, then the cluster's release, then lets go.

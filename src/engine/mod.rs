@@ -30,7 +30,11 @@ pub use error::{Error, Result};
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
 use crate::capi;
-use crate::store::Stores;
+use crate::flux::{HelmChart, HelmRelease, HelmRepository};
+use crate::store::{Scope, Stores, kubeconfig_secrets, ours};
+use k8s_openapi::api::core::v1::Secret;
+use kube::core::PartialObjectMeta;
+use kube::runtime::watcher;
 
 /// The CRDs the engine cannot work without, with what installs each.
 const REQUIRED_CRDS: &[(&str, &str)] = &[
@@ -99,7 +103,6 @@ fn clusters_where(
 ) -> Vec<ObjectRef<ManagedCluster>> {
     stores
         .managed_clusters
-        .store
         .state()
         .iter()
         .filter(|c| c.namespace() == ns && pick(c))
@@ -107,44 +110,39 @@ fn clusters_where(
         .collect()
 }
 
-/// Runs every controller until `shutdown` is cancelled. The stores must be
-/// fed (their watches driven) by the caller, who may share them.
-pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
+/// Builds every controller and returns the future that runs them until
+/// `shutdown` is cancelled. Each controller watches what triggers it; the
+/// reconcilers read the shared stores, which the caller feeds.
+pub fn run(
+    ctx: Arc<Context>,
+    scope: Scope,
+    shutdown: CancellationToken,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
     let s = ctx.stores.clone();
+    let client = ctx.client.clone();
+    let all = watcher::Config::default;
     let cfg = kube::runtime::controller::Config::default().concurrency(16);
 
-    let service_templates = {
-        let s2 = s.clone();
-        let s3 = s.clone();
-        Controller::for_shared_stream(
-            s.service_templates.events.clone(),
-            s.service_templates.store.clone(),
-        )
+    let service_templates = Controller::new(scope.api::<ServiceTemplate>(&client), all())
         .with_config(cfg.clone())
-        .owns_shared_stream(s.charts.events.clone())
-        .owns_shared_stream(s.repositories.events.clone())
+        .owns(scope.api::<HelmChart>(&client), ours())
+        .owns(scope.api::<HelmRepository>(&client), ours())
         // Deletion waits for users to go: re-check when they change.
-        .watches_shared_stream(s.cluster_templates.events.clone(), move |ct| {
-            let ns = ct.namespace();
-            let names: Vec<String> = ct
-                .spec
+        .watches(scope.api::<ClusterTemplate>(&client), all(), |ct| {
+            let ns = ct.namespace().unwrap_or_default();
+            ct.spec
                 .services
                 .iter()
-                .map(|x| x.template.clone())
-                .collect();
-            names
-                .into_iter()
-                .map(|n| ObjectRef::new(&n).within(ns.as_deref().unwrap_or_default()))
+                .map(|x| ObjectRef::new(&x.template).within(&ns))
                 .collect::<Vec<_>>()
         })
-        .watches_shared_stream(s.managed_clusters.events.clone(), move |mc| {
+        .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
             let ns = mc.namespace().unwrap_or_default();
-            let _ = &s2;
             mc.spec
                 .services
                 .iter()
-                .filter_map(|x| x.template.clone())
-                .map(|n| ObjectRef::new(&n).within(&ns))
+                .filter_map(|x| x.template.as_ref())
+                .map(|n| ObjectRef::new(n).within(&ns))
                 .collect::<Vec<_>>()
         })
         .graceful_shutdown_on(shutdown.clone().cancelled_owned())
@@ -153,88 +151,80 @@ pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
             error_policy,
             ctx.clone(),
         )
-        .for_each(move |_| {
-            let _ = &s3;
-            futures::future::ready(())
-        })
-    };
+        .for_each(|_| futures::future::ready(()));
 
-    let cluster_templates = Controller::for_shared_stream(
-        s.cluster_templates.events.clone(),
-        s.cluster_templates.store.clone(),
-    )
-    .with_config(cfg.clone())
-    .owns_shared_stream(s.charts.events.clone())
-    .owns_shared_stream(s.repositories.events.clone())
-    .watches_shared_stream(s.managed_clusters.events.clone(), |mc| {
-        Some(
-            ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
-                .within(&mc.namespace().unwrap_or_default()),
-        )
-    })
-    .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-    .run(
-        templates::reconcile::<ClusterTemplate>,
-        error_policy,
-        ctx.clone(),
-    )
-    .for_each(|_| futures::future::ready(()));
-
-    let managed_clusters = {
-        let (a, b) = (s.clone(), s.clone());
-        Controller::for_shared_stream(
-            s.managed_clusters.events.clone(),
-            s.managed_clusters.store.clone(),
-        )
-        .with_config(cfg)
-        .owns_shared_stream(s.releases.events.clone())
-        .watches_shared_stream(s.cluster_templates.events.clone(), move |ct| {
-            let name = ct.name_any();
-            clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
-        })
-        .watches_shared_stream(s.service_templates.events.clone(), move |st| {
-            let name = st.name_any();
-            let ns = st.namespace();
-            let templates: Vec<String> = b
-                .cluster_templates
-                .store
-                .state()
-                .iter()
-                .filter(|t| {
-                    t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
-                })
-                .map(|t| t.name_any())
-                .collect();
-            clusters_where(&b, ns, |c| {
-                templates.contains(&c.spec.template)
-                    || c.spec
-                        .services
-                        .iter()
-                        .any(|x| x.template.as_deref() == Some(&name))
-            })
-        })
-        .watches_shared_stream(s.capi_clusters.events.clone(), |c: Arc<capi::Cluster>| {
+    let cluster_templates = Controller::new(scope.api::<ClusterTemplate>(&client), all())
+        .with_config(cfg.clone())
+        .owns(scope.api::<HelmChart>(&client), ours())
+        .owns(scope.api::<HelmRepository>(&client), ours())
+        .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
             Some(
-                ObjectRef::<ManagedCluster>::new(&c.name_any())
-                    .within(&c.namespace().unwrap_or_default()),
-            )
-        })
-        .watches_shared_stream(s.kubeconfigs.events.clone(), |sec| {
-            let cluster = sec
-                .labels()
-                .get("cluster.x-k8s.io/cluster-name")
-                .cloned()
-                .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
-            Some(
-                ObjectRef::<ManagedCluster>::new(&cluster)
-                    .within(&sec.namespace().unwrap_or_default()),
+                ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
+                    .within(&mc.namespace().unwrap_or_default()),
             )
         })
         .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-        .run(clusters::reconcile, error_policy, ctx.clone())
-        .for_each(|_| futures::future::ready(()))
+        .run(
+            templates::reconcile::<ClusterTemplate>,
+            error_policy,
+            ctx.clone(),
+        )
+        .for_each(|_| futures::future::ready(()));
+
+    let managed_clusters = {
+        let (a, b) = (s.clone(), s.clone());
+        let secrets: Api<PartialObjectMeta<Secret>> = scope.api(&client);
+        Controller::new(scope.api::<ManagedCluster>(&client), all())
+            .with_config(cfg)
+            .owns(scope.api::<HelmRelease>(&client), ours())
+            .watches(scope.api::<ClusterTemplate>(&client), all(), move |ct| {
+                let name = ct.name_any();
+                clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
+            })
+            .watches(scope.api::<ServiceTemplate>(&client), all(), move |st| {
+                let name = st.name_any();
+                let ns = st.namespace();
+                let templates: Vec<String> = b
+                    .cluster_templates
+                    .state()
+                    .iter()
+                    .filter(|t| {
+                        t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
+                    })
+                    .map(|t| t.name_any())
+                    .collect();
+                clusters_where(&b, ns, |c| {
+                    templates.contains(&c.spec.template)
+                        || c.spec
+                            .services
+                            .iter()
+                            .any(|x| x.template.as_deref() == Some(&name))
+                })
+            })
+            .watches(scope.api::<capi::Cluster>(&client), all(), |c| {
+                Some(
+                    ObjectRef::<ManagedCluster>::new(&c.name_any())
+                        .within(&c.namespace().unwrap_or_default()),
+                )
+            })
+            .watches(secrets, kubeconfig_secrets(), |sec| {
+                let cluster = sec
+                    .labels()
+                    .get("cluster.x-k8s.io/cluster-name")
+                    .cloned()
+                    .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
+                Some(
+                    ObjectRef::<ManagedCluster>::new(&cluster)
+                        .within(&sec.namespace().unwrap_or_default()),
+                )
+            })
+            .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+            .run(clusters::reconcile, error_policy, ctx.clone())
+            .for_each(|_| futures::future::ready(()))
     };
 
-    tokio::join!(service_templates, cluster_templates, managed_clusters);
-    tracing::info!("engine stopped");
+    async move {
+        tokio::join!(service_templates, cluster_templates, managed_clusters);
+        tracing::info!("engine stopped");
+    }
 }

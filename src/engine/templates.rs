@@ -66,7 +66,6 @@ impl Template for ServiceTemplate {
         let (ns, name) = (self.namespace().unwrap_or_default(), self.name_any());
         let mut users: Vec<String> = stores
             .cluster_templates
-            .store
             .state()
             .iter()
             .filter(|t| {
@@ -78,7 +77,6 @@ impl Template for ServiceTemplate {
         users.extend(
             stores
                 .managed_clusters
-                .store
                 .state()
                 .iter()
                 .filter(|c| {
@@ -127,7 +125,6 @@ impl Template for ClusterTemplate {
         let (ns, name) = (self.namespace().unwrap_or_default(), self.name_any());
         let mut users: Vec<String> = stores
             .managed_clusters
-            .store
             .state()
             .iter()
             .filter(|c| c.namespace().as_deref() == Some(&ns) && c.spec.template == name)
@@ -145,7 +142,13 @@ pub fn services_hash(services: &[TemplateService]) -> String {
 }
 
 pub async fn reconcile<T: Template>(obj: Arc<T>, ctx: Arc<Context>) -> Result<Action> {
+    tracing::debug!(kind = T::KIND.kind(), name = %obj.name_any(), "reconcile");
+    ctx.stores
+        .wait_until_ready()
+        .await
+        .map_err(|_| super::Error::MissingField("synced stores"))?;
     let result = reconcile_inner(obj.as_ref(), &ctx).await;
+    tracing::debug!(kind = T::KIND.kind(), name = %obj.name_any(), ok = result.is_ok(), "reconciled");
     ctx.counters
         .reconciles
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -173,7 +176,14 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
             (false, None) => {}
         }
     }
-    Ok(Action::requeue(Duration::from_secs(600)))
+    // Until the chart is fetched, look again soon (see clusters::apply).
+    let settling = !chart.valid
+        && chart
+            .validation_error
+            .as_deref()
+            .is_none_or(|m| m.starts_with("fetching"));
+    let secs = if settling { 3 } else { 600 };
+    Ok(Action::requeue(Duration::from_secs(secs)))
 }
 
 /// A template still in use keeps its finalizer and says who uses it.
@@ -213,9 +223,9 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<TemplateSta
     let (source, repo_problem, url) =
         match chart_sources(T::KIND, &name, &ns, helm, owner, &ctx.options) {
             Some((repo, chart)) => {
-                let cur_repo = get(&ctx.stores.repositories.store, &ns, &repo.name_any());
+                let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
                 apply_if_changed(ctx, &repo, cur_repo.as_deref()).await?;
-                let cur_chart = get(&ctx.stores.charts.store, &ns, &chart.name_any());
+                let cur_chart = get(&ctx.stores.charts, &ns, &chart.name_any());
                 apply_if_changed(ctx, &chart, cur_chart.as_deref()).await?;
                 let repo_problem = cur_repo.and_then(|r| r.status.clone()).and_then(|s| {
                     flux::ready(&s.conditions)

@@ -2,6 +2,8 @@
 //! that `tests/harness/harness up` starts (etcd, kube-apiservers, Flux, kwok).
 #![allow(dead_code)]
 
+pub mod cases;
+
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,6 +19,11 @@ use tokio_util::sync::CancellationToken;
 
 use hmc_tui::engine::{self, Context, Counters, EngineOptions};
 use hmc_tui::store::{Scope, Stores};
+
+/// End-to-end tests of one file run one at a time: several in-process
+/// engines at once have been seen to stall one another (under investigation),
+/// and the two child clusters are shared.
+pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -210,6 +217,11 @@ impl RunningEngine {
     }
 
     pub async fn start_with(client: &Client, namespace: &str, options: EngineOptions) -> Self {
+        // RUST_LOG=hmc_tui=debug shows what the engine does, per test.
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_test_writer()
+            .try_init();
         let (stores, watches) = Stores::new(
             client,
             &Scope {
@@ -224,13 +236,27 @@ impl RunningEngine {
             options,
         ));
         let shutdown = CancellationToken::new();
+        let watch_stores = stores.clone();
+        tokio::spawn(async move {
+            for _ in 0..60 {
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                let missing = watch_stores.not_ready();
+                if missing.is_empty() {
+                    break;
+                }
+                tracing::warn!(?missing, "stores not ready yet");
+            }
+        });
+        // The controllers subscribe before the watches start.
+        let run = tokio::spawn(engine::run(
+            ctx,
+            Scope {
+                namespace: Some(namespace.to_string()),
+            },
+            shutdown.clone(),
+        ));
         let feed = tokio::spawn(async move {
             futures::future::join_all(watches).await;
-        });
-        let s = shutdown.clone();
-        let run = tokio::spawn(async move {
-            stores.wait_until_ready().await.expect("stores ready");
-            engine::run(ctx, s).await;
         });
         Self {
             counters,

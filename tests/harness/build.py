@@ -195,6 +195,7 @@ def build_component(component: str) -> None:
         log(f"{component}: {name} built in {time.time() - t0:.0f}s")
     # CRDs travel with the controller module: keep them beside the binaries.
     crd_src = srcdir / "config" / "crd" / "bases"
+    copy_stages(component, srcdir)
     if crd_src.is_dir():
         dst = crd_dir(component)
         if dst.exists():
@@ -204,6 +205,24 @@ def build_component(component: str) -> None:
         shutil.rmtree(out_dir)
     tmp_out.rename(out_dir)
     log(f"{component} {version}: done in {time.time() - started:.0f}s -> {out_dir}")
+
+
+# kwok simulates nothing without stages: nodes that become Ready and keep a
+# heartbeat, pods that become Ready. These are kwok's own "fast" stages.
+KWOK_STAGES = ["node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
+               "pod/fast/pod-ready.yaml", "pod/fast/pod-complete.yaml", "pod/fast/pod-delete.yaml"]
+
+
+def kwok_stages_file() -> Path:
+    return crd_dir("kwok") / "stages.yaml"
+
+
+def copy_stages(component: str, srcdir: Path) -> None:
+    if component != "kwok":
+        return
+    docs = [(srcdir / "kustomize" / "stage" / rel).read_text() for rel in KWOK_STAGES]
+    kwok_stages_file().parent.mkdir(parents=True, exist_ok=True)
+    kwok_stages_file().write_text("\n---\n".join(d.strip() for d in docs) + "\n")
 
 
 def needed_components() -> list[str]:
@@ -218,7 +237,13 @@ def build_all(only: list[str] | None = None) -> None:
     started = time.time()
     for comp in only or needed_components():
         build_component(comp)
-    # Flux CRDs are needed even when binaries come from elsewhere.
+    # Flux CRDs and kwok's stages are needed even when binaries come from elsewhere.
+    if not kwok_stages_file().exists():
+        module, version, _ = COMPONENTS["kwok"]
+        work = cache_root() / "build"
+        work.mkdir(parents=True, exist_ok=True)
+        _, srcdir = upstream_gomod(module, version, work, go_env())
+        copy_stages("kwok", srcdir)
     for comp in ("source-controller", "helm-controller"):
         if not crd_dir(comp).is_dir():
             module, version, _ = COMPONENTS[comp]

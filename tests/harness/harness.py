@@ -359,6 +359,9 @@ def start_controller_manager(c: Cluster) -> None:
         f"--service-account-private-key-file={PKI / 'sa.key'}",
         f"--root-ca-file={PKI / 'ca.crt'}",
         "--use-service-account-credentials=false",
+        # kwok's fake nodes may miss a heartbeat on a busy machine; the node
+        # lifecycle controller would then mark their pods not ready.
+        "--controllers=*,-node-lifecycle-controller",
         "--profiling=false",
         f"--cert-dir={STATE / c.name / 'kcm'}",
     ])
@@ -384,6 +387,7 @@ def start_kwok(c: Cluster) -> None:
         "--cidr=10.244.0.1/24",
         "--node-ip=127.0.0.1",
         f"--server-address=127.0.0.1:{c.kwok_port}",
+        f"--config={build.kwok_stages_file()}",
     ])
 
 
@@ -472,6 +476,7 @@ def crds_established(mgmt: Cluster, names: list[str]) -> bool:
 
 
 def start_flux(mgmt: Cluster) -> None:
+    (STATE / "source-storage").mkdir(parents=True, exist_ok=True)
     env = {"KUBECONFIG": str(mgmt.kubeconfig), "RUNTIME_NAMESPACE": FLUX_NAMESPACE}
     start("source-controller", str(build.binary_path("source-controller")), [
         f"--storage-path={STATE / 'source-storage'}",
@@ -661,6 +666,17 @@ def cmd_examples(args) -> None:
             log(f"hmc-system/{name} will be provisioned on child-{child} once its cluster objects exist")
 
 
+def cmd_demo(_args) -> None:
+    """The first run: the control plane, the examples, then the console."""
+    cmd_up(None)
+    ns = argparse.Namespace(provision=["dev-1", "dev-2"])
+    cmd_examples(ns)
+    mgmt = clusters()[0]
+    log("starting the console; quitting it leaves the control plane running (harness down stops it)")
+    os.chdir(REPO)
+    os.execvp("cargo", ["cargo", "run", "--release", "--quiet", "--", "--kubeconfig", str(mgmt.kubeconfig)])
+
+
 def cmd_logs(_args) -> None:
     print(LOGS)
 
@@ -676,6 +692,7 @@ def main() -> None:
     sub.add_parser("status", help="list components").set_defaults(fn=cmd_status)
     sub.add_parser("env", help="print shell exports").set_defaults(fn=cmd_env)
     sub.add_parser("logs", help="print the log folder").set_defaults(fn=cmd_logs)
+    sub.add_parser("demo", help="up, apply the examples, open the console").set_defaults(fn=cmd_demo)
     ex = sub.add_parser("examples", help="apply assets/examples/local")
     ex.add_argument("--provision", nargs="*", default=[], metavar="CLUSTER",
                     help="mark these hmc-system clusters provisioned once they exist")

@@ -1,0 +1,1645 @@
+//! The console's state and `update`: every key, click, store change and tick
+//! arrives as a [`Msg`]; `update` changes the [`App`] and returns the
+//! [`Command`]s the loop runs. No I/O here, so it is tested without a
+//! terminal or a cluster.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+use kube::api::ObjectMeta;
+
+use crate::api::conditions::READY;
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceState, ServiceTemplate};
+use crate::tui::keys::{self, Action, Goto, ScreenKind};
+use crate::tui::layout;
+use crate::tui::theme::{Health, Theme};
+
+/// Everything that can happen to the console.
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// Once a second: ages, and expiring messages.
+    Tick(Timestamp),
+    /// A store changed; the loop answers [`Command::Refresh`] with [`Msg::Data`].
+    Changed(Kind),
+    /// Every store has its first full list.
+    Synced,
+    /// A fresh snapshot of the stores.
+    Data(Snapshot),
+    /// A warning or error from the log.
+    Log(String),
+    /// The in-process engine ended; `Some` says why when it was not asked to.
+    EngineStopped(Option<String>),
+}
+
+/// Side effects `update` asks the loop for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    Quit,
+    /// Rebuild the snapshot from the stores and send [`Msg::Data`].
+    Refresh,
+}
+
+/// The kinds the console shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    ManagedCluster,
+    ClusterTemplate,
+    ServiceTemplate,
+}
+
+impl Kind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::ManagedCluster => "ManagedCluster",
+            Kind::ClusterTemplate => "ClusterTemplate",
+            Kind::ServiceTemplate => "ServiceTemplate",
+        }
+    }
+}
+
+/// Names one object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjKey {
+    pub kind: Kind,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjKey {
+    fn of(kind: Kind, meta: &ObjectMeta) -> ObjKey {
+        ObjKey {
+            kind,
+            namespace: meta.namespace.clone().unwrap_or_default(),
+            name: meta.name.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// What the console shows, read from the stores in one go: sorted by
+/// namespace and name, with the counts the screens need.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub clusters: Vec<Arc<ManagedCluster>>,
+    pub cluster_templates: Vec<Arc<ClusterTemplate>>,
+    pub service_templates: Vec<Arc<ServiceTemplate>>,
+    /// How many clusters use each template.
+    pub usage: HashMap<ObjKey, usize>,
+}
+
+fn sort_by_key<K: kube::Resource>(v: &mut [Arc<K>]) {
+    v.sort_by(|a, b| {
+        (a.meta().namespace.as_deref(), a.meta().name.as_deref())
+            .cmp(&(b.meta().namespace.as_deref(), b.meta().name.as_deref()))
+    });
+}
+
+impl Snapshot {
+    pub fn new(
+        mut clusters: Vec<Arc<ManagedCluster>>,
+        mut cluster_templates: Vec<Arc<ClusterTemplate>>,
+        mut service_templates: Vec<Arc<ServiceTemplate>>,
+    ) -> Snapshot {
+        sort_by_key(&mut clusters);
+        sort_by_key(&mut cluster_templates);
+        sort_by_key(&mut service_templates);
+        let mut usage: HashMap<ObjKey, usize> = HashMap::new();
+        for mc in &clusters {
+            let ns = mc.namespace().unwrap_or_default();
+            let key = |kind, name: &str| ObjKey {
+                kind,
+                namespace: ns.clone(),
+                name: name.to_string(),
+            };
+            *usage
+                .entry(key(Kind::ClusterTemplate, &mc.spec.template))
+                .or_default() += 1;
+            let template = cluster_templates.iter().find(|t| {
+                t.namespace().as_deref() == Some(&ns) && t.name_any() == mc.spec.template
+            });
+            let mut used: Vec<&str> = service_templates_of(mc, template.map(|t| t.as_ref()));
+            used.sort_unstable();
+            used.dedup();
+            for st in used {
+                *usage.entry(key(Kind::ServiceTemplate, st)).or_default() += 1;
+            }
+        }
+        Snapshot {
+            clusters,
+            cluster_templates,
+            service_templates,
+            usage,
+        }
+    }
+
+    pub fn cluster(&self, namespace: &str, name: &str) -> Option<&Arc<ManagedCluster>> {
+        self.clusters
+            .iter()
+            .find(|c| c.metadata.namespace.as_deref() == Some(namespace) && c.name_any() == name)
+    }
+
+    /// The YAML of an object, without managedFields.
+    pub fn yaml(&self, key: &ObjKey) -> Option<String> {
+        fn find<K: kube::Resource + serde::Serialize + Clone>(
+            v: &[Arc<K>],
+            key: &ObjKey,
+        ) -> Option<String> {
+            let obj = v.iter().find(|o| {
+                o.meta().namespace.as_deref().unwrap_or_default() == key.namespace
+                    && o.meta().name.as_deref() == Some(&key.name)
+            })?;
+            let mut obj = K::clone(obj);
+            obj.meta_mut().managed_fields = None;
+            Some(
+                serde_yaml::to_string(&obj)
+                    .unwrap_or_else(|e| format!("# cannot show this object as YAML: {e}\n")),
+            )
+        }
+        match key.kind {
+            Kind::ManagedCluster => find(&self.clusters, key),
+            Kind::ClusterTemplate => find(&self.cluster_templates, key),
+            Kind::ServiceTemplate => find(&self.service_templates, key),
+        }
+    }
+}
+
+/// The ServiceTemplates a cluster's enabled services come from, following the
+/// rules of `plan::services`: template services unless disabled (a cluster
+/// entry may swap the template), plus the cluster's own services.
+fn service_templates_of<'a>(
+    mc: &'a ManagedCluster,
+    template: Option<&'a ClusterTemplate>,
+) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let template_services = template.map(|t| t.spec.services.as_slice()).unwrap_or(&[]);
+    for ts in template_services {
+        let over = mc.spec.services.iter().find(|s| s.name == ts.name);
+        if over.is_some_and(|o| o.disable) {
+            continue;
+        }
+        out.push(
+            over.and_then(|o| o.template.as_deref())
+                .unwrap_or(ts.template.as_str()),
+        );
+    }
+    for cs in &mc.spec.services {
+        if cs.disable || template_services.iter().any(|t| t.name == cs.name) {
+            continue;
+        }
+        if let Some(t) = cs.template.as_deref() {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// One of the screens, with what it shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Screen {
+    Clusters,
+    ClusterDetail(ObjKey),
+    Templates,
+    Yaml(ObjKey),
+}
+
+impl Screen {
+    pub fn kind(&self) -> ScreenKind {
+        match self {
+            Screen::Clusters => ScreenKind::Clusters,
+            Screen::ClusterDetail(_) => ScreenKind::ClusterDetail,
+            Screen::Templates => ScreenKind::Templates,
+            Screen::Yaml(_) => ScreenKind::Yaml,
+        }
+    }
+
+    /// The screen's crumb.
+    pub fn crumb(&self) -> String {
+        match self {
+            Screen::Clusters => "clusters".into(),
+            Screen::ClusterDetail(k) => format!("{}/{}", k.namespace, k.name),
+            Screen::Templates => "templates".into(),
+            Screen::Yaml(_) => "yaml".into(),
+        }
+    }
+}
+
+/// A screen on the crumb stack, with its selection, scroll and filter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    pub screen: Screen,
+    /// Index into the filtered rows.
+    pub selected: usize,
+    /// First row (or YAML line) shown.
+    pub offset: usize,
+    pub filter: String,
+}
+
+impl View {
+    pub fn new(screen: Screen) -> View {
+        View {
+            screen,
+            selected: 0,
+            offset: 0,
+            filter: String::new(),
+        }
+    }
+}
+
+/// What the bottom line is editing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    None,
+    /// `/`: the filter of the current view.
+    Filter,
+    /// `:` and what was typed.
+    Command(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlashLevel {
+    Info,
+    Warn,
+    Error,
+}
+
+/// A message on the status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flash {
+    pub level: FlashLevel,
+    pub text: String,
+    pub at: Timestamp,
+}
+
+/// How long a flash message stays.
+const FLASH_SECONDS: i64 = 30;
+
+/// Whether the in-process engine runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Engine {
+    InProcess,
+    Off,
+    Stopped,
+}
+
+/// Where the console points, for the header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub context: String,
+    pub cluster: String,
+    pub namespace: Option<String>,
+    pub engine: Engine,
+    pub readonly: bool,
+}
+
+/// The whole state of the console, owned by one task.
+#[derive(Debug)]
+pub struct App {
+    pub target: Target,
+    pub theme: Theme,
+    pub data: Snapshot,
+    /// Every store has its first full list.
+    pub synced: bool,
+    /// The time ages are measured from.
+    pub now: Timestamp,
+    /// The terminal size, for clicks and pages.
+    pub size: (u16, u16),
+    /// The crumbs; never empty, clusters at the bottom.
+    pub stack: Vec<View>,
+    pub input: Input,
+    pub help: bool,
+    pub flash: Option<Flash>,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(target: Target, theme: Theme, now: Timestamp) -> App {
+        App {
+            target,
+            theme,
+            data: Snapshot::default(),
+            synced: false,
+            now,
+            size: (80, 24),
+            stack: vec![View::new(Screen::Clusters)],
+            input: Input::None,
+            help: false,
+            flash: None,
+            quit: false,
+        }
+    }
+
+    pub fn view(&self) -> &View {
+        self.stack.last().expect("the crumb stack is never empty")
+    }
+
+    fn view_mut(&mut self) -> &mut View {
+        self.stack
+            .last_mut()
+            .expect("the crumb stack is never empty")
+    }
+
+    pub fn screen(&self) -> &Screen {
+        &self.view().screen
+    }
+
+    /// The namespace column is shown when watching all namespaces.
+    pub fn all_namespaces(&self) -> bool {
+        self.target.namespace.is_none()
+    }
+
+    /// Puts a message on the status line.
+    pub fn flash(&mut self, level: FlashLevel, text: impl Into<String>) {
+        self.flash = Some(Flash {
+            level,
+            text: text.into(),
+            at: self.now,
+        });
+    }
+
+    /// The rows of the current view after its filter.
+    pub fn row_count(&self) -> usize {
+        row_ids(self, self.view()).len()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// What the screens show, derived from the snapshot. The views draw these; the
+// update navigates them; the filter applies to them.
+
+/// Ready, its colour and its message, from a cluster's `Ready` condition.
+pub fn cluster_ready(mc: &ManagedCluster) -> (String, Health, String) {
+    let ready = mc
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.iter().find(|c| c.type_ == READY));
+    let deleting = mc.metadata.deletion_timestamp.is_some();
+    match ready {
+        None if deleting => ("False".into(), Health::Muted, "deleting".into()),
+        None => ("-".into(), Health::Muted, String::new()),
+        Some(c) => {
+            let health = match c.status.as_str() {
+                _ if deleting || c.reason == "Deleting" => Health::Muted,
+                "True" => Health::Ready,
+                "False" => reason_health(&c.reason),
+                _ => Health::Muted,
+            };
+            (c.status.clone(), health, c.message.clone())
+        }
+    }
+}
+
+/// The colour of a condition reason.
+fn reason_health(reason: &str) -> Health {
+    let r = reason.to_ascii_lowercase();
+    if r.contains("fail") || r.contains("notfound") || r.contains("notready") || r.contains("error")
+    {
+        Health::Failed
+    } else if r == "pending" {
+        Health::Pending
+    } else if r.contains("removing") || r.contains("deleting") || r.contains("dryrun") {
+        Health::Muted
+    } else {
+        Health::Progressing
+    }
+}
+
+/// The colour of a condition, by status and reason.
+pub fn condition_health(status: &str, reason: &str) -> Health {
+    match status {
+        "True" => Health::Ready,
+        "False" => reason_health(reason),
+        _ => Health::Muted,
+    }
+}
+
+pub fn service_health(state: ServiceState) -> Health {
+    match state {
+        ServiceState::Installed => Health::Ready,
+        ServiceState::Installing => Health::Progressing,
+        ServiceState::Pending => Health::Pending,
+        ServiceState::Failed => Health::Failed,
+        ServiceState::Removing => Health::Muted,
+    }
+}
+
+/// `servicesReady` (`1/2`) and its colour: the worst state of the services.
+pub fn services_ready(mc: &ManagedCluster) -> (String, Health) {
+    let Some(status) = &mc.status else {
+        return ("-".into(), Health::Muted);
+    };
+    let text = status.services_ready.clone().unwrap_or_else(|| "-".into());
+    let states: Vec<ServiceState> = status.services.iter().map(|s| s.state).collect();
+    let health = if states.contains(&ServiceState::Failed) {
+        Health::Failed
+    } else if states.contains(&ServiceState::Installing) {
+        Health::Progressing
+    } else if states.contains(&ServiceState::Pending) {
+        Health::Pending
+    } else if states.contains(&ServiceState::Removing) {
+        Health::Muted
+    } else if status.services_ready.is_some() {
+        Health::Ready
+    } else {
+        Health::Muted
+    };
+    (text, health)
+}
+
+/// `5s`, `3m`, `4h`, `12d`, `2y`: how long ago `then` was.
+pub fn age(
+    now: Timestamp,
+    then: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+) -> String {
+    let Some(then) = then else {
+        return "-".into();
+    };
+    let s = (now.as_second() - then.0.as_second()).max(0);
+    match s {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 48 * 3600 => format!("{}h", s / 3600),
+        s if s < 2 * 365 * 86400 => format!("{}d", s / 86400),
+        s => format!("{}y", s / (365 * 86400)),
+    }
+}
+
+/// A template row: either kind.
+#[derive(Clone, Copy, Debug)]
+pub enum TemplateRef<'a> {
+    Cluster(&'a Arc<ClusterTemplate>),
+    Service(&'a Arc<ServiceTemplate>),
+}
+
+impl TemplateRef<'_> {
+    pub fn key(&self) -> ObjKey {
+        match self {
+            TemplateRef::Cluster(t) => ObjKey::of(Kind::ClusterTemplate, &t.metadata),
+            TemplateRef::Service(t) => ObjKey::of(Kind::ServiceTemplate, &t.metadata),
+        }
+    }
+
+    pub fn meta(&self) -> &ObjectMeta {
+        match self {
+            TemplateRef::Cluster(t) => &t.metadata,
+            TemplateRef::Service(t) => &t.metadata,
+        }
+    }
+
+    pub fn chart_status(&self) -> Option<&crate::api::TemplateStatus> {
+        match self {
+            TemplateRef::Cluster(t) => t.status.as_ref().map(|s| &s.chart),
+            TemplateRef::Service(t) => t.status.as_ref(),
+        }
+    }
+
+    /// `true`, `false` or `-` (not checked yet), with its colour.
+    pub fn valid(&self) -> (String, Health) {
+        match self.chart_status() {
+            None => ("-".into(), Health::Pending),
+            Some(s) if s.valid => ("true".into(), Health::Ready),
+            Some(s) if s.validation_error.is_some() => ("false".into(), Health::Failed),
+            Some(_) => ("false".into(), Health::Pending),
+        }
+    }
+
+    pub fn chart(&self) -> String {
+        match self {
+            TemplateRef::Cluster(t) => t.spec.helm.describe(),
+            TemplateRef::Service(t) => t.spec.helm.describe(),
+        }
+    }
+
+    /// The services summary of a ClusterTemplate.
+    pub fn services(&self) -> String {
+        match self {
+            TemplateRef::Cluster(t) => t
+                .status
+                .as_ref()
+                .and_then(|s| s.services_summary.clone())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "-".into()),
+            TemplateRef::Service(_) => "-".into(),
+        }
+    }
+
+    pub fn revision(&self) -> String {
+        match self {
+            TemplateRef::Cluster(t) => t
+                .status
+                .as_ref()
+                .and_then(|s| s.revision)
+                .map_or_else(|| "-".into(), |r| r.to_string()),
+            TemplateRef::Service(_) => "-".into(),
+        }
+    }
+
+    /// The validation error when there is one, else the chart's description.
+    pub fn message(&self) -> (String, bool) {
+        match self.chart_status() {
+            Some(s) if !s.valid && s.validation_error.is_some() => {
+                (s.validation_error.clone().unwrap_or_default(), true)
+            }
+            Some(s) => (s.description.clone().unwrap_or_default(), false),
+            None => (String::new(), false),
+        }
+    }
+}
+
+fn matches(filter: &str, fields: &[&str]) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    let f = filter.to_lowercase();
+    fields.iter().any(|s| s.to_lowercase().contains(&f))
+}
+
+/// The clusters the clusters screen shows.
+pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<ManagedCluster>> {
+    data.clusters
+        .iter()
+        .filter(|c| matches(filter, &[&c.name_any(), &cluster_ready(c).2]))
+        .collect()
+}
+
+/// The templates screen: ClusterTemplates, then ServiceTemplates.
+pub fn template_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<TemplateRef<'a>> {
+    data.cluster_templates
+        .iter()
+        .map(TemplateRef::Cluster)
+        .chain(data.service_templates.iter().map(TemplateRef::Service))
+        .filter(|t| {
+            matches(
+                filter,
+                &[t.meta().name.as_deref().unwrap_or_default(), &t.message().0],
+            )
+        })
+        .collect()
+}
+
+/// The services of a cluster that its detail screen lists.
+pub fn service_rows<'a>(
+    mc: &'a ManagedCluster,
+    filter: &str,
+) -> Vec<&'a crate::api::ServiceStatus> {
+    mc.status
+        .iter()
+        .flat_map(|s| s.services.iter())
+        .filter(|s| matches(filter, &[&s.name, s.message.as_deref().unwrap_or_default()]))
+        .collect()
+}
+
+/// Identities of the rows of a view, so a selection follows its row when
+/// others come and go.
+fn row_ids(app: &App, view: &View) -> Vec<String> {
+    match &view.screen {
+        Screen::Clusters => cluster_rows(&app.data, &view.filter)
+            .into_iter()
+            .map(|c| format!("{}/{}", c.namespace().unwrap_or_default(), c.name_any()))
+            .collect(),
+        Screen::Templates => template_rows(&app.data, &view.filter)
+            .into_iter()
+            .map(|t| {
+                let k = t.key();
+                format!("{:?}/{}/{}", k.kind, k.namespace, k.name)
+            })
+            .collect(),
+        Screen::ClusterDetail(key) => app
+            .data
+            .cluster(&key.namespace, &key.name)
+            .map(|mc| {
+                service_rows(mc, &view.filter)
+                    .into_iter()
+                    .map(|s| s.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Screen::Yaml(key) => {
+            let lines = app.data.yaml(key).map_or(0, |y| y.lines().count());
+            (0..lines).map(|i| i.to_string()).collect()
+        }
+    }
+}
+
+/// The key of the selected row of a list view.
+fn selected_key(app: &App) -> Option<ObjKey> {
+    let view = app.view();
+    match &view.screen {
+        Screen::Clusters => cluster_rows(&app.data, &view.filter)
+            .get(view.selected)
+            .map(|c| ObjKey::of(Kind::ManagedCluster, &c.metadata)),
+        Screen::Templates => template_rows(&app.data, &view.filter)
+            .get(view.selected)
+            .map(|t| t.key()),
+        Screen::ClusterDetail(key) | Screen::Yaml(key) => Some(key.clone()),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// update
+
+/// Applies one message. Pure: the returned commands are the only effects.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    match msg {
+        Msg::Key(key) => return on_key(app, key),
+        Msg::Mouse(mouse) => on_mouse(app, mouse),
+        Msg::Resize(w, h) => {
+            app.size = (w, h);
+            fit_all(app);
+        }
+        Msg::Tick(now) => {
+            app.now = now;
+            if app
+                .flash
+                .as_ref()
+                .is_some_and(|f| now.as_second() - f.at.as_second() >= FLASH_SECONDS)
+            {
+                app.flash = None;
+            }
+        }
+        Msg::Changed(_) => return vec![Command::Refresh],
+        Msg::Synced => {
+            app.synced = true;
+            return vec![Command::Refresh];
+        }
+        Msg::Data(snapshot) => set_data(app, snapshot),
+        Msg::Log(text) => app.flash(FlashLevel::Warn, text),
+        Msg::EngineStopped(why) => {
+            app.target.engine = Engine::Stopped;
+            app.flash(
+                FlashLevel::Error,
+                format!(
+                    "the engine stopped: {}",
+                    why.unwrap_or_else(|| "it returned".into())
+                ),
+            );
+        }
+    }
+    Vec::new()
+}
+
+/// Swaps in new data; every selection follows its row.
+fn set_data(app: &mut App, snapshot: Snapshot) {
+    let before: Vec<Option<String>> = app
+        .stack
+        .iter()
+        .map(|v| row_ids(app, v).get(v.selected).cloned())
+        .collect();
+    app.data = snapshot;
+    for (i, id) in before.into_iter().enumerate() {
+        let ids = row_ids(app, &app.stack[i]);
+        let view = &mut app.stack[i];
+        if let Some(pos) = id.and_then(|id| ids.iter().position(|x| *x == id))
+            && !matches!(view.screen, Screen::Yaml(_))
+        {
+            view.selected = pos;
+        }
+    }
+    fit_all(app);
+}
+
+/// Keeps every view's selection in range and on screen.
+fn fit_all(app: &mut App) {
+    for i in 0..app.stack.len() {
+        let count = row_ids(app, &app.stack[i]).len();
+        let height = layout::rows_height(app, &app.stack[i]);
+        fit(&mut app.stack[i], count, height);
+    }
+}
+
+fn fit(view: &mut View, count: usize, height: usize) {
+    let height = height.max(1);
+    if matches!(view.screen, Screen::Yaml(_)) {
+        view.offset = view.offset.min(count.saturating_sub(height));
+        return;
+    }
+    view.selected = view.selected.min(count.saturating_sub(1));
+    if view.selected < view.offset {
+        view.offset = view.selected;
+    }
+    if view.selected >= view.offset + height {
+        view.offset = view.selected + 1 - height;
+    }
+    view.offset = view.offset.min(count.saturating_sub(height));
+}
+
+fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    if key.kind == crossterm::event::KeyEventKind::Release {
+        return Vec::new();
+    }
+    if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+        app.quit = true;
+        return vec![Command::Quit];
+    }
+    if app
+        .flash
+        .as_ref()
+        .is_some_and(|f| f.level != FlashLevel::Warn)
+    {
+        app.flash = None;
+    }
+    match app.input.clone() {
+        Input::Command(text) => return on_command_key(app, key, text),
+        Input::Filter => {
+            on_filter_key(app, key);
+            return Vec::new();
+        }
+        Input::None => {}
+    }
+    let action = keys::action(app.screen().kind(), &key);
+    if app.help {
+        return match action {
+            Some(Action::Quit) => quit(app),
+            Some(Action::Back | Action::Help) => {
+                app.help = false;
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+    }
+    match action {
+        Some(a) => act(app, a),
+        None => Vec::new(),
+    }
+}
+
+fn quit(app: &mut App) -> Vec<Command> {
+    app.quit = true;
+    vec![Command::Quit]
+}
+
+fn act(app: &mut App, action: Action) -> Vec<Command> {
+    match action {
+        Action::Quit => return quit(app),
+        Action::Help => app.help = true,
+        Action::Command => app.input = Input::Command(String::new()),
+        Action::Filter => {
+            if !matches!(app.screen(), Screen::Yaml(_)) {
+                app.input = Input::Filter;
+            }
+        }
+        Action::Back => back(app),
+        Action::Up => step(app, -1),
+        Action::Down => step(app, 1),
+        Action::PageUp => {
+            let page = layout::rows_height(app, app.view()).max(1) as isize;
+            step(app, -page);
+        }
+        Action::PageDown => {
+            let page = layout::rows_height(app, app.view()).max(1) as isize;
+            step(app, page);
+        }
+        Action::Top => step(app, isize::MIN / 2),
+        Action::Bottom => step(app, isize::MAX / 2),
+        Action::Open => {
+            if let (Screen::Clusters, Some(key)) = (app.screen(), selected_key(app)) {
+                push(app, Screen::ClusterDetail(key));
+            }
+        }
+        Action::Yaml => {
+            if let Some(key) = selected_key(app) {
+                push(app, Screen::Yaml(key));
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn push(app: &mut App, screen: Screen) {
+    app.stack.push(View::new(screen));
+    fit_all(app);
+}
+
+/// `esc`: clear the filter, else go back one crumb.
+fn back(app: &mut App) {
+    if !app.view().filter.is_empty() {
+        app.view_mut().filter.clear();
+        fit_all(app);
+    } else if app.stack.len() > 1 {
+        app.stack.pop();
+        fit_all(app);
+    } else if app.flash.is_some() {
+        app.flash = None;
+    }
+}
+
+/// Moves the selection (or the YAML scroll) by `delta`, clamped.
+fn step(app: &mut App, delta: isize) {
+    let count = app.row_count();
+    let height = layout::rows_height(app, app.view());
+    let view = app.view_mut();
+    let clamp = |v: isize, max: usize| v.clamp(0, max as isize) as usize;
+    if matches!(view.screen, Screen::Yaml(_)) {
+        let max = count.saturating_sub(height.max(1));
+        view.offset = clamp(view.offset as isize + delta, max);
+    } else {
+        view.selected = clamp(view.selected as isize + delta, count.saturating_sub(1));
+        fit(view, count, height);
+    }
+}
+
+fn on_filter_key(app: &mut App, key: KeyEvent) {
+    match key.code {
+        KeyCode::Esc => {
+            app.input = Input::None;
+            app.view_mut().filter.clear();
+        }
+        KeyCode::Enter => app.input = Input::None,
+        KeyCode::Backspace => {
+            let was_empty = app.view_mut().filter.pop().is_none();
+            if was_empty {
+                app.input = Input::None;
+            }
+        }
+        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+            app.view_mut().filter.clear();
+        }
+        KeyCode::Down => step(app, 1),
+        KeyCode::Up => step(app, -1),
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            app.view_mut().filter.push(c);
+            app.view_mut().selected = 0;
+        }
+        _ => {}
+    }
+    fit_all(app);
+}
+
+fn on_command_key(app: &mut App, key: KeyEvent, mut text: String) -> Vec<Command> {
+    match key.code {
+        KeyCode::Esc => app.input = Input::None,
+        KeyCode::Enter => {
+            app.input = Input::None;
+            return run_command(app, &text);
+        }
+        KeyCode::Tab => app.input = Input::Command(keys::complete(&text)),
+        KeyCode::Backspace => {
+            if text.pop().is_none() {
+                app.input = Input::None;
+            } else {
+                app.input = Input::Command(text);
+            }
+        }
+        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+            app.input = Input::Command(String::new());
+        }
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            text.push(c);
+            app.input = Input::Command(text);
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn run_command(app: &mut App, text: &str) -> Vec<Command> {
+    let word = text.trim();
+    if word.is_empty() {
+        return Vec::new();
+    }
+    match keys::resolve(word) {
+        Some(Goto::Quit) => return quit(app),
+        Some(Goto::Help) => app.help = true,
+        Some(Goto::Clusters) => {
+            app.stack.truncate(1);
+            fit_all(app);
+        }
+        Some(Goto::Templates) => {
+            app.stack.truncate(1);
+            push(app, Screen::Templates);
+        }
+        None => app.flash(
+            FlashLevel::Error,
+            format!(
+                "unknown command :{word} — try {} (tab completes)",
+                keys::COMMANDS
+                    .iter()
+                    .map(|c| format!(":{}", c.name))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ),
+    }
+    Vec::new()
+}
+
+fn on_mouse(app: &mut App, mouse: MouseEvent) {
+    match mouse.kind {
+        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+            if app.help {
+                return;
+            }
+            let lines = if matches!(app.screen(), Screen::Yaml(_)) {
+                3
+            } else {
+                1
+            };
+            let down = mouse.kind == MouseEventKind::ScrollDown;
+            step(app, if down { lines } else { -lines });
+        }
+        MouseEventKind::Down(MouseButton::Left) => {
+            if app.help {
+                app.help = false;
+                return;
+            }
+            let Some(area) = layout::rows_area(app, app.view()) else {
+                return;
+            };
+            let (x, y) = (mouse.column, mouse.row);
+            if x < area.x || x >= area.right() || y < area.y || y >= area.bottom() {
+                return;
+            }
+            let index = app.view().offset + usize::from(y - area.y);
+            if index < app.row_count() {
+                app.view_mut().selected = index;
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::api::{
+        ClusterTemplateSpec, ClusterTemplateStatus, HelmSpec, ManagedClusterSpec,
+        ManagedClusterStatus, ManagedService, Repository, ServiceStatus, ServiceTemplateSpec,
+        TemplateService, TemplateStatus,
+    };
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+
+    /// 2025-01-01T00:00:00Z: the "now" of every test.
+    pub const NOW: i64 = 1_735_689_600;
+
+    pub fn now() -> Timestamp {
+        Timestamp::from_second(NOW).unwrap()
+    }
+
+    fn time(ago: i64) -> Time {
+        Time(Timestamp::from_second(NOW - ago).unwrap())
+    }
+
+    fn meta(ns: &str, name: &str, ago: i64) -> ObjectMeta {
+        ObjectMeta {
+            namespace: Some(ns.into()),
+            name: Some(name.into()),
+            creation_timestamp: Some(time(ago)),
+            ..Default::default()
+        }
+    }
+
+    fn cond(type_: &str, status: bool, reason: &str, message: &str, ago: i64) -> Condition {
+        Condition {
+            type_: type_.into(),
+            status: if status { "True" } else { "False" }.into(),
+            reason: reason.into(),
+            message: message.into(),
+            observed_generation: Some(1),
+            last_transition_time: time(ago),
+        }
+    }
+
+    fn service(name: &str, state: ServiceState, version: &str, message: &str) -> ServiceStatus {
+        ServiceStatus {
+            name: name.into(),
+            namespace: Some(name.into()),
+            template: Some(format!("{name}-{}", version.replace('.', "-"))),
+            state,
+            version: Some(version.into()),
+            revision: Some(2),
+            message: Some(message.into()),
+        }
+    }
+
+    fn helm(chart: &str, version: &str) -> HelmSpec {
+        HelmSpec {
+            chart_name: Some(chart.into()),
+            chart_version: Some(version.into()),
+            repository: Some(Repository {
+                url: "https://charts.example.com".into(),
+                ..Default::default()
+            }),
+            chart_ref: None,
+        }
+    }
+
+    /// Three clusters in three states, two cluster templates (one invalid)
+    /// and two service templates.
+    pub fn sample() -> Snapshot {
+        let ready = ManagedCluster {
+            metadata: meta("hmc-system", "prod-eu-1", 3 * 86400 + 100),
+            spec: ManagedClusterSpec {
+                template: "aws-standalone-cp".into(),
+                ..Default::default()
+            },
+            status: Some(ManagedClusterStatus {
+                conditions: vec![
+                    cond(
+                        "TemplateReady",
+                        true,
+                        "Ready",
+                        "cluster template aws-standalone-cp revision 2",
+                        3 * 86400,
+                    ),
+                    cond(
+                        "ClusterReady",
+                        true,
+                        "Provisioned",
+                        "control plane initialized",
+                        3 * 86400,
+                    ),
+                    cond(
+                        "ServicesReady",
+                        true,
+                        "Installed",
+                        "2/2 services installed",
+                        2 * 86400,
+                    ),
+                    cond(READY, true, "Ready", "2/2 services installed", 2 * 86400),
+                ],
+                services: vec![
+                    service(
+                        "ingress-nginx",
+                        ServiceState::Installed,
+                        "4.11.3",
+                        "installed",
+                    ),
+                    service(
+                        "cert-manager",
+                        ServiceState::Installed,
+                        "1.16.2",
+                        "installed",
+                    ),
+                ],
+                services_ready: Some("2/2".into()),
+                revision: Some(2),
+                observed_generation: Some(1),
+            }),
+        };
+        let installing = ManagedCluster {
+            metadata: meta("hmc-system", "staging-1", 25 * 60),
+            spec: ManagedClusterSpec {
+                template: "aws-standalone-cp".into(),
+                services: vec![ManagedService {
+                    name: "cert-manager".into(),
+                    disable: true,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+            status: Some(ManagedClusterStatus {
+                conditions: vec![
+                    cond(
+                        "TemplateReady",
+                        true,
+                        "Ready",
+                        "cluster template aws-standalone-cp revision 2",
+                        1500,
+                    ),
+                    cond(
+                        "ClusterReady",
+                        true,
+                        "Provisioned",
+                        "control plane initialized",
+                        600,
+                    ),
+                    cond(
+                        "ServicesReady",
+                        false,
+                        "Installing",
+                        "ingress-nginx: installing chart 4.11.3",
+                        300,
+                    ),
+                    cond(
+                        READY,
+                        false,
+                        "Installing",
+                        "ingress-nginx: installing chart 4.11.3",
+                        300,
+                    ),
+                ],
+                services: vec![service(
+                    "ingress-nginx",
+                    ServiceState::Installing,
+                    "4.11.3",
+                    "installing chart 4.11.3",
+                )],
+                services_ready: Some("0/1".into()),
+                revision: Some(2),
+                observed_generation: Some(1),
+            }),
+        };
+        let failed = ManagedCluster {
+            metadata: meta("team-a", "dev-broken", 45),
+            spec: ManagedClusterSpec {
+                template: "missing-template".into(),
+                ..Default::default()
+            },
+            status: Some(ManagedClusterStatus {
+                conditions: vec![
+                    cond(
+                        "TemplateReady",
+                        false,
+                        "TemplateNotFound",
+                        "cluster template missing-template does not exist",
+                        40,
+                    ),
+                    cond(
+                        READY,
+                        false,
+                        "TemplateNotFound",
+                        "cluster template missing-template does not exist",
+                        40,
+                    ),
+                ],
+                ..Default::default()
+            }),
+        };
+        let ct = ClusterTemplate {
+            metadata: meta("hmc-system", "aws-standalone-cp", 10 * 86400),
+            spec: ClusterTemplateSpec {
+                helm: helm("aws-standalone-cp", "0.0.3"),
+                services: vec![
+                    TemplateService {
+                        name: "ingress-nginx".into(),
+                        template: "ingress-nginx-4-11-3".into(),
+                        ..Default::default()
+                    },
+                    TemplateService {
+                        name: "cert-manager".into(),
+                        template: "cert-manager-1-16-2".into(),
+                        ..Default::default()
+                    },
+                ],
+                rollout: None,
+            },
+            status: Some(ClusterTemplateStatus {
+                chart: TemplateStatus {
+                    valid: true,
+                    description: Some("An AWS cluster with a standalone control plane".into()),
+                    chart_version: Some("0.0.3".into()),
+                    ..Default::default()
+                },
+                revision: Some(2),
+                services_summary: Some("ingress-nginx, cert-manager".into()),
+                ..Default::default()
+            }),
+        };
+        let bad_ct = ClusterTemplate {
+            metadata: meta("team-a", "azure-hosted", 2 * 3600),
+            spec: ClusterTemplateSpec {
+                helm: helm("azure-hosted", "9.9.9"),
+                ..Default::default()
+            },
+            status: Some(ClusterTemplateStatus {
+                chart: TemplateStatus {
+                    valid: false,
+                    validation_error: Some("chart azure-hosted 9.9.9 not found in repository https://charts.example.com".into()),
+                    ..Default::default()
+                },
+                revision: Some(1),
+                ..Default::default()
+            }),
+        };
+        let st = |name: &str, chart: &str, version: &str, desc: &str| ServiceTemplate {
+            metadata: meta("hmc-system", name, 10 * 86400),
+            spec: ServiceTemplateSpec {
+                helm: helm(chart, version),
+                ..Default::default()
+            },
+            status: Some(TemplateStatus {
+                valid: true,
+                description: Some(desc.into()),
+                chart_version: Some(version.into()),
+                ..Default::default()
+            }),
+        };
+        Snapshot::new(
+            vec![Arc::new(failed), Arc::new(ready), Arc::new(installing)],
+            vec![Arc::new(ct), Arc::new(bad_ct)],
+            vec![
+                Arc::new(st(
+                    "ingress-nginx-4-11-3",
+                    "ingress-nginx",
+                    "4.11.3",
+                    "Ingress controller for Kubernetes using NGINX",
+                )),
+                Arc::new(st(
+                    "cert-manager-1-16-2",
+                    "cert-manager",
+                    "1.16.2",
+                    "A Helm chart for cert-manager",
+                )),
+            ],
+        )
+    }
+
+    pub fn target() -> super::Target {
+        super::Target {
+            context: "kind-hmc".into(),
+            cluster: "https://127.0.0.1:6443".into(),
+            namespace: None,
+            engine: Engine::InProcess,
+            readonly: false,
+        }
+    }
+
+    /// A synced app over the sample data.
+    pub fn app() -> App {
+        let mut app = App::new(target(), Theme::default(), now());
+        update(&mut app, Msg::Synced);
+        update(&mut app, Msg::Data(sample()));
+        app
+    }
+
+    fn press(app: &mut App, code: KeyCode) -> Vec<Command> {
+        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    }
+
+    pub fn type_str(app: &mut App, text: &str) {
+        for c in text.chars() {
+            press(app, KeyCode::Char(c));
+        }
+    }
+
+    fn selected_name(app: &App) -> String {
+        selected_key(app).unwrap().name
+    }
+
+    #[test]
+    fn snapshot_sorts_and_counts_usage() {
+        let s = sample();
+        let names: Vec<String> = s.clusters.iter().map(|c| c.name_any()).collect();
+        assert_eq!(names, ["prod-eu-1", "staging-1", "dev-broken"]);
+        let use_of = |kind, ns: &str, name: &str| {
+            s.usage
+                .get(&ObjKey {
+                    kind,
+                    namespace: ns.into(),
+                    name: name.into(),
+                })
+                .copied()
+                .unwrap_or(0)
+        };
+        assert_eq!(
+            use_of(Kind::ClusterTemplate, "hmc-system", "aws-standalone-cp"),
+            2
+        );
+        assert_eq!(
+            use_of(Kind::ServiceTemplate, "hmc-system", "ingress-nginx-4-11-3"),
+            2
+        );
+        // staging-1 disables cert-manager.
+        assert_eq!(
+            use_of(Kind::ServiceTemplate, "hmc-system", "cert-manager-1-16-2"),
+            1
+        );
+    }
+
+    #[test]
+    fn navigation_is_clamped() {
+        let mut app = app();
+        assert_eq!(selected_name(&app), "prod-eu-1");
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(selected_name(&app), "staging-1");
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Down);
+        assert_eq!(selected_name(&app), "dev-broken");
+        press(&mut app, KeyCode::Char('k'));
+        assert_eq!(selected_name(&app), "staging-1");
+        press(&mut app, KeyCode::Char('g'));
+        assert_eq!(app.view().selected, 0);
+        update(
+            &mut app,
+            Msg::Key(KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+        );
+        assert_eq!(app.view().selected, 2);
+        press(&mut app, KeyCode::Up);
+        press(&mut app, KeyCode::Up);
+        press(&mut app, KeyCode::Up);
+        assert_eq!(app.view().selected, 0);
+    }
+
+    #[test]
+    fn selection_follows_its_row_when_data_changes() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(selected_name(&app), "staging-1");
+        let mut data = sample();
+        data.clusters.remove(0);
+        update(&mut app, Msg::Data(data));
+        assert_eq!(selected_name(&app), "staging-1");
+        assert_eq!(app.view().selected, 0);
+        // The selected row went away: the selection stays in range.
+        update(&mut app, Msg::Data(Snapshot::default()));
+        assert_eq!(app.view().selected, 0);
+        assert_eq!(app.row_count(), 0);
+    }
+
+    #[test]
+    fn filter_narrows_and_esc_clears() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('/'));
+        assert_eq!(app.input, Input::Filter);
+        type_str(&mut app, "STAG");
+        assert_eq!(app.row_count(), 1);
+        assert_eq!(selected_name(&app), "staging-1");
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.input, Input::None);
+        assert_eq!(app.view().filter, "STAG");
+        // Keys act on the list again, the filter stays.
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(app.row_count(), 1);
+        // Message text matches too.
+        press(&mut app, KeyCode::Char('/'));
+        press(&mut app, KeyCode::Backspace);
+        press(&mut app, KeyCode::Backspace);
+        press(&mut app, KeyCode::Backspace);
+        press(&mut app, KeyCode::Backspace);
+        type_str(&mut app, "does not exist");
+        assert_eq!(app.row_count(), 1);
+        assert_eq!(selected_name(&app), "dev-broken");
+        press(&mut app, KeyCode::Enter);
+        // esc clears the filter first, and only then goes back.
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.view().filter, "");
+        assert_eq!(app.row_count(), 3);
+        // esc in the filter prompt clears it too.
+        press(&mut app, KeyCode::Char('/'));
+        type_str(&mut app, "zzz");
+        assert_eq!(app.row_count(), 0);
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.input, Input::None);
+        assert_eq!(app.row_count(), 3);
+        // q while typing a filter is text, not quit.
+        press(&mut app, KeyCode::Char('/'));
+        assert!(press(&mut app, KeyCode::Char('q')).is_empty());
+        assert_eq!(app.view().filter, "q");
+    }
+
+    #[test]
+    fn enter_and_esc_walk_the_crumbs() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('j'));
+        press(&mut app, KeyCode::Enter);
+        let key = ObjKey {
+            kind: Kind::ManagedCluster,
+            namespace: "hmc-system".into(),
+            name: "staging-1".into(),
+        };
+        assert_eq!(app.screen(), &Screen::ClusterDetail(key.clone()));
+        press(&mut app, KeyCode::Char('y'));
+        assert_eq!(app.screen(), &Screen::Yaml(key.clone()));
+        let crumbs: Vec<String> = app.stack.iter().map(|v| v.screen.crumb()).collect();
+        assert_eq!(crumbs, ["clusters", "hmc-system/staging-1", "yaml"]);
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.screen(), &Screen::ClusterDetail(key));
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.screen(), &Screen::Clusters);
+        // The selection is where it was.
+        assert_eq!(selected_name(&app), "staging-1");
+        // esc at the root stays.
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.stack.len(), 1);
+    }
+
+    #[test]
+    fn yaml_hides_managed_fields_and_scrolls() {
+        let mut data = sample();
+        let mut mc = (*data.clusters[0]).clone();
+        mc.metadata.managed_fields = Some(vec![Default::default()]);
+        data.clusters[0] = Arc::new(mc);
+        let mut app = app();
+        update(&mut app, Msg::Data(data));
+        press(&mut app, KeyCode::Char('y'));
+        let Screen::Yaml(key) = app.screen().clone() else {
+            panic!("not on the yaml screen");
+        };
+        let yaml = app.data.yaml(&key).unwrap();
+        assert!(yaml.contains("kind: ManagedCluster"), "{yaml}");
+        assert!(!yaml.contains("managedFields"), "{yaml}");
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(app.view().offset, 1);
+        press(&mut app, KeyCode::Char('G'));
+        let lines = yaml.lines().count();
+        let height = layout::rows_height(&app, app.view());
+        assert_eq!(app.view().offset, lines.saturating_sub(height));
+    }
+
+    #[test]
+    fn command_prompt_completes_and_resolves_aliases() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "te");
+        press(&mut app, KeyCode::Tab);
+        assert_eq!(app.input, Input::Command("templates".into()));
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.screen(), &Screen::Templates);
+        assert_eq!(app.row_count(), 4);
+        // Back through the crumbs to the clusters.
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.screen(), &Screen::Clusters);
+        for alias in ["tmpl", "ct", "st"] {
+            press(&mut app, KeyCode::Char(':'));
+            type_str(&mut app, alias);
+            press(&mut app, KeyCode::Enter);
+            assert_eq!(app.screen(), &Screen::Templates, "{alias}");
+            assert_eq!(app.stack.len(), 2, "{alias}");
+        }
+        for alias in ["clusters", "mcl", "mcluster", "cl"] {
+            press(&mut app, KeyCode::Char(':'));
+            type_str(&mut app, alias);
+            press(&mut app, KeyCode::Enter);
+            assert_eq!(app.screen(), &Screen::Clusters, "{alias}");
+            assert_eq!(app.stack.len(), 1);
+            press(&mut app, KeyCode::Char(':'));
+            type_str(&mut app, "templates");
+            press(&mut app, KeyCode::Enter);
+        }
+    }
+
+    #[test]
+    fn unknown_command_is_an_error_line() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "pods");
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.input, Input::None);
+        let flash = app.flash.clone().unwrap();
+        assert_eq!(flash.level, FlashLevel::Error);
+        assert!(flash.text.contains(":pods"), "{}", flash.text);
+        // The next key clears it.
+        press(&mut app, KeyCode::Char('j'));
+        assert!(app.flash.is_none());
+        // esc leaves the prompt without running anything; backspace on an
+        // empty prompt too.
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "q");
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.input, Input::None);
+        assert!(!app.quit);
+        press(&mut app, KeyCode::Char(':'));
+        press(&mut app, KeyCode::Backspace);
+        assert_eq!(app.input, Input::None);
+    }
+
+    #[test]
+    fn quit_by_q_ctrl_c_and_command() {
+        let mut app = app();
+        assert_eq!(press(&mut app, KeyCode::Char('q')), vec![Command::Quit]);
+        let mut app = self::app();
+        let cmds = update(
+            &mut app,
+            Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+        );
+        assert_eq!(cmds, vec![Command::Quit]);
+        let mut app = self::app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "quit");
+        assert_eq!(press(&mut app, KeyCode::Enter), vec![Command::Quit]);
+        // ctrl-c quits even from a prompt.
+        let mut app = self::app();
+        press(&mut app, KeyCode::Char(':'));
+        let cmds = update(
+            &mut app,
+            Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+        );
+        assert_eq!(cmds, vec![Command::Quit]);
+    }
+
+    #[test]
+    fn help_opens_and_closes() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('?'));
+        assert!(app.help);
+        // Keys do not reach the list underneath.
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(app.view().selected, 0);
+        press(&mut app, KeyCode::Esc);
+        assert!(!app.help);
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "help");
+        press(&mut app, KeyCode::Enter);
+        assert!(app.help);
+        press(&mut app, KeyCode::Char('?'));
+        assert!(!app.help);
+    }
+
+    #[test]
+    fn store_messages_ask_for_a_refresh() {
+        let mut app = App::new(target(), Theme::default(), now());
+        assert!(!app.synced);
+        assert_eq!(
+            update(&mut app, Msg::Changed(Kind::ManagedCluster)),
+            vec![Command::Refresh]
+        );
+        assert!(!app.synced);
+        assert_eq!(update(&mut app, Msg::Synced), vec![Command::Refresh]);
+        assert!(app.synced);
+    }
+
+    #[test]
+    fn mouse_selects_and_scrolls() {
+        let mut app = app();
+        let area = layout::rows_area(&app, app.view()).unwrap();
+        let click = |row| {
+            Msg::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column: area.x + 3,
+                row,
+                modifiers: KeyModifiers::NONE,
+            })
+        };
+        update(&mut app, click(area.y + 2));
+        assert_eq!(selected_name(&app), "dev-broken");
+        // Below the last row: nothing.
+        update(&mut app, click(area.y + 5));
+        assert_eq!(selected_name(&app), "dev-broken");
+        let wheel = |kind| {
+            Msg::Mouse(MouseEvent {
+                kind,
+                column: 0,
+                row: 0,
+                modifiers: KeyModifiers::NONE,
+            })
+        };
+        update(&mut app, wheel(MouseEventKind::ScrollUp));
+        assert_eq!(selected_name(&app), "staging-1");
+        update(&mut app, wheel(MouseEventKind::ScrollDown));
+        update(&mut app, wheel(MouseEventKind::ScrollDown));
+        assert_eq!(selected_name(&app), "dev-broken");
+    }
+
+    #[test]
+    fn long_lists_scroll_to_keep_the_selection_visible() {
+        let mut data = sample();
+        let template = (*data.clusters[0]).clone();
+        data.clusters = (0..100)
+            .map(|i| {
+                let mut c = template.clone();
+                c.metadata.name = Some(format!("c-{i:03}"));
+                Arc::new(c)
+            })
+            .collect();
+        let mut app = app();
+        update(
+            &mut app,
+            Msg::Data(Snapshot::new(data.clusters, vec![], vec![])),
+        );
+        let height = layout::rows_height(&app, app.view());
+        assert!(height > 5);
+        for _ in 0..height {
+            press(&mut app, KeyCode::Down);
+        }
+        assert_eq!(app.view().selected, height);
+        assert_eq!(app.view().offset, 1);
+        press(&mut app, KeyCode::PageDown);
+        assert_eq!(app.view().selected, 2 * height);
+        press(&mut app, KeyCode::End);
+        assert_eq!(app.view().selected, 99);
+        assert_eq!(app.view().offset, 100 - height);
+        // A smaller terminal keeps the selection on screen.
+        update(&mut app, Msg::Resize(80, 12));
+        let small = layout::rows_height(&app, app.view());
+        assert_eq!(app.view().offset, 100 - small);
+    }
+
+    #[test]
+    fn ages_and_flash_expiry() {
+        let t = |ago| Some(time(ago));
+        assert_eq!(age(now(), t(5).as_ref()), "5s");
+        assert_eq!(age(now(), t(125).as_ref()), "2m");
+        assert_eq!(age(now(), t(5 * 3600).as_ref()), "5h");
+        assert_eq!(age(now(), t(3 * 86400).as_ref()), "3d");
+        assert_eq!(age(now(), t(-10).as_ref()), "0s");
+        assert_eq!(age(now(), None), "-");
+        let mut app = app();
+        update(&mut app, Msg::Log("watch failed".into()));
+        assert!(app.flash.is_some());
+        // A warning survives key presses but not time.
+        press(&mut app, KeyCode::Char('j'));
+        assert!(app.flash.is_some());
+        update(
+            &mut app,
+            Msg::Tick(Timestamp::from_second(NOW + 31).unwrap()),
+        );
+        assert!(app.flash.is_none());
+    }
+
+    #[test]
+    fn health_of_clusters_and_services() {
+        let s = sample();
+        let h: Vec<Health> = s.clusters.iter().map(|c| cluster_ready(c).1).collect();
+        assert_eq!(h, [Health::Ready, Health::Progressing, Health::Failed]);
+        let sv: Vec<(String, Health)> = s.clusters.iter().map(|c| services_ready(c)).collect();
+        assert_eq!(sv[0], ("2/2".into(), Health::Ready));
+        assert_eq!(sv[1], ("0/1".into(), Health::Progressing));
+        assert_eq!(sv[2], ("-".into(), Health::Muted));
+        assert_eq!(service_health(ServiceState::Pending), Health::Pending);
+        assert_eq!(service_health(ServiceState::Removing), Health::Muted);
+    }
+}

@@ -1,0 +1,107 @@
+//! Where things go on the screen. The views draw into these areas and the
+//! update uses the same ones for clicks and pages, so they agree.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use crate::tui::app::{App, Screen, View};
+
+/// The four bands of the screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bands {
+    /// Context, cluster, engine, namespace.
+    pub header: Rect,
+    /// The current screen.
+    pub body: Rect,
+    /// Prompt, filter or the last message.
+    pub status: Rect,
+    /// The keys the screen offers.
+    pub hints: Rect,
+}
+
+pub fn bands(area: Rect) -> Bands {
+    let [header, body, status, hints] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    Bands {
+        header,
+        body,
+        status,
+        hints,
+    }
+}
+
+pub fn screen_area(app: &App) -> Rect {
+    Rect::new(0, 0, app.size.0, app.size.1)
+}
+
+/// Inside a bordered block.
+pub fn inner(area: Rect) -> Rect {
+    Rect {
+        x: area.x.saturating_add(1),
+        y: area.y.saturating_add(1),
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2),
+    }
+}
+
+/// The parts of the cluster detail screen, inside its block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DetailAreas {
+    pub info: Rect,
+    pub conditions: Rect,
+    pub services: Rect,
+}
+
+pub fn detail(area: Rect, conditions: usize) -> DetailAreas {
+    let inner = inner(area);
+    // The conditions section: a title line, the column names and the rows,
+    // never more than half of the space.
+    let wanted = conditions.max(1) as u16 + 2;
+    let cond_height = wanted.min(inner.height.saturating_sub(1) / 2).max(2);
+    let [info, conditions, services] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(cond_height),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    DetailAreas {
+        info,
+        conditions,
+        services,
+    }
+}
+
+/// Below a section's title line and a table's column names.
+fn below(area: Rect, lines: u16) -> Rect {
+    Rect {
+        y: area.y.saturating_add(lines),
+        height: area.height.saturating_sub(lines),
+        ..area
+    }
+}
+
+/// Where the rows of a view's list (or the lines of its YAML) are drawn.
+pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
+    let body = bands(screen_area(app)).body;
+    match &view.screen {
+        Screen::Clusters | Screen::Templates => Some(below(inner(body), 1)),
+        Screen::ClusterDetail(key) => {
+            let conditions = app
+                .data
+                .cluster(&key.namespace, &key.name)
+                .and_then(|c| c.status.as_ref())
+                .map_or(0, |s| s.conditions.len());
+            Some(below(detail(body, conditions).services, 2))
+        }
+        Screen::Yaml(_) => Some(inner(body)),
+    }
+}
+
+/// How many rows (or lines) a view shows at once.
+pub fn rows_height(app: &App, view: &View) -> usize {
+    rows_area(app, view).map_or(1, |r| usize::from(r.height).max(1))
+}

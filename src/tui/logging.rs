@@ -1,0 +1,93 @@
+//! In console mode the log goes to a file, never to the terminal, and its
+//! warnings and errors also show on the status line.
+
+use std::fmt::Write as _;
+use std::fs::OpenOptions;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use tokio::sync::mpsc::UnboundedSender;
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
+
+use crate::tui::app::Msg;
+
+/// `${XDG_STATE_HOME:-~/.local/state}/hmc-tui/hmc-tui.log`.
+pub fn log_path() -> PathBuf {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("hmc-tui").join("hmc-tui.log")
+}
+
+/// Sends the log to `log_path()` (level from `RUST_LOG`, default info) and
+/// its warnings and errors to the console. Returns the file's path.
+pub fn init(tx: UnboundedSender<Msg>) -> std::io::Result<PathBuf> {
+    let path = log_path();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let file = OpenOptions::new().create(true).append(true).open(&path)?;
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,kube=warn,hyper=warn,tower=warn"));
+    let to_file = tracing_subscriber::fmt::layer()
+        .with_ansi(false)
+        .with_writer(Mutex::new(file));
+    // A subscriber may already be set (a second console in one process); the
+    // first one stays.
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(to_file)
+        .with(ToConsole { tx })
+        .try_init();
+    Ok(path)
+}
+
+/// Forwards warnings and errors to the console as [`Msg::Log`].
+struct ToConsole {
+    tx: UnboundedSender<Msg>,
+}
+
+impl<S: Subscriber> Layer<S> for ToConsole {
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        if *event.metadata().level() > Level::WARN {
+            return;
+        }
+        let mut visitor = Fields::default();
+        event.record(&mut visitor);
+        let mut text = visitor.message;
+        if !visitor.rest.is_empty() {
+            let _ = write!(text, " ({})", visitor.rest.join(", "));
+        }
+        let _ = self.tx.send(Msg::Log(text));
+    }
+}
+
+#[derive(Default)]
+struct Fields {
+    message: String,
+    rest: Vec<String>,
+}
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.message = value.to_string();
+        } else {
+            self.rest.push(format!("{}: {value}", field.name()));
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.message = format!("{value:?}");
+        } else {
+            self.rest.push(format!("{}: {value:?}", field.name()));
+        }
+    }
+}

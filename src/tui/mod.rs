@@ -1,0 +1,479 @@
+//! The terminal console.
+//!
+//! One task owns the [`App`]. Keys, mouse, store changes, ticks and log
+//! warnings arrive as one [`Msg`] enum over a channel; [`app::update`] turns
+//! them into state and [`Command`]s; the screen is redrawn only when
+//! something changed, at most every [`FRAME`].
+//!
+//! The console reads the same reflector stores as the engine, which it runs
+//! in-process unless told not to. Nothing polls the API server.
+
+pub mod app;
+pub mod keys;
+pub mod layout;
+pub mod logging;
+pub mod theme;
+pub mod views;
+
+use std::io::{Stdout, stdout};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use color_eyre::eyre::{Result, WrapErr, eyre};
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
+    MouseEventKind,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use futures::StreamExt;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::jiff::Timestamp;
+use kube::Api;
+use kube::runtime::reflector::Store;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::engine::{self, Context, Counters, EngineOptions};
+use crate::store::{Scope, Stores};
+
+pub use app::{App, Command, Msg, Snapshot};
+pub use theme::Theme;
+
+/// The shortest time between two frames.
+pub const FRAME: Duration = Duration::from_millis(16);
+/// How long quitting waits for the engine to stop.
+const ENGINE_STOP: Duration = Duration::from_secs(10);
+
+/// How to start the console.
+pub struct TuiOptions {
+    pub client: kube::Client,
+    /// The kubeconfig context, for the header.
+    pub context: String,
+    /// The API server URL, for the header.
+    pub cluster: String,
+    /// `None` for all namespaces.
+    pub namespace: Option<String>,
+    /// Run the engine in-process (`false` for `--no-engine`; ignored when
+    /// `readonly`).
+    pub engine: bool,
+    pub theme: Theme,
+    /// Never write to the cluster.
+    pub readonly: bool,
+}
+
+/// The stores the console reads; it keeps no subscription it does not read.
+struct Readers {
+    clusters: Store<ManagedCluster>,
+    cluster_templates: Store<ClusterTemplate>,
+    service_templates: Store<ServiceTemplate>,
+}
+
+impl Readers {
+    fn snapshot(&self) -> Snapshot {
+        Snapshot::new(
+            self.clusters.state(),
+            self.cluster_templates.state(),
+            self.service_templates.state(),
+        )
+    }
+}
+
+/// Runs the console until the user quits.
+pub async fn run(opts: TuiOptions) -> Result<()> {
+    // A read-only console writes nothing, so it runs no engine either.
+    let run_engine = opts.engine && !opts.readonly;
+    let (tx, mut rx) = unbounded_channel::<Msg>();
+    let log = logging::init(tx.clone());
+    if let Ok(path) = &log {
+        tracing::info!(path = %path.display(), context = %opts.context, cluster = %opts.cluster, "console starting");
+    }
+    check_crds(&opts.client, run_engine)
+        .await
+        .wrap_err_with(|| format!("cluster {} (context {})", opts.cluster, opts.context))?;
+
+    let scope = Scope {
+        namespace: opts.namespace.clone(),
+    };
+    let (stores, watches) = Stores::new(&opts.client, &scope);
+    let watches = tokio::spawn(futures::future::join_all(watches));
+    let shutdown = CancellationToken::new();
+    let engine = run_engine.then(|| {
+        let ctx = Arc::new(Context::new(
+            opts.client.clone(),
+            stores.clone(),
+            Arc::new(Counters::default()),
+            EngineOptions::default(),
+        ));
+        spawn_engine(ctx, scope.clone(), shutdown.clone(), tx.clone())
+    });
+    let readers = Readers {
+        clusters: stores.managed_clusters.clone(),
+        cluster_templates: stores.cluster_templates.clone(),
+        service_templates: stores.service_templates.clone(),
+    };
+
+    let pending = Arc::new(AtomicBool::new(false));
+    let mut tasks: Vec<JoinHandle<()>> = vec![
+        follow(
+            app::Kind::ManagedCluster,
+            stores.changes.managed_clusters.clone(),
+            tx.clone(),
+            pending.clone(),
+        ),
+        follow(
+            app::Kind::ClusterTemplate,
+            stores.changes.cluster_templates.clone(),
+            tx.clone(),
+            pending.clone(),
+        ),
+        follow(
+            app::Kind::ServiceTemplate,
+            stores.changes.service_templates.clone(),
+            tx.clone(),
+            pending.clone(),
+        ),
+    ];
+    tasks.push(tokio::spawn({
+        let tx = tx.clone();
+        let (a, b, c) = (
+            readers.clusters.clone(),
+            readers.cluster_templates.clone(),
+            readers.service_templates.clone(),
+        );
+        async move {
+            let ready = a.wait_until_ready().await.is_ok()
+                && b.wait_until_ready().await.is_ok()
+                && c.wait_until_ready().await.is_ok();
+            if ready {
+                let _ = tx.send(Msg::Synced);
+            }
+        }
+    }));
+    tasks.push(tokio::spawn({
+        let tx = tx.clone();
+        async move {
+            let mut every = tokio::time::interval(Duration::from_secs(1));
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                every.tick().await;
+                if tx.send(Msg::Tick(Timestamp::now())).is_err() {
+                    break;
+                }
+            }
+        }
+    }));
+    tasks.push(tokio::spawn(read_terminal(tx.clone())));
+
+    let target = app::Target {
+        context: opts.context.clone(),
+        cluster: opts.cluster.clone(),
+        namespace: opts.namespace.clone(),
+        engine: if run_engine {
+            app::Engine::InProcess
+        } else {
+            app::Engine::Off
+        },
+        readonly: opts.readonly,
+    };
+    let mut app = App::new(target, opts.theme.clone(), Timestamp::now());
+    if let Err(e) = &log {
+        app::update(
+            &mut app,
+            Msg::Log(format!(
+                "cannot write the log file {}: {e}",
+                logging::log_path().display()
+            )),
+        );
+    }
+
+    let original_hook = install_panic_hook();
+    let mut engine = engine;
+    let result = match TerminalGuard::enter() {
+        Ok((guard, terminal)) => {
+            let r = event_loop(&mut app, terminal, &mut rx, &readers, &pending).await;
+            // The last frame says so while the engine stops.
+            stop_engine(engine.take(), &shutdown).await;
+            drop(guard);
+            r
+        }
+        Err(e) => Err(e),
+    };
+    restore_panic_hook(original_hook);
+    stop_engine(engine, &shutdown).await;
+    for task in tasks {
+        task.abort();
+    }
+    watches.abort();
+    tracing::info!("console stopped");
+    result
+}
+
+/// The one loop that owns the app.
+async fn event_loop(
+    app: &mut App,
+    mut terminal: Terminal<CrosstermBackend<Stdout>>,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>,
+    readers: &Readers,
+    pending: &AtomicBool,
+) -> Result<()> {
+    let size = terminal.size()?;
+    app::update(app, Msg::Resize(size.width, size.height));
+    let mut dirty = true;
+    let mut refresh = false;
+    let mut last_frame = Instant::now() - FRAME;
+    loop {
+        // Take messages until a frame is due; then draw.
+        let msg = if dirty {
+            let due = last_frame + FRAME;
+            if Instant::now() >= due {
+                None
+            } else {
+                tokio::select! {
+                    m = rx.recv() => Some(m),
+                    _ = tokio::time::sleep_until(due) => None,
+                }
+            }
+        } else {
+            Some(rx.recv().await)
+        };
+        match msg {
+            Some(None) => return Ok(()),
+            Some(Some(msg)) => {
+                for command in app::update(app, msg) {
+                    match command {
+                        Command::Quit => {
+                            if app.target.engine == app::Engine::InProcess {
+                                app.flash(app::FlashLevel::Info, "stopping the engine…");
+                                terminal.draw(|f| views::draw(app, f))?;
+                            }
+                            return Ok(());
+                        }
+                        Command::Refresh => refresh = true,
+                    }
+                }
+                dirty = true;
+            }
+            None => {
+                if refresh {
+                    refresh = false;
+                    pending.store(false, Ordering::SeqCst);
+                    app::update(app, Msg::Data(readers.snapshot()));
+                }
+                terminal.draw(|f| views::draw(app, f))?;
+                last_frame = Instant::now();
+                dirty = false;
+            }
+        }
+    }
+}
+
+async fn stop_engine(engine: Option<JoinHandle<()>>, shutdown: &CancellationToken) {
+    if let Some(engine) = engine {
+        shutdown.cancel();
+        if tokio::time::timeout(ENGINE_STOP, engine).await.is_err() {
+            tracing::warn!("the engine did not stop within {ENGINE_STOP:?}");
+        }
+    }
+}
+
+/// Tells the loop when a kind changed; changes that come while the loop has
+/// not yet refreshed are coalesced into one message.
+fn follow(
+    kind: app::Kind,
+    mut changes: tokio::sync::watch::Receiver<u64>,
+    tx: UnboundedSender<Msg>,
+    pending: Arc<AtomicBool>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            if !pending.swap(true, Ordering::SeqCst) {
+                if tx.send(Msg::Changed(kind)).is_err() {
+                    break;
+                }
+            } else if tx.is_closed() {
+                break;
+            }
+        }
+    })
+}
+
+/// The engine in a task; a message when it stops without being asked to.
+fn spawn_engine(
+    ctx: Arc<Context>,
+    scope: Scope,
+    shutdown: CancellationToken,
+    tx: UnboundedSender<Msg>,
+) -> JoinHandle<()> {
+    let handle = tokio::spawn(engine::run(ctx, scope, shutdown.clone()));
+    tokio::spawn(async move {
+        let result = handle.await;
+        if !shutdown.is_cancelled() {
+            let why = match result {
+                Ok(()) => None,
+                Err(e) if e.is_panic() => Some("it panicked; see the log file".to_string()),
+                Err(e) => Some(e.to_string()),
+            };
+            tracing::error!(?why, "the engine stopped");
+            let _ = tx.send(Msg::EngineStopped(why));
+        }
+    })
+}
+
+/// Keys, clicks, the wheel and resizes.
+async fn read_terminal(tx: UnboundedSender<Msg>) {
+    let mut events = EventStream::new();
+    while let Some(event) = events.next().await {
+        let msg = match event {
+            Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => Msg::Key(key),
+            Ok(Event::Mouse(m))
+                if matches!(
+                    m.kind,
+                    MouseEventKind::ScrollUp
+                        | MouseEventKind::ScrollDown
+                        | MouseEventKind::Down(MouseButton::Left)
+                ) =>
+            {
+                Msg::Mouse(m)
+            }
+            Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
+            Ok(_) => continue,
+            Err(error) => {
+                tracing::error!(%error, "cannot read the terminal");
+                break;
+            }
+        };
+        if tx.send(msg).is_err() {
+            break;
+        }
+    }
+}
+
+/// Fails early, with what to install, when the CRDs are missing.
+async fn check_crds(client: &kube::Client, engine: bool) -> Result<()> {
+    if engine {
+        return engine::check_crds(client)
+            .await
+            .map_err(|e| eyre!("{e}\n(or run with --no-engine to only look at the cluster)"));
+    }
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let mut missing = Vec::new();
+    for name in [
+        "managedclusters.hmc.mirantis.com",
+        "clustertemplates.hmc.mirantis.com",
+        "servicetemplates.hmc.mirantis.com",
+    ] {
+        if api
+            .get_opt(name)
+            .await
+            .wrap_err("cannot read CustomResourceDefinitions")?
+            .is_none()
+        {
+            missing.push(name);
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(eyre!(
+            "missing CRDs: {}; install them with `hmc-tui crds | kubectl apply -f -`",
+            missing.join(", ")
+        ))
+    }
+}
+
+/// Raw mode, the alternate screen and mouse capture, undone on drop.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> Result<(TerminalGuard, Terminal<CrosstermBackend<Stdout>>)> {
+        enable_raw_mode().wrap_err("cannot put the terminal in raw mode")?;
+        let guard = TerminalGuard;
+        execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+        let mut terminal = Terminal::new(CrosstermBackend::new(stdout()))?;
+        terminal.clear()?;
+        Ok((guard, terminal))
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+type PanicHook = Arc<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync + 'static>;
+
+/// A panic on the console's thread restores the terminal before the report
+/// (color-eyre's hook) prints. A panic elsewhere (a task; tokio catches it)
+/// goes to the log, so the screen stays intact.
+fn install_panic_hook() -> PanicHook {
+    let original: PanicHook = Arc::from(std::panic::take_hook());
+    let ui = std::thread::current().id();
+    let next = original.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == ui {
+            restore_terminal();
+            next(info);
+        } else {
+            tracing::error!(panic = %info, "a task panicked");
+        }
+    }));
+    original
+}
+
+fn restore_panic_hook(original: PanicHook) {
+    let _ = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| original(info)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>, secs: f64) -> Option<Msg> {
+        tokio::time::timeout(Duration::from_secs_f64(secs), rx.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// Every change of a kind reaches the loop; changes before the loop has
+    /// refreshed are coalesced into one message.
+    #[tokio::test]
+    async fn follow_reports_changes_once_until_refreshed() {
+        let (counter, changes) = tokio::sync::watch::channel(0u64);
+        let (tx, mut rx) = unbounded_channel();
+        let pending = Arc::new(AtomicBool::new(false));
+        let task = follow(app::Kind::ManagedCluster, changes, tx, pending.clone());
+        counter.send_modify(|n| *n += 1);
+        assert!(matches!(next(&mut rx, 5.0).await, Some(Msg::Changed(_))));
+        counter.send_modify(|n| *n += 1);
+        assert!(
+            next(&mut rx, 0.5).await.is_none(),
+            "coalesced until the loop refreshed"
+        );
+        pending.store(false, Ordering::SeqCst);
+        counter.send_modify(|n| *n += 1);
+        assert!(matches!(next(&mut rx, 5.0).await, Some(Msg::Changed(_))));
+        task.abort();
+    }
+}

@@ -1,0 +1,83 @@
+//! The clusters screen: every ManagedCluster with its Ready condition,
+//! template, revision and services.
+
+use kube::ResourceExt;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::{Col, Text, body_block, col, count, empty_note, flex, table};
+use crate::tui::app::{App, age, cluster_ready, cluster_rows, services_ready};
+use crate::tui::layout;
+use crate::tui::theme::Health;
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let view = app.view();
+    let t = &app.theme;
+    let rows = cluster_rows(&app.data, &view.filter);
+    let block = body_block(app, count(app, rows.len(), app.data.clusters.len()));
+    frame.render_widget(block, area);
+    let inner = layout::inner(area);
+
+    let all = app.all_namespaces();
+    let mut cols: Vec<Col> = Vec::new();
+    if all {
+        cols.push(col("NAMESPACE", 10, 16).drop(2));
+    }
+    cols.extend([
+        col("NAME", 12, 28),
+        col("READY", 5, 7),
+        col("TEMPLATE", 12, 28),
+        col("REV", 3, 5).drop(1),
+        col("SERVICES", 8, 8),
+        flex("MESSAGE", 14),
+        col("AGE", 3, 5),
+    ]);
+    let cells: Vec<Vec<Text>> = rows
+        .iter()
+        .map(|mc| {
+            let (ready, health, message) = cluster_ready(mc);
+            let (services, services_health) = services_ready(mc);
+            let revision = mc
+                .status
+                .as_ref()
+                .and_then(|s| s.revision)
+                .map_or_else(|| "-".to_string(), |r| r.to_string());
+            let message_style = match health {
+                Health::Failed => t.health(Health::Failed),
+                Health::Muted => t.muted(),
+                _ => Style::new(),
+            };
+            let mut row: Vec<Text> = Vec::new();
+            if all {
+                row.push((mc.namespace().unwrap_or_default(), t.muted()));
+            }
+            row.extend([
+                (mc.name_any(), Style::new()),
+                (ready, t.health(health)),
+                (mc.spec.template.clone(), Style::new()),
+                (revision, Style::new()),
+                (services, t.health(services_health)),
+                (message, message_style),
+                (
+                    age(app.now, mc.metadata.creation_timestamp.as_ref()),
+                    t.muted(),
+                ),
+            ]);
+            row
+        })
+        .collect();
+    let empty = cells.is_empty();
+    table(app, frame, inner, &cols, cells, view, true);
+    if empty {
+        let text = if app.data.clusters.is_empty() {
+            match &app.target.namespace {
+                Some(ns) => format!("no ManagedClusters in namespace {ns}"),
+                None => "no ManagedClusters yet".to_string(),
+            }
+        } else {
+            format!("no cluster matches /{}", view.filter)
+        };
+        empty_note(app, frame, inner, text);
+    }
+}

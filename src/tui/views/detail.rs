@@ -1,0 +1,176 @@
+//! One cluster: its conditions and its services.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::{Text, body_block, col, empty_note, flex, table};
+use crate::tui::app::{
+    App, ObjKey, View, age, condition_health, service_health, service_rows, services_ready,
+};
+use crate::tui::layout;
+use crate::tui::theme::Health;
+
+pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let view = app.view();
+    let Some(mc) = app.data.cluster(&key.namespace, &key.name) else {
+        let block = body_block(app, Vec::new());
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        empty_note(
+            app,
+            frame,
+            inner,
+            format!(
+                "ManagedCluster {}/{} no longer exists (esc goes back)",
+                key.namespace, key.name
+            ),
+        );
+        return;
+    };
+    frame.render_widget(body_block(app, Vec::new()), area);
+    let status = mc.status.clone().unwrap_or_default();
+    let parts = layout::detail(area, status.conditions.len());
+
+    // The summary line.
+    let label = |s: &'static str| Span::styled(s, t.muted());
+    let (services, services_health) = services_ready(mc);
+    let mut info = vec![
+        label("template "),
+        Span::raw(mc.spec.template.clone()),
+        label("  revision "),
+        Span::raw(
+            status
+                .revision
+                .map_or_else(|| "-".to_string(), |r| r.to_string()),
+        ),
+        label("  services "),
+        Span::styled(services, t.health(services_health)),
+        label("  age "),
+        Span::raw(age(app.now, mc.metadata.creation_timestamp.as_ref())),
+    ];
+    if mc.spec.dry_run {
+        info.push(Span::styled("  dry run", t.health(Health::Progressing)));
+    }
+    if mc.metadata.deletion_timestamp.is_some() {
+        info.push(Span::styled("  deleting", t.muted()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(info)), parts.info);
+
+    // Conditions.
+    let section = |title: String| {
+        Block::new()
+            .borders(Borders::TOP)
+            .border_style(t.muted())
+            .title(Span::styled(title, t.title()))
+    };
+    frame.render_widget(section(" conditions ".into()), parts.conditions);
+    let cond_area = Rect {
+        y: parts.conditions.y + 1,
+        height: parts.conditions.height.saturating_sub(1),
+        ..parts.conditions
+    };
+    let cols = [
+        col("TYPE", 5, 14),
+        col("STATUS", 6, 7),
+        col("REASON", 6, 20),
+        flex("MESSAGE", 10),
+        col("AGE", 3, 5),
+    ];
+    let rows: Vec<Vec<Text>> = status
+        .conditions
+        .iter()
+        .map(|c| {
+            let health = condition_health(&c.status, &c.reason);
+            vec![
+                (c.type_.clone(), Style::new()),
+                (c.status.clone(), t.health(health)),
+                (c.reason.clone(), t.muted()),
+                (
+                    c.message.clone(),
+                    if health == Health::Failed {
+                        t.health(Health::Failed)
+                    } else {
+                        Style::new()
+                    },
+                ),
+                (age(app.now, Some(&c.last_transition_time)), t.muted()),
+            ]
+        })
+        .collect();
+    let empty = rows.is_empty();
+    table(
+        app,
+        frame,
+        cond_area,
+        &cols,
+        rows,
+        &View::new(view.screen.clone()),
+        false,
+    );
+    if empty {
+        empty_note(app, frame, cond_area, "no conditions yet".into());
+    }
+
+    // Services.
+    let services = service_rows(mc, &view.filter);
+    let total = status.services.len();
+    let title = if services.len() == total {
+        format!(" services ({total}) ")
+    } else {
+        format!(" services ({}/{total}) ", services.len())
+    };
+    frame.render_widget(section(title), parts.services);
+    let svc_area = Rect {
+        y: parts.services.y + 1,
+        height: parts.services.height.saturating_sub(1),
+        ..parts.services
+    };
+    let cols = [
+        col("NAME", 6, 24),
+        col("STATE", 5, 10),
+        col("VERSION", 7, 16),
+        col("REV", 3, 5),
+        flex("MESSAGE", 10),
+    ];
+    let rows: Vec<Vec<Text>> = services
+        .iter()
+        .map(|s| {
+            let health = service_health(s.state);
+            vec![
+                (s.name.clone(), Style::new()),
+                (s.state.to_string(), t.health(health)),
+                (
+                    s.version.clone().unwrap_or_else(|| "-".into()),
+                    Style::new(),
+                ),
+                (
+                    s.revision
+                        .map_or_else(|| "-".to_string(), |r| r.to_string()),
+                    Style::new(),
+                ),
+                (
+                    s.message.clone().unwrap_or_default(),
+                    if health == Health::Failed {
+                        t.health(Health::Failed)
+                    } else {
+                        Style::new()
+                    },
+                ),
+            ]
+        })
+        .collect();
+    let empty = rows.is_empty();
+    table(app, frame, svc_area, &cols, rows, view, true);
+    if empty {
+        let text = if total == 0 {
+            "no services".to_string()
+        } else {
+            format!("no service matches /{}", view.filter)
+        };
+        empty_note(app, frame, svc_area, text);
+    }
+}

@@ -1,0 +1,456 @@
+//! Drawing: one file per screen. Every `draw` takes `&App` and a frame and
+//! nothing else: no I/O, no state changes.
+
+mod clusters;
+mod detail;
+mod help;
+mod templates;
+mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Constraint, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
+
+use crate::tui::app::{App, Engine, FlashLevel, Input, Screen, View};
+use crate::tui::keys;
+use crate::tui::layout;
+use crate::tui::theme::Theme;
+
+/// Draws the whole console.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let bands = layout::bands(frame.area());
+    header(app, frame, bands.header);
+    if !app.synced {
+        connecting(app, frame, bands.body);
+    } else {
+        match &app.view().screen {
+            Screen::Clusters => clusters::draw(app, frame, bands.body),
+            Screen::ClusterDetail(key) => detail::draw(app, key, frame, bands.body),
+            Screen::Templates => templates::draw(app, frame, bands.body),
+            Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
+        }
+    }
+    status(app, frame, bands.status);
+    hints(app, frame, bands.hints);
+    if app.help {
+        help::draw(app, frame, bands.body);
+    }
+}
+
+fn header(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let value = Style::new().fg(t.header).add_modifier(Modifier::BOLD);
+    let (engine, engine_style) = match app.target.engine {
+        Engine::InProcess => ("in-process", Style::new().fg(t.ready)),
+        Engine::Off => ("off (viewer)", t.muted()),
+        Engine::Stopped => ("stopped", t.error()),
+    };
+    let ns = app.target.namespace.clone().unwrap_or_else(|| "all".into());
+    // Everything but the cluster URL, which gives way when space is short.
+    let mut tail = vec![
+        Span::styled("  engine: ", t.muted()),
+        Span::styled(engine, engine_style),
+        Span::styled("  ns: ", t.muted()),
+        Span::styled(ns, value),
+    ];
+    if app.target.readonly {
+        tail.push(Span::styled(
+            "  readonly",
+            Style::new().fg(t.progressing).add_modifier(Modifier::BOLD),
+        ));
+    }
+    let mut spans = vec![
+        Span::styled("context: ", t.muted()),
+        Span::styled(app.target.context.clone(), value),
+    ];
+    let label = "  cluster: ";
+    let used: usize = spans
+        .iter()
+        .chain(&tail)
+        .map(|s| s.content.chars().count())
+        .sum::<usize>()
+        + label.len();
+    let room = usize::from(area.width).saturating_sub(used);
+    let mut url = app.target.cluster.clone();
+    if url.chars().count() > room {
+        url = url
+            .strip_prefix("https://")
+            .map(str::to_string)
+            .unwrap_or(url);
+    }
+    // Too little room for a useful URL: leave it out.
+    if room >= 12 {
+        spans.push(Span::styled(label, t.muted()));
+        spans.push(Span::styled(ellipsize(&url, room as u16), value));
+    }
+    spans.extend(tail);
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn connecting(app: &App, frame: &mut Frame, area: Rect) {
+    let block = body_block(app, Vec::new());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let y = inner.y + inner.height.saturating_sub(2) / 2;
+    let text = vec![
+        Line::from(Span::styled("connecting…", app.theme.title())),
+        Line::from(Span::styled(
+            "waiting for the first list of every watched kind",
+            app.theme.muted(),
+        )),
+    ];
+    let area = Rect {
+        y,
+        height: inner.bottom().saturating_sub(y),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(text).alignment(Alignment::Center), area);
+}
+
+fn status(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let line = match &app.input {
+        Input::Command(text) => {
+            let mut spans = vec![
+                Span::styled(":", t.title()),
+                Span::raw(text.clone()),
+                Span::raw("  "),
+            ];
+            let cands = keys::candidates(text);
+            if cands.is_empty() {
+                spans.push(Span::styled("no such command", t.error()));
+            } else {
+                spans.push(Span::styled(cands.join("  "), t.muted()));
+            }
+            frame.set_cursor_position((area.x + 1 + text.chars().count() as u16, area.y));
+            Line::from(spans)
+        }
+        Input::Filter => {
+            let filter = &app.view().filter;
+            frame.set_cursor_position((area.x + 1 + filter.chars().count() as u16, area.y));
+            Line::from(vec![
+                Span::styled("/", t.title()),
+                Span::raw(filter.clone()),
+                Span::styled(format!("  {} match", app.row_count()), t.muted()),
+            ])
+        }
+        Input::None => match &app.flash {
+            Some(f) => {
+                let (icon, style) = match f.level {
+                    FlashLevel::Error => ("✗ ", t.error()),
+                    FlashLevel::Warn => ("! ", Style::new().fg(t.progressing)),
+                    FlashLevel::Info => ("• ", t.accent()),
+                };
+                Line::from(vec![
+                    Span::styled(icon, style),
+                    Span::styled(f.text.clone(), style),
+                ])
+            }
+            None if !app.view().filter.is_empty() => Line::from(vec![
+                Span::styled("filter ", t.muted()),
+                Span::styled(format!("/{}", app.view().filter), t.accent()),
+                Span::styled("  (esc clears)", t.muted()),
+            ]),
+            None => Line::default(),
+        },
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+fn hints(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let pairs: Vec<(String, &str)> = match &app.input {
+        Input::Command(_) => keys::COMMAND_PROMPT
+            .iter()
+            .map(|(k, d)| (k.to_string(), *d))
+            .collect(),
+        Input::Filter => keys::FILTER_PROMPT
+            .iter()
+            .map(|(k, d)| (k.to_string(), *d))
+            .collect(),
+        Input::None if app.help => vec![("esc".into(), "close help"), ("q".into(), "quit")],
+        Input::None => keys::hints(app.screen().kind()),
+    };
+    let mut spans = Vec::new();
+    for (i, (key, desc)) in pairs.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw("  "));
+        }
+        spans.push(Span::styled(
+            key,
+            Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(desc, t.muted()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The crumbs, as a block title: `clusters › staging-1 › yaml`.
+fn crumbs(app: &App) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let mut spans = vec![Span::raw(" ")];
+    for (i, view) in app.stack.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" › ", t.muted()));
+        }
+        let style = if i + 1 == app.stack.len() {
+            t.title()
+        } else {
+            t.accent()
+        };
+        spans.push(Span::styled(view.screen.crumb(), style));
+    }
+    spans
+}
+
+/// The bordered block of the body, with the crumbs and `extra` as title,
+/// and the filter on the right.
+fn body_block(app: &App, extra: Vec<Span<'static>>) -> Block<'static> {
+    let mut title = crumbs(app);
+    title.extend(extra);
+    title.push(Span::raw(" "));
+    let mut block = Block::bordered()
+        .border_style(app.theme.muted())
+        .title(Line::from(title));
+    let filter = &app.view().filter;
+    if !filter.is_empty() {
+        block = block.title(
+            Line::from(vec![
+                Span::raw(" "),
+                Span::styled(format!("/{filter}"), app.theme.accent()),
+                Span::raw(" "),
+            ])
+            .right_aligned(),
+        );
+    }
+    block
+}
+
+/// `(shown/total)` or `(total)` after the crumbs.
+fn count(app: &App, shown: usize, total: usize) -> Vec<Span<'static>> {
+    let text = if shown == total {
+        format!(" ({total})")
+    } else {
+        format!(" ({shown}/{total})")
+    };
+    vec![Span::styled(text, app.theme.muted())]
+}
+
+/// A column of a table: its title and how wide it may be.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Col {
+    pub title: &'static str,
+    /// Narrowest it gets when space is short.
+    pub min: u16,
+    /// Widest it gets.
+    pub max: u16,
+    /// Takes the space that is left (one column per table).
+    pub flex: bool,
+    /// 0: always shown; otherwise hidden when even the minimum widths do
+    /// not fit, highest first.
+    pub drop: u8,
+}
+
+pub(crate) const fn col(title: &'static str, min: u16, max: u16) -> Col {
+    Col {
+        title,
+        min,
+        max,
+        flex: false,
+        drop: 0,
+    }
+}
+
+pub(crate) const fn flex(title: &'static str, min: u16) -> Col {
+    Col {
+        title,
+        min,
+        max: u16::MAX,
+        flex: true,
+        drop: 0,
+    }
+}
+
+impl Col {
+    /// Hidden before the others when space is short; higher goes first.
+    pub(crate) const fn drop(self, priority: u8) -> Col {
+        Col {
+            drop: priority,
+            ..self
+        }
+    }
+}
+
+/// A cell: its text and style.
+pub(crate) type Text = (String, Style);
+
+fn width(s: &str) -> u16 {
+    s.chars().count().min(u16::MAX as usize) as u16
+}
+
+/// Widths that fit `avail`, `None` for a hidden column. Columns are hidden
+/// (by their drop priority) until the minimum widths fit; then each column
+/// is as wide as its widest cell within its bounds, the widest giving way
+/// first when short of space, and the flex column gets what is left.
+pub(crate) fn widths(
+    cols: &[Col],
+    rows: &[Vec<Text>],
+    avail: u16,
+    spacing: u16,
+) -> Vec<Option<u16>> {
+    let mut shown: Vec<bool> = vec![true; cols.len()];
+    // As wide as the widest cell (or the title), within the column's bounds;
+    // a column never needs more than its content.
+    let natural: Vec<u16> = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let widest = rows
+                .iter()
+                .map(|r| r.get(i).map_or(0, |(s, _)| width(s)))
+                .max()
+                .unwrap_or(0)
+                .max(width(c.title));
+            if c.flex { c.min } else { widest.min(c.max) }
+        })
+        .collect();
+    let floor: Vec<u16> = cols
+        .iter()
+        .zip(&natural)
+        .map(|(c, n)| c.min.min(*n))
+        .collect();
+    let need = |shown: &[bool]| -> u32 {
+        let n = shown.iter().filter(|s| **s).count() as u32;
+        floor
+            .iter()
+            .zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(f, _)| u32::from(*f))
+            .sum::<u32>()
+            + u32::from(spacing) * n.saturating_sub(1)
+    };
+    while need(&shown) > u32::from(avail) {
+        let victim = cols
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| shown[*i] && c.drop > 0)
+            .max_by_key(|(i, c)| (c.drop, *i))
+            .map(|(i, _)| i);
+        match victim {
+            Some(i) => shown[i] = false,
+            None => break,
+        }
+    }
+    let mut w: Vec<u16> = natural
+        .iter()
+        .zip(&shown)
+        .map(|(n, s)| if *s { *n } else { 0 })
+        .collect();
+    let visible = shown.iter().filter(|s| **s).count() as u16;
+    let gaps = spacing * visible.saturating_sub(1);
+    let total = |w: &[u16]| w.iter().sum::<u16>() + gaps;
+    while total(&w) > avail {
+        let widest = cols
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| shown[*i] && !c.flex && w[*i] > floor[*i])
+            .max_by_key(|(i, _)| (w[*i], usize::MAX - i))
+            .map(|(i, _)| i);
+        match widest {
+            Some(i) => w[i] -= 1,
+            None => break,
+        }
+    }
+    if let Some(i) = cols.iter().position(|c| c.flex) {
+        w[i] += avail.saturating_sub(total(&w));
+    }
+    w.into_iter()
+        .zip(shown)
+        .map(|(w, s)| s.then_some(w))
+        .collect()
+}
+
+/// Cuts `s` to `w` columns, with `…` when it had to.
+pub(crate) fn ellipsize(s: &str, w: u16) -> String {
+    let w = usize::from(w);
+    if s.chars().count() <= w {
+        return s.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(w - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Draws a list as a table with a selection, inside `area`.
+pub(crate) fn table(
+    app: &App,
+    frame: &mut Frame,
+    area: Rect,
+    cols: &[Col],
+    rows: Vec<Vec<Text>>,
+    view: &View,
+    selectable: bool,
+) {
+    const SYMBOL: &str = "▶ ";
+    const SPACING: u16 = 1;
+    let t: &Theme = &app.theme;
+    let avail = area.width.saturating_sub(width(SYMBOL));
+    let w = widths(cols, &rows, avail, SPACING);
+    let header = Row::new(
+        cols.iter()
+            .zip(&w)
+            .filter_map(|(c, w)| w.map(|w| Cell::from(ellipsize(c.title, w))))
+            .collect::<Vec<_>>(),
+    )
+    .style(t.header());
+    let body: Vec<Row> = rows
+        .into_iter()
+        .map(|r| {
+            Row::new(
+                r.into_iter()
+                    .zip(&w)
+                    .filter_map(|((s, style), w)| {
+                        w.map(|w| Cell::from(Span::styled(ellipsize(&s, w), style)))
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let empty = body.is_empty();
+    let table = Table::new(body, w.iter().flatten().map(|w| Constraint::Length(*w)))
+        .header(header)
+        .column_spacing(SPACING)
+        .row_highlight_style(t.selection())
+        .highlight_symbol(Span::styled(SYMBOL, t.accent()))
+        .highlight_spacing(HighlightSpacing::Always);
+    let mut state = TableState::default().with_offset(view.offset);
+    if selectable && !empty {
+        state = state.with_selected(Some(view.selected));
+    }
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// A muted line in the middle of the rows area, for empty lists.
+pub(crate) fn empty_note(app: &App, frame: &mut Frame, area: Rect, text: String) {
+    if area.height < 2 {
+        return;
+    }
+    let area = Rect {
+        y: area.y + 1,
+        height: 1,
+        ..area
+    };
+    frame.render_widget(
+        Paragraph::new(Span::styled(text, app.theme.muted())).alignment(Alignment::Center),
+        area,
+    );
+}

@@ -1,0 +1,82 @@
+//! The templates screen: ClusterTemplates, then ServiceTemplates.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::{Col, Text, body_block, col, count, empty_note, flex, table};
+use crate::tui::app::{App, TemplateRef, template_rows};
+use crate::tui::layout;
+use crate::tui::theme::Health;
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let view = app.view();
+    let t = &app.theme;
+    let rows = template_rows(&app.data, &view.filter);
+    let total = app.data.cluster_templates.len() + app.data.service_templates.len();
+    let block = body_block(app, count(app, rows.len(), total));
+    frame.render_widget(block, area);
+    let inner = layout::inner(area);
+
+    let all = app.all_namespaces();
+    let mut cols: Vec<Col> = vec![col("KIND", 7, 7)];
+    if all {
+        cols.push(col("NAMESPACE", 10, 16).drop(1));
+    }
+    cols.extend([
+        col("NAME", 20, 32),
+        col("VALID", 5, 5),
+        col("CHART", 16, 28),
+        col("SERVICES", 12, 32).drop(3),
+        col("REV", 3, 5).drop(2),
+        col("IN USE", 6, 6),
+        flex("DESCRIPTION", 12),
+    ]);
+    let cells: Vec<Vec<Text>> = rows
+        .iter()
+        .map(|tr| {
+            let key = tr.key();
+            let (valid, health) = tr.valid();
+            let (message, is_error) = tr.message();
+            let kind = match tr {
+                TemplateRef::Cluster(_) => "cluster",
+                TemplateRef::Service(_) => "service",
+            };
+            let used = app.data.usage.get(&key).copied().unwrap_or(0);
+            let mut row: Vec<Text> = vec![(kind.into(), t.accent())];
+            if all {
+                row.push((key.namespace.clone(), t.muted()));
+            }
+            row.extend([
+                (key.name.clone(), Style::new()),
+                (valid, t.health(health)),
+                (tr.chart(), Style::new()),
+                (tr.services(), Style::new()),
+                (tr.revision(), Style::new()),
+                (
+                    used.to_string(),
+                    if used == 0 { t.muted() } else { Style::new() },
+                ),
+                (
+                    message,
+                    if is_error {
+                        t.health(Health::Failed)
+                    } else {
+                        t.muted()
+                    },
+                ),
+            ]);
+            row
+        })
+        .collect();
+    let empty = cells.is_empty();
+    table(app, frame, inner, &cols, cells, view, true);
+    if empty {
+        let text = if total == 0 {
+            "no ClusterTemplates or ServiceTemplates yet".to_string()
+        } else {
+            format!("no template matches /{}", view.filter)
+        };
+        empty_note(app, frame, inner, text);
+    }
+}

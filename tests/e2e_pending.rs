@@ -1,0 +1,57 @@
+//! The engine end to end: no service before the cluster is provisioned.
+
+mod common;
+
+use std::time::Duration;
+
+use common::cases::*;
+use common::*;
+use hmc_tui::api::{ManagedCluster, ServiceState};
+use hmc_tui::flux::HelmRelease;
+use kube::api::Api;
+use serde_json::json;
+
+/// No service is installed before the cluster is provisioned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn services_wait_for_the_cluster_to_be_provisioned() {
+    let _serial = SERIAL.lock().await;
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "pend").await;
+    let engine = RunningEngine::start(&mgmt, &ns.name).await;
+    templates(&mgmt, &ns.name).await;
+    managed_cluster(&mgmt, &ns.name, "later", json!([])).await;
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    let msg = eventually("the service to be Pending", INSTALL, || async {
+        let (state, msg) = service_state(&mcs, "later", "ingress-nginx").await?;
+        (state == ServiceState::Pending && msg.contains("provisioned")).then_some(msg)
+    })
+    .await;
+    assert!(
+        msg.contains("waiting for the cluster to be provisioned"),
+        "{msg}"
+    );
+    // The cluster's own release exists; no service release does.
+    let releases: Api<HelmRelease> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually("the cluster release", Duration::from_secs(60), || async {
+        releases.get_opt("later").await.ok()?.map(|_| ())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        releases
+            .get_opt("later-ingress-nginx")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let (ready, _) = condition(&mcs, "later", "ClusterReady").await.unwrap();
+    assert_eq!(ready, "False");
+
+    mcs.delete("later", &Default::default()).await.unwrap();
+    eventually("the cluster to be deleted", INSTALL, || async {
+        mcs.get_opt("later").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    engine.stop().await;
+    ns.cleanup().await;
+}
