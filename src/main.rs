@@ -145,8 +145,14 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         EngineOptions::default(),
     ));
     let shutdown = CancellationToken::new();
-    // The controllers subscribe before the watches start.
-    let engine = engine::run(ctx, scope, shutdown.clone());
+    let (role, _) = tokio::sync::watch::channel(engine::leader::Role::Starting);
+    let engine = engine::leader::run_with_lease(
+        ctx,
+        scope,
+        engine::leader::LeaseOptions::default(),
+        role,
+        shutdown.clone(),
+    );
     let watches = tokio::spawn(futures::future::join_all(watches));
     let signal = shutdown.clone();
     tokio::spawn(async move {
@@ -160,7 +166,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         signal.cancel();
     });
     tracing::info!("engine starting");
-    engine.await;
+    engine.await?;
     watches.abort();
     Ok(())
 }

@@ -12,6 +12,7 @@ pub mod clusters;
 pub mod context;
 pub mod error;
 pub mod finalizer;
+pub mod leader;
 pub mod releases;
 pub mod templates;
 

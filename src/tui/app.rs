@@ -35,6 +35,8 @@ pub enum Msg {
     Log(String),
     /// The in-process engine ended; `Some` says why when it was not asked to.
     EngineStopped(Option<String>),
+    /// The in-process engine took the lease (`true`) or stands by (`false`).
+    EngineLeading(bool),
 }
 
 /// Side effects `update` asks the loop for.
@@ -281,7 +283,10 @@ const FLASH_SECONDS: i64 = 30;
 /// Whether the in-process engine runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Engine {
+    /// Runs here and holds the lease: it reconciles.
     InProcess,
+    /// Runs here, but another engine holds the lease: this one only watches.
+    Standby,
     Off,
     Stopped,
 }
@@ -668,6 +673,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::Data(snapshot) => set_data(app, snapshot),
         Msg::Log(text) => app.flash(FlashLevel::Warn, text),
+        Msg::EngineLeading(leading) => {
+            if matches!(app.target.engine, Engine::InProcess | Engine::Standby) {
+                app.target.engine = if leading {
+                    Engine::InProcess
+                } else {
+                    Engine::Standby
+                };
+            }
+        }
         Msg::EngineStopped(why) => {
             app.target.engine = Engine::Stopped;
             app.flash(

@@ -251,7 +251,10 @@ async fn event_loop(
                 for command in app::update(app, msg) {
                     match command {
                         Command::Quit => {
-                            if app.target.engine == app::Engine::InProcess {
+                            if matches!(
+                                app.target.engine,
+                                app::Engine::InProcess | app::Engine::Standby
+                            ) {
                                 app.flash(app::FlashLevel::Info, "stopping the engine…");
                                 terminal.draw(|f| views::draw(app, f))?;
                             }
@@ -306,19 +309,38 @@ fn follow(
     })
 }
 
-/// The engine in a task; a message when it stops without being asked to.
+/// The engine in a task, reconciling while it holds the lease; messages
+/// when it takes or loses the lease, and when it stops without being asked to.
 fn spawn_engine(
     ctx: Arc<Context>,
     scope: Scope,
     shutdown: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) -> JoinHandle<()> {
-    let handle = tokio::spawn(engine::run(ctx, scope, shutdown.clone()));
+    let (role_tx, mut role_rx) = tokio::sync::watch::channel(engine::leader::Role::Starting);
+    let roles = tx.clone();
+    tokio::spawn(async move {
+        while role_rx.changed().await.is_ok() {
+            let leading = *role_rx.borrow_and_update() == engine::leader::Role::Leader;
+            if roles.send(Msg::EngineLeading(leading)).is_err() {
+                break;
+            }
+        }
+    });
+    let lease = engine::leader::LeaseOptions::default();
+    let handle = tokio::spawn(engine::leader::run_with_lease(
+        ctx,
+        scope,
+        lease,
+        role_tx,
+        shutdown.clone(),
+    ));
     tokio::spawn(async move {
         let result = handle.await;
         if !shutdown.is_cancelled() {
             let why = match result {
-                Ok(()) => None,
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(format!("the engine lease failed: {e}")),
                 Err(e) if e.is_panic() => Some("it panicked; see the log file".to_string()),
                 Err(e) => Some(e.to_string()),
             };

@@ -47,6 +47,7 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
     let value = Style::new().fg(t.header).add_modifier(Modifier::BOLD);
     let (engine, engine_style) = match app.target.engine {
         Engine::InProcess => ("in-process", Style::new().fg(t.ready)),
+        Engine::Standby => ("standby (another engine holds the lease)", t.muted()),
         Engine::Off => ("off (viewer)", t.muted()),
         Engine::Stopped => ("stopped", t.error()),
     };
