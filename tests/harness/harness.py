@@ -539,6 +539,10 @@ def cmd_up(_args) -> None:
     for c in all_clusters:
         if c.is_child:
             apply(c, fake_node("kwok-node-0"))
+            # The API server taints a new node not-ready; the node lifecycle
+            # controller, which would lift it, is off for fake nodes.
+            api(c, "PATCH", "/api/v1/nodes/kwok-node-0", {"spec": {"taints": None}},
+                content_type="application/merge-patch+json")
     start_chart_repo()
     wait_for("chart repository", lambda: http_ok(f"http://127.0.0.1:{CHART_REPO_PORT}/index.yaml"), 30)
     start_flux(mgmt)
