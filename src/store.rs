@@ -8,7 +8,6 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
-use std::sync::Arc;
 
 use futures::{FutureExt, StreamExt, future::BoxFuture};
 use k8s_openapi::api::core::v1::Secret;
@@ -31,6 +30,16 @@ macro_rules! kinds {
             $(pub $field: Store<$ty>,)*
             /// One counter per kind, bumped on every change the watch sees.
             pub changes: Changes,
+            /// One flag per kind: true once its store has its first full list.
+            pub listed: Listed,
+        }
+
+        /// Per kind: true once the store holds its first full list. (A
+        /// tokio watch, because `Store::wait_until_ready` wakes only the
+        /// last of several concurrent waiters.)
+        #[derive(Clone)]
+        pub struct Listed {
+            $(pub $field: watch::Receiver<bool>,)*
         }
 
         /// Change counters, one per kind: `changed().await` on a clone wakes
@@ -41,20 +50,32 @@ macro_rules! kinds {
         }
 
         impl Stores {
-            /// Resolves once every store has its first full list.
-            pub async fn wait_until_ready(&self) -> Result<(), reflector::store::WriterDropped> {
-                $(self.$field.wait_until_ready().await?;)*
+            /// Resolves once every store has its first full list. Any number
+            /// of tasks may wait at once.
+            pub async fn wait_until_ready(&self) -> Result<(), WatchEnded> {
+                $(listed(self.listed.$field.clone()).await?;)*
                 Ok(())
             }
 
-            /// The kinds whose first list has not arrived yet.
-            pub fn not_ready(&self) -> Vec<&'static str> {
-                let mut missing = Vec::new();
-                $(if self.$field.wait_until_ready().now_or_never().is_none() { missing.push(stringify!($field)); })*
-                missing
+            /// True once every store has its first full list.
+            pub fn is_ready(&self) -> bool {
+                true $(&& *self.listed.$field.borrow())*
             }
+
+
         }
     };
+}
+
+/// The watch feeding a store ended before its first list.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the watch ended before its first list")]
+pub struct WatchEnded;
+
+/// Waits until one store's flag says it holds its first full list.
+pub async fn listed(mut flag: watch::Receiver<bool>) -> Result<(), WatchEnded> {
+    let ok = flag.wait_for(|l| *l).await.is_ok();
+    if ok { Ok(()) } else { Err(WatchEnded) }
 }
 
 kinds! {
@@ -110,14 +131,14 @@ fn reflected<K>(
     api: Api<K>,
     config: watcher::Config,
     watches: &mut Watches,
-) -> (Store<K>, watch::Receiver<u64>)
+) -> (Store<K>, watch::Receiver<u64>, watch::Receiver<bool>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Default,
 {
     let (store, writer) = reflector::store();
     let (tx, rx) = watch::channel(0u64);
-    let tx = Arc::new(tx);
+    let (listed_tx, listed_rx) = watch::channel(false);
     let kind = K::kind(&Default::default()).to_string();
     let stream = watcher(api, config)
         .default_backoff()
@@ -125,13 +146,19 @@ where
         .reflect(writer)
         .for_each(move |event| {
             match event {
-                Ok(_) => tx.send_modify(|n| *n += 1),
+                Ok(event) => {
+                    // The store has applied the event by the time it gets here.
+                    if matches!(event, watcher::Event::InitDone) {
+                        listed_tx.send_replace(true);
+                    }
+                    tx.send_modify(|n| *n += 1)
+                }
                 Err(error) => tracing::warn!(%kind, %error, "watch failed; retrying with backoff"),
             }
             futures::future::ready(())
         });
     watches.push(stream.boxed());
-    (store, rx)
+    (store, rx, listed_rx)
 }
 
 impl Stores {
@@ -157,6 +184,16 @@ impl Stores {
             repositories: repositories.0,
             capi_clusters: capi_clusters.0,
             kubeconfigs: kubeconfigs.0,
+            listed: Listed {
+                service_templates: service_templates.2,
+                cluster_templates: cluster_templates.2,
+                managed_clusters: managed_clusters.2,
+                releases: releases.2,
+                charts: charts.2,
+                repositories: repositories.2,
+                capi_clusters: capi_clusters.2,
+                kubeconfigs: kubeconfigs.2,
+            },
             changes: Changes {
                 service_templates: service_templates.1,
                 cluster_templates: cluster_templates.1,

@@ -408,15 +408,27 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         },
         observed_generation: mc.meta().generation,
     };
-    let settling = status
+    let in_flight = status
         .services
         .iter()
         .any(|s| matches!(s.state, ServiceState::Installing | ServiceState::Removing));
+    let waiting = status
+        .services
+        .iter()
+        .any(|s| s.state == ServiceState::Pending);
     status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
     // The trigger and the store come from different watches, so a trigger
-    // may arrive before the store has the change it announces. While
-    // something is in flight, look again soon: it reads the store, not the API.
-    let secs = if settling { 3 } else { 300 };
+    // may arrive before the store has the change it announces (a release
+    // turning ready, a kubeconfig secret appearing). While something is in
+    // flight or waiting, look again soon: it reads the stores, not the API,
+    // and writes nothing unless something changed.
+    let secs = if in_flight {
+        3
+    } else if waiting {
+        10
+    } else {
+        300
+    };
     Ok(Action::requeue(Duration::from_secs(secs)))
 }
 

@@ -145,14 +145,14 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     tasks.push(tokio::spawn({
         let tx = tx.clone();
         let (a, b, c) = (
-            readers.clusters.clone(),
-            readers.cluster_templates.clone(),
-            readers.service_templates.clone(),
+            stores.listed.managed_clusters.clone(),
+            stores.listed.cluster_templates.clone(),
+            stores.listed.service_templates.clone(),
         );
         async move {
-            let ready = a.wait_until_ready().await.is_ok()
-                && b.wait_until_ready().await.is_ok()
-                && c.wait_until_ready().await.is_ok();
+            let ready = crate::store::listed(a).await.is_ok()
+                && crate::store::listed(b).await.is_ok()
+                && crate::store::listed(c).await.is_ok();
             if ready {
                 let _ = tx.send(Msg::Synced);
             }

@@ -216,7 +216,14 @@ impl RunningEngine {
         Self::start_with(client, namespace, EngineOptions::default()).await
     }
 
-    pub async fn start_with(client: &Client, namespace: &str, options: EngineOptions) -> Self {
+    pub async fn start_with(
+        _test_client: &Client,
+        namespace: &str,
+        options: EngineOptions,
+    ) -> Self {
+        // The engine gets a client of its own, as it has in the binary: its
+        // watches and writes never queue behind the test's requests.
+        let client = &mgmt().await;
         // RUST_LOG=hmc_tui=debug shows what the engine does, per test.
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -236,17 +243,6 @@ impl RunningEngine {
             options,
         ));
         let shutdown = CancellationToken::new();
-        let watch_stores = stores.clone();
-        tokio::spawn(async move {
-            for _ in 0..60 {
-                tokio::time::sleep(Duration::from_secs(2)).await;
-                let missing = watch_stores.not_ready();
-                if missing.is_empty() {
-                    break;
-                }
-                tracing::warn!(?missing, "stores not ready yet");
-            }
-        });
         // The controllers subscribe before the watches start.
         let run = tokio::spawn(engine::run(
             ctx,
