@@ -20,9 +20,8 @@ use tokio_util::sync::CancellationToken;
 use hmc_tui::engine::{self, Context, Counters, EngineOptions};
 use hmc_tui::store::{Scope, Stores};
 
-/// End-to-end tests of one file run one at a time: several in-process
-/// engines at once have been seen to stall one another (under investigation),
-/// and the two child clusters are shared.
+/// End-to-end tests run one at a time: they share the two child clusters
+/// and the machine's two cores.
 pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 pub fn repo_root() -> PathBuf {
