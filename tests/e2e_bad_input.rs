@@ -11,12 +11,11 @@ use serde_json::json;
 /// Bad input is reported where a person looks, and blocks nothing else.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_shows_up_as_clear_conditions() {
-    let _serial = SERIAL.lock().await;
     let mgmt = mgmt().await;
     let child1 = child(1).await;
     let ns = TestNamespace::create(&mgmt, "bad").await;
     let good_ns = format!("{}-good", ns.name);
-    let engine = RunningEngine::start(&mgmt, &ns.name).await;
+    let engine = RunningEngine::start(&ns.name).await;
     templates(&mgmt, &ns.name).await;
     managed_cluster(&mgmt, &ns.name, "mixed", json!([
         {"name": "ingress-nginx", "values": "controller:\n  replicaCount: [1, 2\n"},

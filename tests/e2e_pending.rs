@@ -14,10 +14,9 @@ use serde_json::json;
 /// No service is installed before the cluster is provisioned.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn services_wait_for_the_cluster_to_be_provisioned() {
-    let _serial = SERIAL.lock().await;
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "pend").await;
-    let engine = RunningEngine::start(&mgmt, &ns.name).await;
+    let engine = RunningEngine::start(&ns.name).await;
     templates(&mgmt, &ns.name).await;
     managed_cluster(&mgmt, &ns.name, "later", json!([])).await;
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);

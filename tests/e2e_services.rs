@@ -17,12 +17,11 @@ use serde_json::json;
 /// uninstalls its services before the cluster itself, and leaves nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn services_follow_templates_into_provisioned_clusters() {
-    let _serial = SERIAL.lock().await;
     let mgmt = mgmt().await;
     let (child1, child2) = (child(1).await, child(2).await);
     let ns = TestNamespace::create(&mgmt, "life").await;
     let target = format!("{}-ingress", ns.name);
-    let engine = RunningEngine::start(&mgmt, &ns.name).await;
+    let engine = RunningEngine::start(&ns.name).await;
     templates(&mgmt, &ns.name).await;
     managed_cluster(
         &mgmt,
@@ -71,7 +70,7 @@ async fn services_follow_templates_into_provisioned_clusters() {
 
     // A restarted engine finds nothing to do: zero writes.
     engine.stop().await;
-    let engine = RunningEngine::start(&mgmt, &ns.name).await;
+    let engine = RunningEngine::start(&ns.name).await;
     eventually(
         "the new engine to reconcile every object",
         Duration::from_secs(60),

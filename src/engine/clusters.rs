@@ -27,12 +27,6 @@ use crate::plan::services::{ServicePlan, plan_services};
 use crate::store::get;
 
 pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Action> {
-    // Cross-kind lookups need complete stores: before the first full list a
-    // missing release would look like one to create.
-    ctx.stores
-        .wait_until_ready()
-        .await
-        .map_err(|_| super::Error::MissingField("synced stores"))?;
     let result = if mc.meta().deletion_timestamp.is_some() {
         cleanup(&mc, &ctx).await
     } else if !finalizer::has(mc.as_ref()) {

@@ -225,6 +225,15 @@ pub fn run(
     };
 
     async move {
+        // Cross-kind lookups need complete stores: before the first full
+        // list a missing release would look like one to create. Waited for
+        // once here, not in every reconcile.
+        if s.wait_until_ready().await.is_err() {
+            tracing::error!(
+                "a store's watch ended before its first list; the engine does not start"
+            );
+            return;
+        }
         tokio::join!(service_templates, cluster_templates, managed_clusters);
         tracing::info!("engine stopped");
     }

@@ -142,13 +142,7 @@ pub fn services_hash(services: &[TemplateService]) -> String {
 }
 
 pub async fn reconcile<T: Template>(obj: Arc<T>, ctx: Arc<Context>) -> Result<Action> {
-    tracing::debug!(kind = T::KIND.kind(), name = %obj.name_any(), "reconcile");
-    ctx.stores
-        .wait_until_ready()
-        .await
-        .map_err(|_| super::Error::MissingField("synced stores"))?;
     let result = reconcile_inner(obj.as_ref(), &ctx).await;
-    tracing::debug!(kind = T::KIND.kind(), name = %obj.name_any(), ok = result.is_ok(), "reconciled");
     ctx.counters
         .reconciles
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -20,10 +20,6 @@ use tokio_util::sync::CancellationToken;
 use hmc_tui::engine::{self, Context, Counters, EngineOptions};
 use hmc_tui::store::{Scope, Stores};
 
-/// End-to-end tests run one at a time: they share the two child clusters
-/// and the machine's two cores.
-pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -211,15 +207,11 @@ pub struct RunningEngine {
 }
 
 impl RunningEngine {
-    pub async fn start(client: &Client, namespace: &str) -> Self {
-        Self::start_with(client, namespace, EngineOptions::default()).await
+    pub async fn start(namespace: &str) -> Self {
+        Self::start_with(namespace, EngineOptions::default()).await
     }
 
-    pub async fn start_with(
-        _test_client: &Client,
-        namespace: &str,
-        options: EngineOptions,
-    ) -> Self {
+    pub async fn start_with(namespace: &str, options: EngineOptions) -> Self {
         // The engine gets a client of its own, as it has in the binary: its
         // watches and writes never queue behind the test's requests.
         let client = &mgmt().await;
