@@ -18,7 +18,7 @@ use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 
@@ -82,6 +82,7 @@ kinds! {
     service_templates: ServiceTemplate,
     cluster_templates: ClusterTemplate,
     managed_clusters: ManagedCluster,
+    rollouts: TemplateRollout,
     releases: HelmRelease,
     charts: HelmChart,
     repositories: HelmRepository,
@@ -171,6 +172,7 @@ impl Stores {
         let service_templates = reflected(scope.api(client), watcher::Config::default(), &mut w);
         let cluster_templates = reflected(scope.api(client), watcher::Config::default(), &mut w);
         let managed_clusters = reflected(scope.api(client), watcher::Config::default(), &mut w);
+        let rollouts = reflected(scope.api(client), watcher::Config::default(), &mut w);
         let releases = reflected(scope.api(client), ours(), &mut w);
         let charts = reflected(scope.api(client), ours(), &mut w);
         let repositories = reflected(scope.api(client), ours(), &mut w);
@@ -179,6 +181,7 @@ impl Stores {
             service_templates: service_templates.0,
             cluster_templates: cluster_templates.0,
             managed_clusters: managed_clusters.0,
+            rollouts: rollouts.0,
             releases: releases.0,
             charts: charts.0,
             repositories: repositories.0,
@@ -188,6 +191,7 @@ impl Stores {
                 service_templates: service_templates.2,
                 cluster_templates: cluster_templates.2,
                 managed_clusters: managed_clusters.2,
+                rollouts: rollouts.2,
                 releases: releases.2,
                 charts: charts.2,
                 repositories: repositories.2,
@@ -198,6 +202,7 @@ impl Stores {
                 service_templates: service_templates.1,
                 cluster_templates: cluster_templates.1,
                 managed_clusters: managed_clusters.1,
+                rollouts: rollouts.1,
                 releases: releases.1,
                 charts: charts.1,
                 repositories: repositories.1,

@@ -81,7 +81,8 @@ pub struct RolloutPolicy {
     /// revision (`10m`, `90s`). Default: `10m`.
     #[serde(default = "default_health_timeout")]
     pub health_timeout: String,
-    /// Clusters that may fail before the rollout stops by itself. Default: 1.
+    /// Failed clusters the rollout tolerates: it stops by itself when more
+    /// fail (0 stops at the first failure). Default: 1.
     #[serde(default = "default_failure_budget")]
     pub failure_budget: u32,
     /// A cluster label key to order and group waves by (`region`). Default: none.
@@ -134,4 +135,28 @@ pub struct ClusterTemplateStatus {
     /// `ingress-nginx, cert-manager` — for the printer column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub services_summary: Option<String>,
+    /// The services of recent revisions, newest last: what a cluster at an
+    /// older revision keeps, and what a rollback returns to. Written in the
+    /// same status update as the revision it belongs to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<ServicesRevision>,
+}
+
+/// The services of one revision of a ClusterTemplate.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServicesRevision {
+    pub revision: i64,
+    #[serde(default)]
+    pub services: Vec<TemplateService>,
+}
+
+impl ClusterTemplateStatus {
+    /// The services of `revision`, if the template still remembers it.
+    pub fn services_at(&self, revision: i64) -> Option<&[TemplateService]> {
+        self.revisions
+            .iter()
+            .find(|r| r.revision == revision)
+            .map(|r| r.services.as_slice())
+    }
 }

@@ -5,7 +5,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::CustomResourceExt;
 use serde_json::json;
 
-use super::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use super::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 
 /// Every CRD of ours, with the CEL rules the derive cannot express.
 pub fn all_crds() -> Vec<CustomResourceDefinition> {
@@ -21,7 +21,13 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
         &["helm"],
         "spec.helm is immutable: create a new ClusterTemplate for another cluster chart",
     );
-    vec![service, cluster, ManagedCluster::crd()]
+    let mut rollout = TemplateRollout::crd();
+    immutable(
+        &mut rollout,
+        &[],
+        "a TemplateRollout's spec is set by the engine; steer it with the hmc.mirantis.com/request annotation",
+    );
+    vec![service, cluster, ManagedCluster::crd(), rollout]
 }
 
 /// All CRDs as one multi-document YAML stream.
@@ -82,6 +88,6 @@ mod tests {
     #[test]
     fn immutability_rules_are_in_place() {
         let yaml = crds_yaml();
-        assert_eq!(yaml.matches("self == oldSelf").count(), 2, "{yaml}");
+        assert_eq!(yaml.matches("self == oldSelf").count(), 3, "{yaml}");
     }
 }

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
     printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
     printcolumn = r#"{"name":"Template","type":"string","jsonPath":".spec.template"}"#,
     printcolumn = r#"{"name":"Services","type":"string","jsonPath":".status.servicesReady"}"#,
+    printcolumn = r#"{"name":"Revision","type":"integer","jsonPath":".status.targetRevision"}"#,
     printcolumn = r#"{"name":"Message","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].message"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
@@ -80,9 +81,14 @@ pub struct ManagedClusterStatus {
     /// `Installed/total`, for the printer column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub services_ready: Option<String>,
-    /// The ClusterTemplate revision whose services this cluster has.
+    /// The last ClusterTemplate revision whose services were all installed
+    /// here: its last good revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<i64>,
+    /// The ClusterTemplate revision whose services this cluster is given now.
+    /// It moves only when a rollout reaches the cluster (or at creation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_revision: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
 }

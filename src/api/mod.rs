@@ -7,12 +7,14 @@ mod common;
 pub mod conditions;
 mod crds;
 mod managed_cluster;
+mod rollout;
 mod service_template;
 
 pub use cluster_template::*;
 pub use common::*;
 pub use crds::{all_crds, crds_yaml};
 pub use managed_cluster::*;
+pub use rollout::*;
 pub use service_template::*;
 
 /// The API group of every object in this module.
@@ -35,6 +37,12 @@ pub mod labels {
     pub const REVISION: &str = "hmc.mirantis.com/revision";
     /// Annotation on a ManagedCluster: `"true"` forces deletion when the child is unreachable.
     pub const FORCE_DELETE: &str = "hmc.mirantis.com/force-delete";
+    /// Annotation on a TemplateRollout: an operator's request (`approve`,
+    /// `pause`, `resume`, `abort`, `rollback`, `skip <cluster>`,
+    /// `retry <cluster>`). The engine records it and removes it.
+    pub const REQUEST: &str = "hmc.mirantis.com/request";
+    /// Annotation next to [`REQUEST`]: who asks.
+    pub const REQUESTED_BY: &str = "hmc.mirantis.com/requested-by";
     /// The finalizer on every object of ours that needs cleanup first.
     pub const FINALIZER: &str = "hmc.mirantis.com/cleanup";
 }

@@ -18,11 +18,16 @@ use super::releases::{
     Observed, TemplateKind, chart_ref, cluster_release, kubeconfig_secret, observe,
     service_release, service_release_name,
 };
+use super::templates::services_hash;
 use crate::api::conditions::{
     self, CLUSTER_READY, Cond, DELETING, READY, SERVICES_READY, TEMPLATE_READY,
 };
-use crate::api::{ManagedCluster, ManagedClusterStatus, ServiceState, ServiceStatus, labels};
+use crate::api::{
+    ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterStatus, ServiceState,
+    ServiceStatus, TemplateService, labels, rollout_name,
+};
 use crate::flux::{self, HelmRelease};
+use crate::plan::rollout::desired_revision;
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::store::get;
 
@@ -99,10 +104,11 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
             }
         }
     };
-    let revision = template
-        .as_ref()
-        .and_then(|t| t.status.as_ref())
-        .and_then(|s| s.revision);
+    // The revision this cluster is given: its own until a rollout reaches it.
+    let (revision, services_spec) = match &template {
+        Some(t) => given_revision(ctx, mc, t),
+        None => (None, None),
+    };
 
     // The cluster's own release.
     let mut cluster_release_obj = find(&name);
@@ -168,11 +174,11 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     let has_kubeconfig = get(&ctx.stores.kubeconfigs, &ns, &kubeconfig_secret(&name)).is_some();
 
     // The services.
-    let plans = match &template {
-        Some(t) => {
+    let plans = match &services_spec {
+        Some(spec) => {
             let st_store = &ctx.stores.service_templates;
             let all = st_store.state_filter(|s| s.namespace().as_deref() == Some(&ns));
-            plan_services(&t.spec, &mc.spec, |n| {
+            plan_services(spec, &mc.spec, |n| {
                 all.iter()
                     .find(|s| s.metadata.name.as_deref() == Some(n))
                     .map(|s| s.as_ref())
@@ -276,7 +282,7 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         .iter()
         .map(|p| service_release_name(&name, p.name()))
         .collect();
-    if template.is_some() {
+    if services_spec.is_some() {
         for rel in existing
             .iter()
             .filter(|r| is_service(r) && !wanted.contains(&r.name_any()))
@@ -381,10 +387,9 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
             },
             |c| Cond::new(READY, false, c.reason.clone(), c.message.clone()),
         );
-    let all_at_revision = problem.is_none()
-        && services
-            .iter()
-            .all(|s| s.revision.is_none() || s.revision == revision);
+    let all_at_revision = problem.is_none() && services.iter().all(|s| s.revision == revision);
+    let receives =
+        !dry_run && has_kubeconfig && (provisioned || !existing.iter().all(|r| !is_service(r)));
     let old = mc.status.clone().unwrap_or_default();
     let status = ManagedClusterStatus {
         conditions: conditions::merge(
@@ -395,10 +400,17 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         ),
         services,
         services_ready: Some(format!("{installed}/{total}")),
-        revision: if all_at_revision && provisioned {
+        revision: if all_at_revision && provisioned && services_spec.is_some() {
             revision
         } else {
             old.revision
+        },
+        // Given once services can reach the cluster: until then a newer
+        // revision needs no rollout to reach it.
+        target_revision: if receives && services_spec.is_some() {
+            revision
+        } else {
+            old.target_revision
         },
         observed_generation: mc.meta().generation,
     };
@@ -424,6 +436,50 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         300
     };
     Ok(Action::requeue(Duration::from_secs(secs)))
+}
+
+/// The revision of its template's services a cluster is given now, and
+/// those services: what a rollout decided, else what it has, else the newest.
+fn given_revision(
+    ctx: &Context,
+    mc: &ManagedCluster,
+    template: &ClusterTemplate,
+) -> (Option<i64>, Option<ClusterTemplateSpec>) {
+    let Some(status) = template.status.as_ref() else {
+        return (None, None);
+    };
+    let ns = mc.namespace().unwrap_or_default();
+    let rollout = status.revision.and_then(|r| {
+        get(
+            &ctx.stores.rollouts,
+            &ns,
+            &rollout_name(&template.name_any(), r),
+        )
+    });
+    let current = mc.status.as_ref().and_then(|s| s.target_revision);
+    let wanted = desired_revision(
+        status.revision,
+        rollout
+            .as_ref()
+            .and_then(|r| r.status.as_ref().map(|s| (&r.spec, s))),
+        &mc.name_any(),
+        current,
+    );
+    let spec = |services: &[TemplateService]| ClusterTemplateSpec {
+        services: services.to_vec(),
+        ..template.spec.clone()
+    };
+    match wanted.and_then(|r| status.services_at(r)) {
+        Some(services) => (wanted, Some(spec(services))),
+        // A template that predates remembered revisions, or one that forgot
+        // this one: its current services, if the status describes them.
+        None if status.services_hash.as_deref()
+            == Some(services_hash(&template.spec.services).as_str()) =>
+        {
+            (status.revision, Some(template.spec.clone()))
+        }
+        None => (wanted, None),
+    }
 }
 
 /// Uninstalls the services first, then the cluster's release, then lets go.

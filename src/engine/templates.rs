@@ -1,6 +1,7 @@
 //! Templates: fetch each template's chart once, read its defaults, keep the
 //! revision of a ClusterTemplate's services, and refuse deletion while used.
 
+use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,8 +20,8 @@ use super::error::Result;
 use super::finalizer;
 use super::releases::{TemplateKind, chart_sources};
 use crate::api::{
-    ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate, TemplateService,
-    TemplateStatus,
+    ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate, ServicesRevision,
+    TemplateService, TemplateStatus,
 };
 use crate::flux::{self, SourceStatus};
 use crate::store::{Stores, get};
@@ -42,7 +43,7 @@ pub trait Template:
     fn status(&self) -> Option<&Self::Status>;
     fn chart_status(&self) -> Option<&TemplateStatus>;
     /// The whole status, given what the engine found out about the chart.
-    fn next_status(&self, chart: TemplateStatus) -> Self::Status;
+    fn next_status(&self, chart: TemplateStatus, stores: &Stores) -> Self::Status;
     /// Names of the objects that use this template (`ManagedCluster dev-1`).
     fn users(&self, stores: &Stores) -> Vec<String>;
 }
@@ -59,7 +60,7 @@ impl Template for ServiceTemplate {
     fn chart_status(&self) -> Option<&TemplateStatus> {
         self.status.as_ref()
     }
-    fn next_status(&self, chart: TemplateStatus) -> TemplateStatus {
+    fn next_status(&self, chart: TemplateStatus, _: &Stores) -> TemplateStatus {
         chart
     }
     fn users(&self, stores: &Stores) -> Vec<String> {
@@ -105,20 +106,23 @@ impl Template for ClusterTemplate {
     fn chart_status(&self) -> Option<&TemplateStatus> {
         self.status.as_ref().map(|s| &s.chart)
     }
-    fn next_status(&self, chart: TemplateStatus) -> ClusterTemplateStatus {
+    fn next_status(&self, chart: TemplateStatus, stores: &Stores) -> ClusterTemplateStatus {
         let prev = self.status.clone().unwrap_or_default();
-        let hash = services_hash(&self.spec.services);
-        let revision = match (prev.revision, prev.services_hash.as_deref()) {
-            (Some(r), Some(h)) if h == hash => r,
-            (Some(r), _) => r + 1,
-            (None, _) => 1,
-        };
+        let (ns, name) = (self.namespace(), self.name_any());
+        let in_use: BTreeSet<i64> = stores
+            .managed_clusters
+            .state()
+            .iter()
+            .filter(|c| c.namespace() == ns && c.spec.template == name)
+            .filter_map(|c| c.status.as_ref())
+            .flat_map(|s| [s.revision, s.target_revision])
+            .flatten()
+            .collect();
         let names: Vec<&str> = self.spec.services.iter().map(|s| s.name.as_str()).collect();
         ClusterTemplateStatus {
             chart,
-            revision: Some(revision),
-            services_hash: Some(hash),
             services_summary: (!names.is_empty()).then(|| names.join(", ")),
+            ..next_revision(&prev, &self.spec.services, &in_use)
         }
     }
     fn users(&self, stores: &Stores) -> Vec<String> {
@@ -132,6 +136,45 @@ impl Template for ClusterTemplate {
             .collect();
         users.sort();
         users
+    }
+}
+
+/// Revisions a template remembers beyond those its clusters still use.
+const KEEP_REVISIONS: usize = 10;
+
+/// The revision part of a ClusterTemplate's status: the same revision while
+/// the services hash the same, the next one when they change, with the
+/// services of each revision kept while a cluster uses it or it is recent.
+pub fn next_revision(
+    prev: &ClusterTemplateStatus,
+    services: &[TemplateService],
+    in_use: &BTreeSet<i64>,
+) -> ClusterTemplateStatus {
+    let hash = services_hash(services);
+    let revision = match (prev.revision, prev.services_hash.as_deref()) {
+        (Some(r), Some(h)) if h == hash => r,
+        (Some(r), _) => r + 1,
+        (None, _) => 1,
+    };
+    let mut revisions = prev.revisions.clone();
+    if !revisions.iter().any(|r| r.revision == revision) {
+        revisions.push(ServicesRevision {
+            revision,
+            services: services.to_vec(),
+        });
+    }
+    revisions.sort_by_key(|r| r.revision);
+    let recent_from = revisions.len().saturating_sub(KEEP_REVISIONS);
+    let mut index = 0;
+    revisions.retain(|r| {
+        index += 1;
+        index > recent_from || in_use.contains(&r.revision)
+    });
+    ClusterTemplateStatus {
+        revision: Some(revision),
+        services_hash: Some(hash),
+        revisions,
+        ..Default::default()
     }
 }
 
@@ -159,7 +202,7 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
     }
     let chart = chart_status(obj, ctx).await?;
     let was_valid = obj.chart_status().map(|s| s.valid);
-    let next = obj.next_status(chart.clone());
+    let next = obj.next_status(chart.clone(), &ctx.stores);
     if status_if_changed(ctx, obj, obj.status(), &next).await? && was_valid != Some(chart.valid) {
         match (&chart.valid, &chart.validation_error) {
             (true, _) => {
@@ -190,7 +233,7 @@ async fn cleanup<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
     let mut chart = obj.chart_status().cloned().unwrap_or_default();
     let why = format!("cannot be deleted while in use by {}", users.join(", "));
     chart.validation_error = Some(why.clone());
-    let next = obj.next_status(chart);
+    let next = obj.next_status(chart, &ctx.stores);
     if status_if_changed(ctx, obj, obj.status(), &next).await? {
         ctx.event(obj, true, "DeletionBlocked", why).await;
     }

@@ -1,4 +1,5 @@
 //! Pure planners: no I/O, no clocks, only data in and data out.
 
+pub mod rollout;
 pub mod services;
 pub mod values;

@@ -1,0 +1,274 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::RolloutPolicy;
+
+/// The rollout of one revision of a ClusterTemplate's services across the
+/// clusters made from it. The engine creates it (named `<template>-<revision>`)
+/// and moves it forward; operators steer it with the request annotations
+/// (`hmc.mirantis.com/request`), never by editing the status.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[kube(
+    group = "hmc.mirantis.com",
+    version = "v1alpha1",
+    kind = "TemplateRollout",
+    namespaced,
+    status = "TemplateRolloutStatus",
+    shortname = "tr",
+    category = "hmc",
+    doc = "The rollout of one revision of a ClusterTemplate's services to its clusters, wave by wave",
+    printcolumn = r#"{"name":"Template","type":"string","jsonPath":".spec.template"}"#,
+    printcolumn = r#"{"name":"Revision","type":"integer","jsonPath":".spec.revision"}"#,
+    printcolumn = r#"{"name":"Phase","type":"string","jsonPath":".status.phase"}"#,
+    printcolumn = r#"{"name":"Wave","type":"string","jsonPath":".status.waveSummary"}"#,
+    printcolumn = r#"{"name":"Updated","type":"string","jsonPath":".status.updatedSummary"}"#,
+    printcolumn = r#"{"name":"Change","type":"string","jsonPath":".status.changeSummary"}"#,
+    printcolumn = r#"{"name":"Message","type":"string","priority":1,"jsonPath":".status.message"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateRolloutSpec {
+    /// The ClusterTemplate (same namespace).
+    pub template: String,
+    /// The revision of its services this rollout brings to the clusters.
+    pub revision: i64,
+    /// The template's rollout policy when this rollout was planned. Waves
+    /// are planned once; a later policy change applies to the next revision.
+    #[serde(default)]
+    pub policy: RolloutPolicy,
+}
+
+/// Where a rollout stands.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
+pub enum RolloutPhase {
+    /// Planned; nothing applied yet.
+    #[default]
+    Pending,
+    /// A wave is being applied.
+    Progressing,
+    /// The next wave waits for an operator's approval.
+    WaitingForApproval,
+    /// Stopped by an operator; resume continues it.
+    Paused,
+    /// Every cluster is at the revision (or was skipped).
+    Succeeded,
+    /// More clusters failed than the failure budget allows: stopped by itself.
+    Failed,
+    /// Stopped by an operator; the updated clusters keep the revision.
+    Aborted,
+    /// Stopped by an operator; the clusters it touched went back to their
+    /// last good revision.
+    RolledBack,
+    /// A newer revision of the template took over.
+    Superseded,
+}
+
+impl RolloutPhase {
+    /// True when the rollout will not move again by itself.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            Self::Succeeded | Self::Aborted | Self::RolledBack | Self::Superseded
+        )
+    }
+}
+
+impl std::fmt::Display for RolloutPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Pending => "Pending",
+            Self::Progressing => "Progressing",
+            Self::WaitingForApproval => "WaitingForApproval",
+            Self::Paused => "Paused",
+            Self::Succeeded => "Succeeded",
+            Self::Failed => "Failed",
+            Self::Aborted => "Aborted",
+            Self::RolledBack => "RolledBack",
+            Self::Superseded => "Superseded",
+        })
+    }
+}
+
+/// Where one wave stands.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
+pub enum WaveState {
+    #[default]
+    Pending,
+    WaitingForApproval,
+    Progressing,
+    /// Every cluster of the wave is updated or skipped.
+    Succeeded,
+    /// The wave finished with failed clusters.
+    Failed,
+}
+
+/// Where one cluster stands in a rollout.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
+pub enum ClusterRolloutState {
+    /// Its wave has not started: it keeps the revision it has.
+    #[default]
+    Waiting,
+    /// It was given the revision; its services are not all installed yet.
+    Updating,
+    /// Every service is installed at the revision.
+    Updated,
+    /// Not healthy within the health timeout, or a service failed.
+    Failed,
+    /// Left out by an operator: it keeps its previous revision.
+    Skipped,
+    /// Given back its last good revision by a rollback.
+    RolledBack,
+}
+
+impl ClusterRolloutState {
+    /// True when the cluster counts as done for its wave.
+    pub fn is_settled(self) -> bool {
+        matches!(
+            self,
+            Self::Updated | Self::Failed | Self::Skipped | Self::RolledBack
+        )
+    }
+}
+
+impl std::fmt::Display for ClusterRolloutState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Waiting => "Waiting",
+            Self::Updating => "Updating",
+            Self::Updated => "Updated",
+            Self::Failed => "Failed",
+            Self::Skipped => "Skipped",
+            Self::RolledBack => "RolledBack",
+        })
+    }
+}
+
+/// One wave of a rollout.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WaveStatus {
+    /// 1-based.
+    pub number: u32,
+    pub state: WaveState,
+    /// The group of the `order` label this wave belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Who approved this wave, when one was needed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_at: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Time>,
+}
+
+/// One cluster in a rollout.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterRolloutStatus {
+    /// The ManagedCluster (same namespace).
+    pub name: String,
+    /// The wave it belongs to, 1-based.
+    pub wave: u32,
+    pub state: ClusterRolloutState,
+    /// The revision it had when the rollout was planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_revision: Option<i64>,
+    /// Its last good revision when its wave started: where a rollback takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback_revision: Option<i64>,
+    /// When it entered its state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Time>,
+    /// One line: why it waits or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Clusters that get the same change, in a rollout's preview.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewGroup {
+    /// How many clusters get this change.
+    pub count: u32,
+    /// The change, one item per service (`ingress-nginx 4.11.3 → 4.11.4`,
+    /// `ingress-nginx: controller.replicaCount 2 → 3`).
+    pub changes: Vec<String>,
+    /// Up to ten of these clusters, by name.
+    pub clusters: Vec<String>,
+}
+
+/// An operator's act on a rollout, as recorded.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutAct {
+    /// `approve`, `pause`, `resume`, `abort`, `rollback`, `skip`, `retry`.
+    pub action: String,
+    /// Who asked (the `hmc.mirantis.com/requested-by` annotation).
+    pub by: String,
+    pub at: Time,
+    /// The revision the rollout brings.
+    pub revision: i64,
+    /// The wave it applied to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wave: Option<u32>,
+    /// The cluster it applied to, for `skip` and `retry`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+}
+
+/// The state of a rollout, kept in the API server so that any engine can
+/// resume it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateRolloutStatus {
+    #[serde(default)]
+    pub phase: RolloutPhase,
+    /// One line on where it stands and what it waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub waves: Vec<WaveStatus>,
+    #[serde(default)]
+    pub clusters: Vec<ClusterRolloutStatus>,
+    /// Clusters grouped by identical change.
+    #[serde(default)]
+    pub preview: Vec<PreviewGroup>,
+    /// Operator acts, oldest first (the last 50).
+    #[serde(default)]
+    pub history: Vec<RolloutAct>,
+    /// Who paused it, while paused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_by: Option<String>,
+    /// `2/5`: the wave running or waiting, of all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wave_summary: Option<String>,
+    /// `12/200`: clusters updated, of all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_summary: Option<String>,
+    /// The largest preview group in one line, for `kubectl get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_summary: Option<String>,
+    /// The newer revision that superseded this rollout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Time>,
+}
+
+impl TemplateRolloutStatus {
+    pub fn cluster(&self, name: &str) -> Option<&ClusterRolloutStatus> {
+        self.clusters.iter().find(|c| c.name == name)
+    }
+}
+
+/// Name of the rollout of `revision` of `template`.
+pub fn rollout_name(template: &str, revision: i64) -> String {
+    format!("{template}-{revision}")
+}
