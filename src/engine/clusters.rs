@@ -356,6 +356,22 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         .count();
     let problem = services.iter().find(|s| s.state != ServiceState::Installed);
     let services_cond = match problem {
+        None if template.is_some() && services_spec.is_none() => Cond::new(
+            SERVICES_READY,
+            false,
+            "RevisionUnknown",
+            match revision {
+                Some(r) => format!(
+                    "cluster template {} no longer holds revision {r} of its services; \
+                     a new revision of the template rolls out to this cluster",
+                    mc.spec.template
+                ),
+                None => format!(
+                    "waiting for cluster template {} to record its services",
+                    mc.spec.template
+                ),
+            },
+        ),
         None => Cond::new(
             SERVICES_READY,
             true,
@@ -389,7 +405,7 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         );
     let all_at_revision = problem.is_none() && services.iter().all(|s| s.revision == revision);
     let receives =
-        !dry_run && has_kubeconfig && (provisioned || !existing.iter().all(|r| !is_service(r)));
+        !dry_run && has_kubeconfig && (provisioned || existing.iter().any(|r| is_service(r)));
     let old = mc.status.clone().unwrap_or_default();
     let status = ManagedClusterStatus {
         conditions: conditions::merge(

@@ -1,6 +1,7 @@
-//! The reconciliation engine: three controllers over the shared stores.
+//! The reconciliation engine: four controllers over the shared stores.
 //!
 //! - templates: chart sources, chart defaults, revisions, deletion guards;
+//! - rollouts: a new revision of a template's services, wave by wave;
 //! - clusters: the cluster release, service releases, status.
 //!
 //! The reconcilers are thin: they read stores, call a planner and apply the
@@ -14,6 +15,7 @@ pub mod error;
 pub mod finalizer;
 pub mod leader;
 pub mod releases;
+pub mod rollouts;
 pub mod templates;
 
 use std::sync::Arc;
@@ -29,7 +31,9 @@ use tokio_util::sync::CancellationToken;
 pub use context::{Context, Counters, EngineOptions, FIELD_MANAGER};
 pub use error::{Error, Result};
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::api::{
+    ClusterRolloutState, ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout,
+};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 use crate::store::{Scope, Stores, kubeconfig_secrets, ours};
@@ -172,6 +176,19 @@ pub fn run(
         )
         .for_each(|_| futures::future::ready(()));
 
+    let rollouts = Controller::new(scope.api::<ClusterTemplate>(&client), all())
+        .with_config(cfg.clone())
+        .owns(scope.api::<TemplateRollout>(&client), ours())
+        .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
+            Some(
+                ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
+                    .within(&mc.namespace().unwrap_or_default()),
+            )
+        })
+        .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+        .run(rollouts::reconcile, error_policy, ctx.clone())
+        .for_each(|_| futures::future::ready(()));
+
     let managed_clusters = {
         let (a, b) = (s.clone(), s.clone());
         let secrets: Api<PartialObjectMeta<Secret>> = scope.api(&client);
@@ -201,6 +218,24 @@ pub fn run(
                             .iter()
                             .any(|x| x.template.as_deref() == Some(&name))
                 })
+            })
+            // A rollout reaching a cluster (or giving it back its last good
+            // revision): only those clusters, not every one of the template.
+            .watches(scope.api::<TemplateRollout>(&client), ours(), |r| {
+                let ns = r.namespace().unwrap_or_default();
+                r.status
+                    .iter()
+                    .flat_map(|s| s.clusters.iter())
+                    .filter(|c| {
+                        matches!(
+                            c.state,
+                            ClusterRolloutState::Updating
+                                | ClusterRolloutState::RolledBack
+                                | ClusterRolloutState::Skipped
+                        )
+                    })
+                    .map(|c| ObjectRef::<ManagedCluster>::new(&c.name).within(&ns))
+                    .collect::<Vec<_>>()
             })
             .watches(scope.api::<capi::Cluster>(&client), all(), |c| {
                 Some(
@@ -234,7 +269,12 @@ pub fn run(
             );
             return;
         }
-        tokio::join!(service_templates, cluster_templates, managed_clusters);
+        tokio::join!(
+            service_templates,
+            cluster_templates,
+            rollouts,
+            managed_clusters
+        );
         tracing::info!("engine stopped");
     }
 }

@@ -1,0 +1,384 @@
+//! Rollouts: when a ClusterTemplate's services get a new revision, plan its
+//! rollout over the clusters made from it and move it forward wave by wave,
+//! from what the clusters report and what operators ask.
+//!
+//! The decisions are in `plan::rollout`; this reads the stores, calls it and
+//! writes the TemplateRollout. Everything lives in the rollout's status, so
+//! an engine that restarts picks the rollout up where it was.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{ObjectMeta, Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::{Api, Resource, ResourceExt};
+use serde_json::json;
+
+use super::apply::{apply_if_changed, status_if_changed};
+use super::context::Context;
+use super::error::Result;
+use crate::api::conditions::CLUSTER_READY;
+use crate::api::{
+    ClusterRolloutState, ClusterTemplate, ClusterTemplateSpec, ManagedCluster, RolloutPhase,
+    ServiceState, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels,
+    rollout_name,
+};
+use crate::plan::rollout::{
+    Candidate, Health, Note, Request, advance, apply_request, health_timeout, plan, preview_groups,
+    service_changes, summarize,
+};
+use crate::plan::services::plan_services;
+
+pub async fn reconcile(ct: Arc<ClusterTemplate>, ctx: Arc<Context>) -> Result<Action> {
+    let result = reconcile_inner(&ct, &ctx).await;
+    ctx.counters
+        .reconciles
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    result
+}
+
+async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> {
+    if ct.meta().deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
+    let Some(revision) = ct.status.as_ref().and_then(|s| s.revision) else {
+        return Ok(Action::await_change());
+    };
+    let ns = ct.namespace().unwrap_or_default();
+    let name = ct.name_any();
+    let now = Timestamp::now();
+    let rollouts = ctx
+        .stores
+        .rollouts
+        .state_filter(|r| r.namespace().as_deref() == Some(ns.as_str()) && r.spec.template == name);
+
+    // A newer revision takes over from an older rollout that is still going.
+    for old in rollouts.iter().filter(|r| r.spec.revision < revision) {
+        let Some(mut status) = old.status.clone() else {
+            continue;
+        };
+        if status.phase.is_terminal() {
+            continue;
+        }
+        status.phase = RolloutPhase::Superseded;
+        status.superseded_by = Some(revision);
+        status.finished_at = Some(Time(now));
+        summarize(&old.spec, &mut status);
+        if status_if_changed(ctx, old.as_ref(), old.status.as_ref(), &status).await? {
+            ctx.event(
+                old.as_ref(),
+                false,
+                "RolloutSuperseded",
+                format!("revision {revision} takes over"),
+            )
+            .await;
+        }
+    }
+
+    let clusters = clusters_of(ctx, &ns, &name);
+    let current = rollouts.iter().find(|r| r.spec.revision == revision);
+    let Some(current) = current else {
+        let candidates: Vec<Candidate> = clusters
+            .iter()
+            .filter(|c| c.meta().deletion_timestamp.is_none())
+            .filter_map(|c| {
+                let given = c.status.as_ref().and_then(|s| s.target_revision)?;
+                (given != revision).then(|| Candidate {
+                    name: c.name_any(),
+                    labels: c.labels().clone(),
+                    revision: Some(given),
+                })
+            })
+            .collect();
+        if candidates.is_empty() {
+            return Ok(Action::await_change());
+        }
+        return start(ct, ctx, revision, &clusters).await;
+    };
+
+    let health = health_of(&clusters);
+    let mut status = match &current.status {
+        Some(s) if !s.waves.is_empty() || !s.clusters.is_empty() => s.clone(),
+        // Created, but the engine stopped before writing its plan.
+        _ => planned(ct, ctx, &current.spec, &clusters, &health),
+    };
+    let mut notes = Vec::new();
+    let request = current.annotations().get(labels::REQUEST).cloned();
+    if let Some(text) = &request {
+        let by = current
+            .annotations()
+            .get(labels::REQUESTED_BY)
+            .cloned()
+            .unwrap_or_else(|| "unknown".into());
+        let outcome = Request::parse(text)
+            .and_then(|req| apply_request(&current.spec, &mut status, &req, &by, &health, now));
+        match outcome {
+            Ok(n) => notes.extend(n),
+            Err(why) => notes.push(Note {
+                warning: true,
+                reason: "RequestRefused",
+                message: format!("{text} (by {by}) refused: {why}"),
+            }),
+        }
+    }
+    notes.extend(advance(&current.spec, &mut status, &health, now));
+    status_if_changed(ctx, current.as_ref(), current.status.as_ref(), &status).await?;
+    for n in notes {
+        ctx.event(current.as_ref(), n.warning, n.reason, n.message)
+            .await;
+    }
+    if request.is_some() {
+        clear_request(ctx, current).await?;
+    }
+    Ok(next_look(&current.spec, &status, now))
+}
+
+/// Creates the rollout of `revision` and writes its plan.
+async fn start(
+    ct: &ClusterTemplate,
+    ctx: &Context,
+    revision: i64,
+    clusters: &[Arc<ManagedCluster>],
+) -> Result<Action> {
+    let ns = ct.namespace().unwrap_or_default();
+    let spec = TemplateRolloutSpec {
+        template: ct.name_any(),
+        revision,
+        policy: ct.spec.rollout.clone().unwrap_or_default(),
+    };
+    let mut obj = TemplateRollout {
+        metadata: ObjectMeta {
+            name: Some(rollout_name(&ct.name_any(), revision)),
+            namespace: Some(ns.clone()),
+            labels: Some(BTreeMap::from([
+                (
+                    labels::MANAGED_BY.to_string(),
+                    labels::MANAGED_BY_VALUE.to_string(),
+                ),
+                (
+                    labels::TEMPLATE.to_string(),
+                    format!("ClusterTemplate/{}", ct.name_any()),
+                ),
+            ])),
+            owner_references: ct.controller_owner_ref(&()).map(|o| vec![o]),
+            ..Default::default()
+        },
+        spec: spec.clone(),
+        status: None,
+    };
+    apply_if_changed(ctx, &obj, None).await?;
+    let health = health_of(clusters);
+    let status = planned(ct, ctx, &spec, clusters, &health);
+    let summary = status.change_summary.clone().unwrap_or_default();
+    let waves = status.waves.len();
+    // The status subresource needs the object's identity only.
+    obj.status = None;
+    status_if_changed(ctx, &obj, None, &status).await?;
+    ctx.event(
+        &obj,
+        false,
+        "RolloutPlanned",
+        format!(
+            "revision {revision}: {} clusters in {waves} waves; {summary}",
+            status.clusters.len()
+        ),
+    )
+    .await;
+    ctx.event(
+        ct,
+        false,
+        "RolloutPlanned",
+        format!("revision {revision} rolls out as {}", obj.name_any()),
+    )
+    .await;
+    // Its first step comes with the watch event of the new status.
+    Ok(Action::requeue(Duration::from_secs(5)))
+}
+
+/// The plan of a rollout, with its preview, from the clusters as they are.
+fn planned(
+    ct: &ClusterTemplate,
+    ctx: &Context,
+    spec: &TemplateRolloutSpec,
+    clusters: &[Arc<ManagedCluster>],
+    health: &BTreeMap<String, Health>,
+) -> TemplateRolloutStatus {
+    let candidates: Vec<Candidate> = clusters
+        .iter()
+        .filter(|c| c.meta().deletion_timestamp.is_none())
+        .filter_map(|c| {
+            let given = health.get(&c.name_any()).and_then(|h| h.target)?;
+            (given != spec.revision).then(|| Candidate {
+                name: c.name_any(),
+                labels: c.labels().clone(),
+                revision: Some(given),
+            })
+        })
+        .collect();
+    let mut status = plan(spec, &candidates);
+    status.preview = preview(ct, ctx, spec.revision, clusters, &candidates);
+    summarize(spec, &mut status);
+    status
+}
+
+/// Per cluster, what the revision changes; clusters with the same change
+/// grouped.
+fn preview(
+    ct: &ClusterTemplate,
+    ctx: &Context,
+    revision: i64,
+    clusters: &[Arc<ManagedCluster>],
+    candidates: &[Candidate],
+) -> Vec<crate::api::PreviewGroup> {
+    let Some(status) = ct.status.as_ref() else {
+        return Vec::new();
+    };
+    let ns = ct.namespace().unwrap_or_default();
+    let templates = ctx
+        .stores
+        .service_templates
+        .state_filter(|s| s.namespace().as_deref() == Some(ns.as_str()));
+    let lookup = |n: &str| {
+        templates
+            .iter()
+            .find(|s| s.metadata.name.as_deref() == Some(n))
+            .map(|s| s.as_ref())
+    };
+    let version = |n: &str| {
+        lookup(n).and_then(|s| {
+            s.status
+                .as_ref()
+                .and_then(|st| st.chart_version.clone())
+                .or_else(|| s.spec.helm.chart_version.clone())
+        })
+    };
+    let spec_at = |r: Option<i64>| {
+        r.and_then(|r| status.services_at(r))
+            .map(|services| ClusterTemplateSpec {
+                services: services.to_vec(),
+                ..ct.spec.clone()
+            })
+    };
+    let Some(new_spec) = spec_at(Some(revision)) else {
+        return Vec::new();
+    };
+    let changes = candidates
+        .iter()
+        .filter_map(|cand| {
+            let mc = clusters.iter().find(|c| c.name_any() == cand.name)?;
+            let new = plan_services(&new_spec, &mc.spec, lookup);
+            let old = match spec_at(cand.revision) {
+                Some(old_spec) => plan_services(&old_spec, &mc.spec, lookup),
+                None => Vec::new(),
+            };
+            Some((cand.name.clone(), service_changes(&old, &new, version)))
+        })
+        .collect();
+    preview_groups(changes)
+}
+
+/// The ManagedClusters made from a template.
+fn clusters_of(ctx: &Context, ns: &str, template: &str) -> Vec<Arc<ManagedCluster>> {
+    ctx.stores
+        .managed_clusters
+        .state_filter(|c| c.namespace().as_deref() == Some(ns) && c.spec.template == template)
+}
+
+/// What each cluster reports, in the rollout's terms.
+fn health_of(clusters: &[Arc<ManagedCluster>]) -> BTreeMap<String, Health> {
+    clusters
+        .iter()
+        .filter(|c| c.meta().deletion_timestamp.is_none())
+        .map(|c| {
+            let st = c.status.clone().unwrap_or_default();
+            let provisioned = st
+                .conditions
+                .iter()
+                .any(|k| k.type_ == CLUSTER_READY && k.status == "True");
+            let line = |s: &crate::api::ServiceStatus| {
+                format!(
+                    "{}: {}",
+                    s.name,
+                    s.message.clone().unwrap_or_else(|| s.state.to_string())
+                )
+            };
+            let failed = st
+                .services
+                .iter()
+                .find(|s| s.state == ServiceState::Failed)
+                .map(line);
+            let blocker = st
+                .services
+                .iter()
+                .find(|s| s.state != ServiceState::Installed)
+                .map(line);
+            (
+                c.name_any(),
+                Health {
+                    target: st.target_revision,
+                    good: st.revision,
+                    provisioned,
+                    failed,
+                    blocker,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Removes an operator's request once it is recorded. The resourceVersion
+/// makes sure a newer request that arrived meanwhile is not removed unread.
+async fn clear_request(ctx: &Context, rollout: &TemplateRollout) -> Result<()> {
+    let api: Api<TemplateRollout> =
+        Api::namespaced(ctx.client.clone(), &rollout.namespace().unwrap_or_default());
+    let patch = json!({
+        "metadata": {
+            "resourceVersion": rollout.resource_version(),
+            "annotations": {labels::REQUEST: null, labels::REQUESTED_BY: null},
+        }
+    });
+    ctx.wrote();
+    match api
+        .patch(
+            &rollout.name_any(),
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await
+    {
+        Ok(_) => Ok(()),
+        // Changed meanwhile: the next look reads the newer request.
+        Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// When to look again: at the next health deadline, and every few seconds
+/// while clusters are updating (the cluster statuses arrive through another
+/// watch than the trigger).
+fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Timestamp) -> Action {
+    if status.phase.is_terminal() {
+        return Action::await_change();
+    }
+    let timeout = health_timeout(&spec.policy);
+    let deadline = status
+        .clusters
+        .iter()
+        .filter(|c| c.state == ClusterRolloutState::Updating)
+        .filter_map(|c| c.since.as_ref())
+        .map(|since| {
+            let passed = now.duration_since(since.0).unsigned_abs();
+            timeout.saturating_sub(passed) + Duration::from_secs(1)
+        })
+        .min();
+    match deadline {
+        Some(d) => Action::requeue(d.min(Duration::from_secs(5))),
+        None if status.phase == RolloutPhase::Progressing => {
+            Action::requeue(Duration::from_secs(5))
+        }
+        None => Action::requeue(Duration::from_secs(300)),
+    }
+}
