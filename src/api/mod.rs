@@ -33,6 +33,8 @@ pub mod labels {
     pub const ROLE: &str = "hmc.mirantis.com/role";
     /// The template (`<kind>/<name>`) a chart source was made for.
     pub const TEMPLATE: &str = "hmc.mirantis.com/template";
+    /// The ClusterTemplate a TemplateRollout belongs to.
+    pub const CLUSTER_TEMPLATE: &str = "hmc.mirantis.com/cluster-template";
     /// Annotation: the ClusterTemplate revision a service release carries.
     pub const REVISION: &str = "hmc.mirantis.com/revision";
     /// Annotation on a ManagedCluster: `"true"` forces deletion when the child is unreachable.

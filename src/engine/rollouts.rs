@@ -158,10 +158,7 @@ async fn start(
                     labels::MANAGED_BY.to_string(),
                     labels::MANAGED_BY_VALUE.to_string(),
                 ),
-                (
-                    labels::TEMPLATE.to_string(),
-                    format!("ClusterTemplate/{}", ct.name_any()),
-                ),
+                (labels::CLUSTER_TEMPLATE.to_string(), ct.name_any()),
             ])),
             owner_references: ct.controller_owner_ref(&()).map(|o| vec![o]),
             ..Default::default()

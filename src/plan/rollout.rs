@@ -470,6 +470,10 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
             RolloutPhase::WaitingForApproval if Some(wave) == at_number => {
                 format!("waiting for approval of wave {wave}")
             }
+            RolloutPhase::WaitingForApproval => format!(
+                "wave {} waits for approval first",
+                at_number.unwrap_or_default()
+            ),
             _ => match at_number {
                 Some(n) => format!("wave {n} not yet healthy"),
                 None => "waiting".into(),

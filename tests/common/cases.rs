@@ -60,6 +60,17 @@ spec:
 }
 
 pub async fn managed_cluster(mgmt: &Client, ns: &str, name: &str, services: serde_json::Value) {
+    managed_cluster_from(mgmt, ns, name, "demo", services).await
+}
+
+/// A ManagedCluster made from `template`, with per-cluster `services`.
+pub async fn managed_cluster_from(
+    mgmt: &Client,
+    ns: &str,
+    name: &str,
+    template: &str,
+    services: serde_json::Value,
+) {
     let ar = ar(
         "hmc.mirantis.com",
         "v1alpha1",
@@ -73,7 +84,7 @@ pub async fn managed_cluster(mgmt: &Client, ns: &str, name: &str, services: serd
         json!({
             "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ManagedCluster",
             "metadata": {"name": name},
-            "spec": {"template": "demo", "services": services},
+            "spec": {"template": template, "services": services},
         }),
     )
     .await;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod rollouts;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -249,6 +250,14 @@ impl RunningEngine {
             counters,
             shutdown,
             tasks: vec![feed, run],
+        }
+    }
+
+    /// Stops the engine abruptly, as a crash would: no graceful shutdown,
+    /// whatever was in flight is dropped.
+    pub fn kill(self) {
+        for t in self.tasks {
+            t.abort();
         }
     }
 

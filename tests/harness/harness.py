@@ -46,7 +46,7 @@ LOGS = STATE / "logs"
 PIDS = STATE / "pids"
 PKI = STATE / "pki"
 BASE = int(os.environ.get("HMC_HARNESS_PORT_BASE", "17000"))
-CHILDREN = int(os.environ.get("HMC_HARNESS_CHILDREN", "2"))
+CHILDREN = int(os.environ.get("HMC_HARNESS_CHILDREN", "3"))
 CHART_REPO_PORT = int(os.environ.get("HMC_CHART_REPO_PORT", str(BASE + 1080)))
 FLUX_NAMESPACE = "flux-system"
 

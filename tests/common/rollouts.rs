@@ -1,0 +1,210 @@
+//! A fleet of three clusters, one per child cluster, made from one template,
+//! for the rollout tests.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use hmc_tui::api::{ManagedCluster, RolloutPhase, TemplateRollout};
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::Client;
+use kube::api::{Api, Patch, PatchParams};
+use serde_json::{Value, json};
+
+use super::cases::{INSTALL, chart_repo_url, managed_cluster_from};
+use super::*;
+
+/// The clusters and the child cluster each runs on.
+pub const FLEET: [(&str, usize); 3] = [("c1", 1), ("c2", 2), ("c3", 3)];
+
+/// Every ServiceTemplate the rollout tests use: two real chart versions and
+/// one whose version the repository does not have.
+pub async fn service_templates(mgmt: &Client, ns: &str) {
+    let repo = chart_repo_url();
+    let yaml = ["4.11.3", "4.11.4", "9.9.9"]
+        .iter()
+        .map(|v| {
+            format!(
+                r#"apiVersion: hmc.mirantis.com/v1alpha1
+kind: ServiceTemplate
+metadata:
+  name: ingress-nginx-{name}
+spec:
+  helm:
+    chartName: ingress-nginx
+    chartVersion: {v}
+    repository:
+      url: {repo}
+"#,
+                name = v.replace('.', "-")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("---\n");
+    apply_yaml(mgmt, ns, &yaml).await;
+}
+
+/// The `fleet` ClusterTemplate: ingress-nginx from `service_template`, into
+/// `<ns>-ingress`, rolled out by `policy`.
+pub async fn fleet_template(mgmt: &Client, ns: &str, service_template: &str, policy: Value) {
+    let ar = ar(
+        "hmc.mirantis.com",
+        "v1alpha1",
+        "ClusterTemplate",
+        "clustertemplates",
+    );
+    let values = format!(
+        "controller:\n  service:\n    type: ClusterIP\n  ingressClassResource:\n    name: {ns}-nginx\n"
+    );
+    apply_json(
+        mgmt,
+        &ar,
+        Some(ns),
+        json!({
+            "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ClusterTemplate",
+            "metadata": {"name": "fleet"},
+            "spec": {
+                "helm": {
+                    "chartName": "hmc-test-cluster", "chartVersion": "0.1.0",
+                    "repository": {"url": chart_repo_url()},
+                },
+                "services": [{
+                    "name": "ingress-nginx", "template": service_template,
+                    "namespace": format!("{ns}-ingress"), "values": values,
+                }],
+                "rollout": policy,
+            },
+        }),
+    )
+    .await;
+}
+
+/// The whole fleet at ingress-nginx 4.11.3, revision 1, in every child.
+pub async fn fleet_at_4_11_3(mgmt: &Client, ns: &str, policy: Value) {
+    service_templates(mgmt, ns).await;
+    fleet_template(mgmt, ns, "ingress-nginx-4-11-3", policy).await;
+    for (name, child_index) in FLEET {
+        managed_cluster_from(mgmt, ns, name, "fleet", json!([])).await;
+        provision(ns, name, child_index).await;
+    }
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), ns);
+    for (name, child_index) in FLEET {
+        let child = child(child_index).await;
+        eventually(&format!("{name} at 4.11.3"), INSTALL, || {
+            chart_is(&child, ns, "ingress-nginx-4.11.3")
+        })
+        .await;
+        eventually(&format!("{name} good at revision 1"), INSTALL, || async {
+            let st = mcs.get_opt(name).await.ok()??.status?;
+            (st.revision == Some(1) && st.target_revision == Some(1)).then_some(())
+        })
+        .await;
+    }
+}
+
+/// The chart (`ingress-nginx-4.11.4`) of the controller Deployment in a child.
+pub async fn chart_in(child: &Client, ns: &str) -> Option<String> {
+    let api: Api<Deployment> = Api::namespaced(child.clone(), &format!("{ns}-ingress"));
+    let d = api
+        .get_opt("ingress-nginx-controller")
+        .await
+        .ok()
+        .flatten()?;
+    d.metadata.labels?.get("helm.sh/chart").cloned()
+}
+
+pub async fn chart_is(child: &Client, ns: &str, chart: &str) -> Option<()> {
+    (chart_in(child, ns).await.as_deref() == Some(chart)).then_some(())
+}
+
+/// The chart in every child, in fleet order.
+pub async fn charts(ns: &str) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for (_, i) in FLEET {
+        out.push(chart_in(&child(i).await, ns).await);
+    }
+    out
+}
+
+pub fn some(charts: &[&str]) -> Vec<Option<String>> {
+    charts.iter().map(|c| Some(c.to_string())).collect()
+}
+
+/// Waits until the rollout `name` is in `phase` (and `extra` holds).
+pub async fn rollout_when(
+    mgmt: &Client,
+    ns: &str,
+    name: &str,
+    what: &str,
+    timeout: Duration,
+    check: impl Fn(&TemplateRollout) -> bool,
+) -> TemplateRollout {
+    let api: Api<TemplateRollout> = Api::namespaced(mgmt.clone(), ns);
+    eventually(what, timeout, || {
+        let api = api.clone();
+        let check = &check;
+        async move {
+            let r = api.get_opt(name).await.ok()??;
+            check(&r).then_some(r)
+        }
+    })
+    .await
+}
+
+pub fn phase(r: &TemplateRollout) -> RolloutPhase {
+    r.status.as_ref().map(|s| s.phase).unwrap_or_default()
+}
+
+/// Asks for `request` the way the README's `kubectl annotate` does.
+pub async fn request(mgmt: &Client, ns: &str, rollout: &str, request: &str, by: &str) {
+    let api: Api<TemplateRollout> = Api::namespaced(mgmt.clone(), ns);
+    let patch = json!({"metadata": {"annotations": {
+        "hmc.mirantis.com/request": request,
+        "hmc.mirantis.com/requested-by": by,
+    }}});
+    api.patch(rollout, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("annotate the rollout");
+}
+
+/// Reasons of the Events recorded on an object.
+pub async fn event_notes(mgmt: &Client, ns: &str, object: &str) -> Vec<String> {
+    let api: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(mgmt.clone(), ns);
+    api.list(&Default::default())
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(object))
+        .map(|e| {
+            format!(
+                "{}: {}",
+                e.reason.unwrap_or_default(),
+                e.note.unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+/// Removes what the fleet put into the child clusters.
+pub async fn drop_fleet_namespaces(ns: &str) {
+    for (_, i) in FLEET {
+        let child = child(i).await;
+        super::cases::drop_child_namespace(&child, &format!("{ns}-ingress")).await;
+        super::cases::drop_child_namespace(&child, &format!("{ns}-late")).await;
+    }
+}
+
+/// Deletes the fleet's clusters while the engine runs, so their services
+/// leave the child clusters, then removes the namespaces in the children.
+pub async fn teardown_fleet(mgmt: &Client, ns: &str) {
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), ns);
+    let _ = mcs
+        .delete_collection(&Default::default(), &Default::default())
+        .await;
+    eventually("the fleet to be deleted", INSTALL, || async {
+        let left = mcs.list(&Default::default()).await.ok()?.items.len();
+        (left == 0).then_some(())
+    })
+    .await;
+    drop_fleet_namespaces(ns).await;
+}
