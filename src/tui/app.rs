@@ -1091,6 +1091,7 @@ pub(crate) mod tests {
                 ],
                 services_ready: Some("2/2".into()),
                 revision: Some(2),
+                target_revision: None,
                 observed_generation: Some(1),
             }),
         };
@@ -1144,6 +1145,7 @@ pub(crate) mod tests {
                 )],
                 services_ready: Some("0/1".into()),
                 revision: Some(2),
+                target_revision: None,
                 observed_generation: Some(1),
             }),
         };
