@@ -42,7 +42,7 @@ pub fn max_concurrent(policy: &RolloutPolicy, total: usize) -> usize {
         IntOrString::String(s) => match s.trim().strip_suffix('%') {
             Some(pct) => {
                 let pct: usize = pct.trim().parse().unwrap_or(25);
-                (total * pct).div_ceil(100)
+                total.saturating_mul(pct).div_ceil(100)
             }
             None => s.trim().parse().unwrap_or(1),
         },
@@ -188,11 +188,12 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
             '0'..='9' => number.push(ch),
             'h' | 'm' | 's' if !number.is_empty() => {
                 let n: u64 = number.parse().ok()?;
-                total += n * match ch {
+                let unit = match ch {
                     'h' => 3600,
                     'm' => 60,
                     _ => 1,
                 };
+                total = total.checked_add(n.checked_mul(unit)?)?;
                 number.clear();
             }
             _ => return None,
@@ -230,7 +231,8 @@ fn current_wave(status: &TemplateRolloutStatus) -> Option<usize> {
 }
 
 fn needs_approval(policy: &RolloutPolicy, number: u32) -> bool {
-    policy.strategy == RolloutStrategy::Manual || (policy.canary.is_some() && number == 2)
+    policy.strategy == RolloutStrategy::Manual
+        || (policy.canary.is_some_and(|n| n > 0) && number == 2)
 }
 
 /// Starts wave `index`: its waiting clusters are given the revision.
@@ -267,26 +269,20 @@ fn start_wave(
     ));
 }
 
-/// Moves a rollout forward from what its clusters report: clusters that are
-/// healthy at the revision are updated, those past the health timeout fail,
-/// finished waves close and the next one starts or waits for approval.
-/// Deterministic in `now`; calling it again with the same input changes
-/// nothing.
-pub fn advance(
+/// Takes in what the clusters report: those healthy at the revision are
+/// updated, updating ones with a failed service or past the health timeout
+/// fail, deleted ones are skipped. Applying it twice with the same input
+/// changes nothing more.
+fn observe(
     spec: &TemplateRolloutSpec,
     status: &mut TemplateRolloutStatus,
     health: &BTreeMap<String, Health>,
     now: Timestamp,
-) -> Vec<Note> {
-    let mut notes = Vec::new();
-    if status.phase.is_terminal() {
-        summarize(spec, status);
-        return notes;
-    }
+    notes: &mut Vec<Note>,
+) {
     let revision = spec.revision;
     let timeout = health_timeout(&spec.policy);
 
-    // What the clusters say.
     for c in &mut status.clusters {
         let Some(h) = health.get(&c.name) else {
             if !matches!(
@@ -344,6 +340,26 @@ pub fn advance(
             _ => {}
         }
     }
+}
+
+/// Moves a rollout forward from what its clusters report: clusters that are
+/// healthy at the revision are updated, those past the health timeout fail,
+/// finished waves close and the next one starts or waits for approval.
+/// Deterministic in `now`; calling it again with the same input changes
+/// nothing.
+pub fn advance(
+    spec: &TemplateRolloutSpec,
+    status: &mut TemplateRolloutStatus,
+    health: &BTreeMap<String, Health>,
+    now: Timestamp,
+) -> Vec<Note> {
+    let mut notes = Vec::new();
+    if status.phase.is_terminal() {
+        summarize(spec, status);
+        return notes;
+    }
+    observe(spec, status, health, now, &mut notes);
+    let revision = spec.revision;
 
     // Waves.
     if matches!(
@@ -363,7 +379,12 @@ pub fn advance(
                     ));
                     break;
                 }
-                WaveState::Pending => start_wave(status, index, health, now, &mut notes),
+                WaveState::Pending => {
+                    start_wave(status, index, health, now, &mut notes);
+                    // Its clusters may already report the revision, or a
+                    // failure there: judge them now, not at the next call.
+                    observe(spec, status, health, now, &mut notes);
+                }
                 WaveState::WaitingForApproval => {
                     status.phase = RolloutPhase::WaitingForApproval;
                     break;
@@ -728,6 +749,18 @@ pub fn apply_request(
                 });
             }
             c.since = Some(Time(now));
+            // A retried cluster's wave is open again: the rollout waits for
+            // it, and counts it against the budget if it fails again.
+            let wave = c.wave;
+            if retry
+                && let Some(w) = status
+                    .waves
+                    .iter_mut()
+                    .find(|w| w.number == wave && w.state == WaveState::Failed)
+            {
+                w.state = WaveState::Progressing;
+                w.finished_at = None;
+            }
             // Fewer failures may bring a stopped rollout back within budget.
             if status.phase == RolloutPhase::Failed
                 && failures(status) <= spec.policy.failure_budget as usize

@@ -1,1 +1,2203 @@
+use super::*;
 
+use proptest::prelude::*;
+use serde_json::json;
+
+use crate::api::ServiceState;
+use crate::plan::services::{BlockedService, DesiredService};
+
+// ---- helpers ----------------------------------------------------------------
+
+/// The revision clusters have before the rollout.
+const OLD: i64 = 1;
+/// The revision the rollout brings.
+const REV: i64 = 2;
+
+fn t(secs: i64) -> Timestamp {
+    Timestamp::from_second(secs).unwrap()
+}
+
+fn cand(name: &str, labels: &[(&str, &str)], revision: Option<i64>) -> Candidate {
+    Candidate {
+        name: name.into(),
+        labels: labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        revision,
+    }
+}
+
+/// `c01` … `cNN`, all at [`OLD`].
+fn clusters(n: usize) -> Vec<Candidate> {
+    (1..=n)
+        .map(|i| cand(&format!("c{i:02}"), &[], Some(OLD)))
+        .collect()
+}
+
+fn policy(strategy: RolloutStrategy, max: i32) -> RolloutPolicy {
+    RolloutPolicy {
+        strategy,
+        max_concurrent: IntOrString::Int(max),
+        ..Default::default()
+    }
+}
+
+fn spec(policy: RolloutPolicy) -> TemplateRolloutSpec {
+    TemplateRolloutSpec {
+        template: "tmpl".into(),
+        revision: REV,
+        policy,
+    }
+}
+
+/// At `revision` and healthy there.
+fn at(revision: i64) -> Health {
+    Health {
+        target: Some(revision),
+        good: Some(revision),
+        provisioned: true,
+        ..Default::default()
+    }
+}
+
+/// Given [`REV`], still installing.
+fn installing() -> Health {
+    Health {
+        target: Some(REV),
+        good: Some(OLD),
+        provisioned: true,
+        blocker: Some("ingress: installing".into()),
+        ..Default::default()
+    }
+}
+
+/// Given [`REV`], a service failed there.
+fn failing() -> Health {
+    Health {
+        target: Some(REV),
+        good: Some(OLD),
+        provisioned: true,
+        failed: Some("ingress: install failed".into()),
+        ..Default::default()
+    }
+}
+
+/// What the clusters report when each is given the revision
+/// `desired_revision` says: at that revision and healthy, except that those
+/// in `failing_names` fail at [`REV`] and those in `slow` keep installing.
+fn world(
+    spec: &TemplateRolloutSpec,
+    status: &TemplateRolloutStatus,
+    failing_names: &BTreeSet<String>,
+    slow: &BTreeSet<String>,
+) -> BTreeMap<String, Health> {
+    status
+        .clusters
+        .iter()
+        .map(|c| {
+            let target = desired_revision(
+                Some(spec.revision),
+                Some((spec, status)),
+                &c.name,
+                c.from_revision,
+            );
+            let h = match target {
+                Some(r) if r == spec.revision && failing_names.contains(&c.name) => failing(),
+                Some(r) if r == spec.revision && slow.contains(&c.name) => installing(),
+                Some(r) => at(r),
+                None => Health {
+                    provisioned: true,
+                    ..Default::default()
+                },
+            };
+            (c.name.clone(), h)
+        })
+        .collect()
+}
+
+fn healthy_world(
+    spec: &TemplateRolloutSpec,
+    status: &TemplateRolloutStatus,
+) -> BTreeMap<String, Health> {
+    world(spec, status, &BTreeSet::new(), &BTreeSet::new())
+}
+
+/// One step of the world: what the clusters report now, then `advance`.
+fn step(
+    spec: &TemplateRolloutSpec,
+    status: &mut TemplateRolloutStatus,
+    failing_names: &BTreeSet<String>,
+    slow: &BTreeSet<String>,
+    now: i64,
+) -> Vec<Note> {
+    let health = world(spec, status, failing_names, slow);
+    advance(spec, status, &health, t(now))
+}
+
+fn step_ok(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus, now: i64) -> Vec<Note> {
+    step(spec, status, &BTreeSet::new(), &BTreeSet::new(), now)
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+fn state(status: &TemplateRolloutStatus, name: &str) -> ClusterRolloutState {
+    status.cluster(name).unwrap().state
+}
+
+fn wave_states(status: &TemplateRolloutStatus) -> Vec<WaveState> {
+    status.waves.iter().map(|w| w.state).collect()
+}
+
+fn members(status: &TemplateRolloutStatus, wave: u32) -> Vec<&str> {
+    status
+        .clusters
+        .iter()
+        .filter(|c| c.wave == wave)
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
+fn wave_names(waves: &[PlannedWave]) -> Vec<Vec<&str>> {
+    waves
+        .iter()
+        .map(|w| w.clusters.iter().map(String::as_str).collect())
+        .collect()
+}
+
+fn request(
+    spec: &TemplateRolloutSpec,
+    status: &mut TemplateRolloutStatus,
+    req: Request,
+    health: &BTreeMap<String, Health>,
+    now: i64,
+) -> Result<Vec<Note>, String> {
+    apply_request(spec, status, &req, "alice", health, t(now))
+}
+
+fn reasons(notes: &[Note]) -> Vec<&'static str> {
+    notes.iter().map(|n| n.reason).collect()
+}
+
+// ---- max_concurrent -----------------------------------------------------------
+
+#[test]
+fn max_concurrent_table() {
+    let cases: Vec<(IntOrString, usize, usize)> = vec![
+        (IntOrString::Int(3), 10, 3),
+        (IntOrString::Int(3), 1, 3),
+        (IntOrString::Int(0), 10, 1),
+        (IntOrString::Int(-4), 10, 1),
+        (IntOrString::String("25%".into()), 10, 3),
+        (IntOrString::String("25%".into()), 1, 1),
+        (IntOrString::String("25%".into()), 0, 1),
+        (IntOrString::String("25%".into()), 8, 2),
+        (IntOrString::String("100%".into()), 7, 7),
+        (IntOrString::String("1%".into()), 250, 3),
+        (IntOrString::String("0%".into()), 10, 1),
+        (IntOrString::String(" 50 % ".into()), 5, 3),
+        (IntOrString::String("4".into()), 10, 4),
+        (IntOrString::String("lots".into()), 10, 1),
+        // An unreadable percentage counts as the default 25%.
+        (IntOrString::String("x%".into()), 10, 3),
+        // Absurd percentages do not overflow.
+        (
+            IntOrString::String(format!("{}%", usize::MAX / 2)),
+            1000,
+            usize::MAX.div_ceil(100),
+        ),
+    ];
+    for (max, total, want) in cases {
+        let p = RolloutPolicy {
+            max_concurrent: max.clone(),
+            ..Default::default()
+        };
+        assert_eq!(max_concurrent(&p, total), want, "{max:?} of {total}");
+    }
+    // The default policy is 25%.
+    assert_eq!(max_concurrent(&RolloutPolicy::default(), 10), 3);
+}
+
+// ---- plan_waves / plan --------------------------------------------------------
+
+#[test]
+fn waves_by_name_without_order() {
+    let cs = vec![
+        cand("d", &[], None),
+        cand("b", &[], None),
+        cand("a", &[], None),
+        cand("c", &[], None),
+        cand("e", &[], None),
+    ];
+    let waves = plan_waves(&cs, &policy(RolloutStrategy::Automatic, 2));
+    assert_eq!(
+        wave_names(&waves),
+        vec![vec!["a", "b"], vec!["c", "d"], vec!["e"]]
+    );
+    assert!(waves.iter().all(|w| w.group.is_none()));
+}
+
+#[test]
+fn waves_grouped_by_order_label() {
+    let cs = vec![
+        cand("eu-1", &[("region", "2-eu")], None),
+        cand("us-1", &[("region", "1-us")], None),
+        cand("none-1", &[], None),
+        cand("us-2", &[("region", "1-us")], None),
+        cand("eu-2", &[("region", "2-eu")], None),
+        cand("us-3", &[("region", "1-us")], None),
+        cand("none-2", &[("zone", "a")], None),
+    ];
+    let p = RolloutPolicy {
+        order: Some("region".into()),
+        ..policy(RolloutStrategy::Automatic, 2)
+    };
+    let waves = plan_waves(&cs, &p);
+    assert_eq!(
+        wave_names(&waves),
+        vec![
+            vec!["us-1", "us-2"],
+            vec!["us-3"],
+            vec!["eu-1", "eu-2"],
+            vec!["none-1", "none-2"],
+        ]
+    );
+    let groups: Vec<Option<&str>> = waves.iter().map(|w| w.group.as_deref()).collect();
+    assert_eq!(groups, vec![Some("1-us"), Some("1-us"), Some("2-eu"), None]);
+}
+
+#[test]
+fn canary_wave_comes_first_and_is_capped() {
+    let cs = clusters(7);
+    let mut p = RolloutPolicy {
+        canary: Some(2),
+        ..policy(RolloutStrategy::Automatic, 3)
+    };
+    assert_eq!(
+        wave_names(&plan_waves(&cs, &p)),
+        vec![
+            vec!["c01", "c02"],
+            vec!["c03", "c04", "c05"],
+            vec!["c06", "c07"]
+        ]
+    );
+    // Never larger than maxConcurrent.
+    p.canary = Some(5);
+    assert_eq!(plan_waves(&cs, &p)[0].clusters.len(), 3);
+    // Never more than there are clusters.
+    p.canary = Some(3);
+    let two = clusters(2);
+    assert_eq!(wave_names(&plan_waves(&two, &p)), vec![vec!["c01", "c02"]]);
+    // Zero is no canary.
+    p.canary = Some(0);
+    assert_eq!(
+        wave_names(&plan_waves(&cs, &p)),
+        vec![
+            vec!["c01", "c02", "c03"],
+            vec!["c04", "c05", "c06"],
+            vec!["c07"]
+        ]
+    );
+    // No clusters, no waves.
+    p.canary = Some(1);
+    assert!(plan_waves(&[], &p).is_empty());
+}
+
+#[test]
+fn canary_with_order_takes_the_first_in_order_then_groups() {
+    let cs = vec![
+        cand("a", &[("order", "2")], None),
+        cand("b", &[("order", "1")], None),
+        cand("c", &[("order", "1")], None),
+        cand("d", &[], None),
+    ];
+    let p = RolloutPolicy {
+        canary: Some(1),
+        order: Some("order".into()),
+        ..policy(RolloutStrategy::Automatic, 5)
+    };
+    let waves = plan_waves(&cs, &p);
+    assert_eq!(
+        wave_names(&waves),
+        vec![vec!["b"], vec!["c"], vec!["a"], vec!["d"]]
+    );
+    assert_eq!(waves[0].group, None, "the canary wave has no group");
+    assert_eq!(waves[1].group.as_deref(), Some("1"));
+}
+
+#[test]
+fn plan_starts_everything_waiting() {
+    let mut cs = clusters(5);
+    cs[3].revision = None;
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let status = plan(&sp, &cs);
+    assert_eq!(status.phase, RolloutPhase::Pending);
+    assert_eq!(
+        status.waves.iter().map(|w| w.number).collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
+    assert!(status.waves.iter().all(|w| w.state == WaveState::Pending));
+    assert_eq!(members(&status, 1), vec!["c01", "c02"]);
+    assert_eq!(members(&status, 3), vec!["c05"]);
+    assert!(
+        status
+            .clusters
+            .iter()
+            .all(|c| c.state == ClusterRolloutState::Waiting && c.rollback_revision.is_none())
+    );
+    assert_eq!(status.cluster("c01").unwrap().from_revision, Some(OLD));
+    assert_eq!(status.cluster("c04").unwrap().from_revision, None);
+    assert_eq!(status.message.as_deref(), Some("5 clusters in 3 waves"));
+    assert_eq!(status.updated_summary.as_deref(), Some("0/5"));
+    assert_eq!(status.wave_summary.as_deref(), Some("1/3"));
+    assert_eq!(
+        status.cluster("c05").unwrap().reason.as_deref(),
+        Some("wave 1 not yet healthy")
+    );
+}
+
+// ---- Automatic rollouts -------------------------------------------------------
+
+#[test]
+fn automatic_rollout_goes_wave_by_wave() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(5));
+    let notes = step_ok(&sp, &mut status, 100);
+    assert_eq!(reasons(&notes), vec!["WaveStarted"]);
+    assert_eq!(notes[0].message, "wave 1 started: c01, c02");
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    assert_eq!(status.started_at, Some(Time(t(100))));
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updating);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Waiting);
+    // The engine gives wave 1 the revision; it comes up healthy.
+    let mut now = 100;
+    while !status.phase.is_terminal() {
+        now += 10;
+        assert!(now < 1000, "stuck: {status:?}");
+        step_ok(&sp, &mut status, now);
+    }
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+    assert!(
+        status
+            .clusters
+            .iter()
+            .all(|c| c.state == ClusterRolloutState::Updated)
+    );
+    assert!(status.waves.iter().all(|w| w.state == WaveState::Succeeded));
+    assert_eq!(status.finished_at, Some(Time(t(now))));
+    assert_eq!(status.message.as_deref(), Some("5/5 clusters updated"));
+    assert_eq!(status.wave_summary.as_deref(), Some("3/3"));
+    // A finished rollout does not move again.
+    let before = status.clone();
+    let notes = advance(&sp, &mut status, &BTreeMap::new(), t(now + 5000));
+    assert!(notes.is_empty());
+    assert_eq!(status, before);
+}
+
+#[test]
+fn a_started_wave_is_judged_in_the_same_step() {
+    // Health that the first wave's clusters report as soon as they are given
+    // the revision (a failing service, a blocker): one call of `advance`
+    // with it takes the rollout as far as it goes.
+    let sp = spec(RolloutPolicy {
+        failure_budget: 5,
+        ..policy(RolloutStrategy::Automatic, 2)
+    });
+    let mut status = plan(&sp, &clusters(4));
+    let mut health: BTreeMap<String, Health> = status
+        .clusters
+        .iter()
+        .map(|c| (c.name.clone(), installing()))
+        .collect();
+    health.insert("c01".into(), failing());
+    advance(&sp, &mut status, &health, t(1));
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Failed);
+    let c2 = status.cluster("c02").unwrap();
+    assert_eq!(c2.state, ClusterRolloutState::Updating);
+    assert_eq!(c2.reason.as_deref(), Some("ingress: installing"));
+    let once = status.clone();
+    assert!(advance(&sp, &mut status, &health, t(1)).is_empty());
+    assert_eq!(status, once, "advance is not at a fixed point");
+}
+
+#[test]
+fn waiting_cluster_already_at_the_revision_counts_as_updated() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 1));
+    let mut status = plan(&sp, &clusters(3));
+    let mut health = healthy_world(&sp, &status);
+    health.insert("c03".into(), at(REV));
+    let notes = advance(&sp, &mut status, &health, t(1));
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Updated);
+    // No "ClusterUpdated" event: the rollout did not take it there.
+    assert!(!reasons(&notes).contains(&"ClusterUpdated"));
+    assert_eq!(status.updated_summary.as_deref(), Some("1/3"));
+}
+
+#[test]
+fn deleted_cluster_is_skipped() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(4));
+    step_ok(&sp, &mut status, 1);
+    let mut health = healthy_world(&sp, &status);
+    health.remove("c02");
+    health.remove("c04");
+    advance(&sp, &mut status, &health, t(2));
+    for name in ["c02", "c04"] {
+        let c = status.cluster(name).unwrap();
+        assert_eq!(c.state, ClusterRolloutState::Skipped);
+        assert_eq!(c.reason.as_deref(), Some("the ManagedCluster was deleted"));
+    }
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
+    assert_eq!(wave_states(&status)[0], WaveState::Succeeded);
+    assert_eq!(
+        status.message.as_deref().unwrap(),
+        "wave 2/2: 1/4 clusters updated, 2 skipped"
+    );
+}
+
+// ---- approvals ----------------------------------------------------------------
+
+#[test]
+fn manual_waits_for_approval_before_every_wave() {
+    let sp = spec(policy(RolloutStrategy::Manual, 2));
+    let mut status = plan(&sp, &clusters(5));
+    let mut now = 10;
+    let notes = step_ok(&sp, &mut status, now);
+    assert_eq!(reasons(&notes), vec!["WaitingForApproval"]);
+    for number in 1..=3u32 {
+        // Waiting, and nothing moves by itself.
+        for _ in 0..3 {
+            now += 1000;
+            step_ok(&sp, &mut status, now);
+            assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+            let w = &status.waves[number as usize - 1];
+            assert_eq!(w.state, WaveState::WaitingForApproval);
+            for c in members(&status, number) {
+                assert_eq!(state(&status, c), ClusterRolloutState::Waiting);
+                assert_eq!(
+                    status.cluster(c).unwrap().reason.as_deref(),
+                    Some(format!("waiting for approval of wave {number}").as_str())
+                );
+            }
+        }
+        assert_eq!(
+            status.message.as_deref().unwrap(),
+            format!(
+                "wave {number}/3 waits for approval; {}/5 updated",
+                (number - 1) * 2
+            )
+        );
+        // Approving another wave is refused and changes nothing.
+        let before = status.clone();
+        let health = healthy_world(&sp, &status);
+        let err = request(
+            &sp,
+            &mut status,
+            Request::Approve(Some(number + 1)),
+            &health,
+            now,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "wave {} does not wait for approval; wave {number} does",
+                number + 1
+            )
+        );
+        assert_eq!(status, before);
+        // Approving starts exactly the waiting wave.
+        let notes = request(&sp, &mut status, Request::Approve(None), &health, now).unwrap();
+        assert!(reasons(&notes).contains(&"WaveStarted"));
+        assert_eq!(status.phase, RolloutPhase::Progressing);
+        let w = &status.waves[number as usize - 1];
+        assert_eq!(w.state, WaveState::Progressing);
+        assert_eq!(w.approved_by.as_deref(), Some("alice"));
+        assert_eq!(w.approved_at, Some(Time(t(now))));
+        for c in &status.clusters {
+            let want = match c.wave.cmp(&number) {
+                std::cmp::Ordering::Less => ClusterRolloutState::Updated,
+                std::cmp::Ordering::Equal => ClusterRolloutState::Updating,
+                std::cmp::Ordering::Greater => ClusterRolloutState::Waiting,
+            };
+            assert_eq!(c.state, want, "{} in wave {number}", c.name);
+        }
+        let act = status.history.last().unwrap();
+        assert_eq!(
+            (act.action.as_str(), act.by.as_str(), act.wave, act.revision),
+            ("approve", "alice", Some(number), REV)
+        );
+        // The wave comes up healthy; the next one waits again.
+        now += 10;
+        step_ok(&sp, &mut status, now);
+    }
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+    assert_eq!(status.history.len(), 3);
+}
+
+#[test]
+fn approve_with_nothing_waiting_is_refused() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(3));
+    step_ok(&sp, &mut status, 1);
+    let before = status.clone();
+    let err = request(
+        &sp,
+        &mut status,
+        Request::Approve(None),
+        &BTreeMap::new(),
+        2,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        "no wave waits for approval (the rollout is Progressing)"
+    );
+    assert_eq!(status, before);
+}
+
+#[test]
+fn canary_waits_for_approval_after_the_first_wave_even_automatic() {
+    let sp = spec(RolloutPolicy {
+        canary: Some(1),
+        ..policy(RolloutStrategy::Automatic, 2)
+    });
+    let mut status = plan(&sp, &clusters(5));
+    assert_eq!(members(&status, 1), vec!["c01"]);
+    // The canary starts without approval.
+    step_ok(&sp, &mut status, 1);
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updating);
+    // Once it is healthy, wave 2 waits.
+    let notes = step_ok(&sp, &mut status, 2);
+    assert_eq!(
+        reasons(&notes),
+        vec!["ClusterUpdated", "WaveFinished", "WaitingForApproval"]
+    );
+    assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+    assert_eq!(
+        wave_states(&status),
+        vec![
+            WaveState::Succeeded,
+            WaveState::WaitingForApproval,
+            WaveState::Pending
+        ]
+    );
+    step_ok(&sp, &mut status, 5000);
+    assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Approve(Some(2)), &health, 5001).unwrap();
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Updating);
+    // After the canary's approval, the rest goes on by itself.
+    let mut now = 5001;
+    while !status.phase.is_terminal() {
+        now += 1;
+        assert!(now < 6000);
+        step_ok(&sp, &mut status, now);
+        assert_ne!(status.phase, RolloutPhase::WaitingForApproval);
+    }
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+}
+
+#[test]
+fn canary_of_zero_does_not_wait_for_approval() {
+    let sp = spec(RolloutPolicy {
+        canary: Some(0),
+        ..policy(RolloutStrategy::Automatic, 1)
+    });
+    let mut status = plan(&sp, &clusters(3));
+    let mut now = 0;
+    while !status.phase.is_terminal() {
+        now += 1;
+        assert!(now < 100);
+        step_ok(&sp, &mut status, now);
+        assert_ne!(status.phase, RolloutPhase::WaitingForApproval);
+    }
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+}
+
+// ---- failures -----------------------------------------------------------------
+
+#[test]
+fn health_timeout_fails_a_cluster() {
+    let sp = spec(RolloutPolicy {
+        health_timeout: "90s".into(),
+        failure_budget: 0,
+        ..policy(RolloutStrategy::Automatic, 2)
+    });
+    let mut status = plan(&sp, &clusters(4));
+    let slow = set(&["c02"]);
+    let none = BTreeSet::new();
+    step(&sp, &mut status, &none, &slow, 1000);
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Updating);
+    assert_eq!(status.cluster("c02").unwrap().since, Some(Time(t(1000))));
+    // At the timeout exactly it still has time.
+    step(&sp, &mut status, &none, &slow, 1090);
+    let c = status.cluster("c02").unwrap();
+    assert_eq!(c.state, ClusterRolloutState::Updating);
+    assert_eq!(c.reason.as_deref(), Some("ingress: installing"));
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    // Past it, it fails; with no budget the rollout stops.
+    let notes = step(&sp, &mut status, &none, &slow, 1091);
+    let c = status.cluster("c02").unwrap();
+    assert_eq!(c.state, ClusterRolloutState::Failed);
+    assert_eq!(
+        c.reason.as_deref(),
+        Some("not healthy within 90s: ingress: installing")
+    );
+    assert_eq!(c.since, Some(Time(t(1091))));
+    assert_eq!(
+        reasons(&notes),
+        vec!["ClusterFailed", "WaveFinished", "RolloutStopped"]
+    );
+    assert!(notes[0].warning && notes[1].warning && notes[2].warning);
+    assert_eq!(status.phase, RolloutPhase::Failed);
+    assert_eq!(
+        wave_states(&status),
+        vec![WaveState::Failed, WaveState::Pending]
+    );
+    assert_eq!(
+        status.message.as_deref(),
+        Some("stopped: 1 clusters failed, failure budget 0; 1/4 updated")
+    );
+    assert_eq!(
+        status.cluster("c03").unwrap().reason.as_deref(),
+        Some("failure budget spent: 1 failed, budget 0")
+    );
+    // Stopped: wave 2 never starts.
+    step(&sp, &mut status, &none, &slow, 9999);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Waiting);
+    assert_eq!(status.phase, RolloutPhase::Failed);
+}
+
+#[test]
+fn health_timeout_blocker_lines() {
+    let h = Health::default();
+    assert_eq!(blocker(&h, REV), "cluster not provisioned");
+    let h = Health {
+        provisioned: true,
+        target: Some(OLD),
+        ..Default::default()
+    };
+    assert_eq!(blocker(&h, REV), "applying revision 2");
+    let h = Health {
+        provisioned: true,
+        target: Some(REV),
+        ..Default::default()
+    };
+    assert_eq!(blocker(&h, REV), "services installing");
+    assert_eq!(blocker(&installing(), REV), "ingress: installing");
+}
+
+#[test]
+fn unreadable_health_timeout_counts_as_ten_minutes() {
+    for text in ["soon", "", "0s", "10x"] {
+        let p = RolloutPolicy {
+            health_timeout: text.into(),
+            ..Default::default()
+        };
+        assert_eq!(health_timeout(&p), Duration::from_secs(600), "{text:?}");
+    }
+    let p = RolloutPolicy {
+        health_timeout: "1h".into(),
+        ..Default::default()
+    };
+    assert_eq!(health_timeout(&p), Duration::from_secs(3600));
+}
+
+#[test]
+fn a_failed_service_fails_only_at_the_target_revision() {
+    let sp = spec(RolloutPolicy {
+        failure_budget: 5,
+        ..policy(RolloutStrategy::Automatic, 3)
+    });
+    let mut status = plan(&sp, &clusters(3));
+    step_ok(&sp, &mut status, 1);
+    let mut health = healthy_world(&sp, &status);
+    // A failure at the old revision is not this rollout's.
+    health.insert(
+        "c01".into(),
+        Health {
+            failed: Some("old failure".into()),
+            ..at(OLD)
+        },
+    );
+    health.insert("c02".into(), failing());
+    health.insert("c03".into(), installing());
+    advance(&sp, &mut status, &health, t(2));
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updating);
+    assert_eq!(
+        status.cluster("c01").unwrap().reason.as_deref(),
+        Some("applying revision 2")
+    );
+    let c2 = status.cluster("c02").unwrap();
+    assert_eq!(c2.state, ClusterRolloutState::Failed);
+    assert_eq!(c2.reason.as_deref(), Some("ingress: install failed"));
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Updating);
+    // A failed cluster that recovers at the revision counts as updated.
+    health.insert("c02".into(), at(REV));
+    advance(&sp, &mut status, &health, t(3));
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Updated);
+}
+
+#[test]
+fn failures_within_budget_go_on() {
+    let sp = spec(RolloutPolicy {
+        failure_budget: 1,
+        ..policy(RolloutStrategy::Automatic, 2)
+    });
+    let mut status = plan(&sp, &clusters(6));
+    let bad = set(&["c01", "c04"]);
+    let none = BTreeSet::new();
+    let mut now = 0;
+    while !matches!(status.phase, RolloutPhase::Failed) && !status.phase.is_terminal() {
+        now += 1;
+        assert!(now < 100);
+        step(&sp, &mut status, &bad, &none, now);
+    }
+    // c01 fails (1 ≤ budget), wave 2 starts; c04 fails (2 > budget): stop.
+    assert_eq!(status.phase, RolloutPhase::Failed);
+    assert_eq!(
+        wave_states(&status),
+        vec![WaveState::Failed, WaveState::Failed, WaveState::Pending]
+    );
+    assert_eq!(state(&status, "c05"), ClusterRolloutState::Waiting);
+}
+
+// ---- pause, resume, abort, rollback -------------------------------------------
+
+#[test]
+fn pause_and_resume() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(4));
+    step_ok(&sp, &mut status, 1);
+    let all: BTreeSet<String> = status.clusters.iter().map(|c| c.name.clone()).collect();
+    let health = world(&sp, &status, &BTreeSet::new(), &all);
+    let notes = request(&sp, &mut status, Request::Pause, &health, 2).unwrap();
+    assert_eq!(reasons(&notes), vec!["RolloutRequest"]);
+    assert_eq!(notes[0].message, "pause by alice (revision 2)");
+    assert_eq!(status.phase, RolloutPhase::Paused);
+    assert_eq!(status.paused_by.as_deref(), Some("alice"));
+    assert_eq!(
+        status.cluster("c03").unwrap().reason.as_deref(),
+        Some("rollout paused by alice")
+    );
+    assert_eq!(
+        status.message.as_deref(),
+        Some("paused by alice; 0/4 updated")
+    );
+    // Paused: the clusters already given the revision still report, but
+    // no wave finishes or starts.
+    for now in [3, 4, 5000] {
+        step_ok(&sp, &mut status, now);
+        assert_eq!(status.phase, RolloutPhase::Paused);
+    }
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
+    assert_eq!(
+        wave_states(&status),
+        vec![WaveState::Progressing, WaveState::Pending]
+    );
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Waiting);
+    // Resume: the finished wave closes and the next starts right away.
+    let health = healthy_world(&sp, &status);
+    let notes = request(&sp, &mut status, Request::Resume, &health, 5001).unwrap();
+    assert_eq!(
+        reasons(&notes),
+        vec!["RolloutRequest", "WaveFinished", "WaveStarted"]
+    );
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    assert_eq!(status.paused_by, None);
+    assert_eq!(
+        wave_states(&status),
+        vec![WaveState::Succeeded, WaveState::Progressing]
+    );
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Updating);
+    let actions: Vec<&str> = status.history.iter().map(|a| a.action.as_str()).collect();
+    assert_eq!(actions, vec!["pause", "resume"]);
+}
+
+#[test]
+fn pause_before_start_and_while_waiting_for_approval() {
+    // Paused before anything started: resume starts the first wave.
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(3));
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Pause, &health, 1).unwrap();
+    advance(&sp, &mut status, &health, t(2));
+    assert_eq!(status.phase, RolloutPhase::Paused);
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Waiting);
+    request(&sp, &mut status, Request::Resume, &health, 3).unwrap();
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updating);
+
+    // Paused while waiting for approval: resume waits again; approval is
+    // refused while paused.
+    let sp = spec(policy(RolloutStrategy::Manual, 2));
+    let mut status = plan(&sp, &clusters(3));
+    step_ok(&sp, &mut status, 1);
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Pause, &health, 2).unwrap();
+    let before = status.clone();
+    assert!(request(&sp, &mut status, Request::Approve(None), &health, 3).is_err());
+    assert_eq!(status, before);
+    request(&sp, &mut status, Request::Resume, &health, 4).unwrap();
+    assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+    assert_eq!(wave_states(&status)[0], WaveState::WaitingForApproval);
+    request(&sp, &mut status, Request::Approve(Some(1)), &health, 5).unwrap();
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+}
+
+#[test]
+fn pause_and_resume_refused_when_they_do_not_apply() {
+    let sp = spec(RolloutPolicy {
+        failure_budget: 0,
+        ..policy(RolloutStrategy::Automatic, 2)
+    });
+    let mut status = plan(&sp, &clusters(2));
+    let health = healthy_world(&sp, &status);
+    let err = request(&sp, &mut status, Request::Resume, &health, 1).unwrap_err();
+    assert_eq!(err, "nothing to resume: the rollout is Pending");
+    // A rollout stopped by its failure budget cannot be paused.
+    let bad = set(&["c01"]);
+    step(&sp, &mut status, &bad, &BTreeSet::new(), 1);
+    step(&sp, &mut status, &bad, &BTreeSet::new(), 2);
+    assert_eq!(status.phase, RolloutPhase::Failed);
+    let before = status.clone();
+    let err = request(&sp, &mut status, Request::Pause, &health, 3).unwrap_err();
+    assert_eq!(err, "nothing to pause: the rollout is Failed");
+    assert_eq!(status, before);
+}
+
+#[test]
+fn abort_stops_and_keeps_what_is_done() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(6));
+    let slow = set(&["c04"]);
+    let none = BTreeSet::new();
+    for now in 1..=3 {
+        step(&sp, &mut status, &none, &slow, now);
+    }
+    // Wave 1 updated, wave 2 half way.
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Updated);
+    assert_eq!(state(&status, "c04"), ClusterRolloutState::Updating);
+    let health = world(&sp, &status, &none, &slow);
+    request(&sp, &mut status, Request::Abort, &health, 4).unwrap();
+    assert_eq!(status.phase, RolloutPhase::Aborted);
+    assert_eq!(status.finished_at, Some(Time(t(4))));
+    assert_eq!(status.message.as_deref(), Some("aborted; 3/6 updated"));
+    assert_eq!(
+        status.cluster("c05").unwrap().reason.as_deref(),
+        Some("rollout aborted: keeps its revision")
+    );
+    // Nothing moves any more, whatever the clusters say.
+    let before = status.clone();
+    let all_at_rev: BTreeMap<String, Health> = status
+        .clusters
+        .iter()
+        .map(|c| (c.name.clone(), at(REV)))
+        .collect();
+    assert!(advance(&sp, &mut status, &all_at_rev, t(99_999)).is_empty());
+    assert_eq!(status, before);
+    // Updated clusters keep the revision, waiting ones keep theirs.
+    let rollout = Some((&sp, &status));
+    assert_eq!(
+        desired_revision(Some(REV), rollout, "c01", Some(REV)),
+        Some(REV)
+    );
+    assert_eq!(
+        desired_revision(Some(REV), rollout, "c05", Some(OLD)),
+        Some(OLD)
+    );
+    // Again: refused, and so are skip and retry.
+    for req in [
+        Request::Abort,
+        Request::Pause,
+        Request::Resume,
+        Request::Approve(None),
+        Request::Skip("c05".into()),
+        Request::Retry("c04".into()),
+    ] {
+        assert!(
+            request(&sp, &mut status, req.clone(), &health, 5).is_err(),
+            "{req:?}"
+        );
+        assert_eq!(status, before, "{req:?}");
+    }
+}
+
+#[test]
+fn rollback_returns_touched_clusters_to_their_last_good_revision() {
+    let mut cs = clusters(6);
+    cs[2].revision = None; // c03: no revision when planned
+    let sp = spec(RolloutPolicy {
+        failure_budget: 5,
+        ..policy(RolloutStrategy::Automatic, 3)
+    });
+    let mut status = plan(&sp, &cs);
+    let bad = set(&["c04"]);
+    let slow = set(&["c05"]);
+    // When wave 1 starts, c02 reports another last good revision and c03
+    // reports none (and had none).
+    let mut health = world(&sp, &status, &bad, &slow);
+    health.get_mut("c02").unwrap().good = Some(0);
+    health.insert(
+        "c03".into(),
+        Health {
+            provisioned: true,
+            ..Default::default()
+        },
+    );
+    advance(&sp, &mut status, &health, t(1));
+    for now in 2..=3 {
+        step(&sp, &mut status, &bad, &slow, now);
+    }
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Updated);
+    assert_eq!(state(&status, "c04"), ClusterRolloutState::Failed);
+    assert_eq!(state(&status, "c05"), ClusterRolloutState::Updating);
+    assert_eq!(state(&status, "c06"), ClusterRolloutState::Updated);
+    let rollback: Vec<Option<i64>> = status
+        .clusters
+        .iter()
+        .map(|c| c.rollback_revision)
+        .collect();
+    assert_eq!(
+        rollback,
+        vec![Some(OLD), Some(0), None, Some(OLD), Some(OLD), Some(OLD)]
+    );
+    let health = world(&sp, &status, &bad, &slow);
+    let notes = request(&sp, &mut status, Request::Rollback, &health, 4).unwrap();
+    assert_eq!(reasons(&notes), vec!["RolloutRequest"]);
+    assert_eq!(status.phase, RolloutPhase::RolledBack);
+    assert_eq!(status.finished_at, Some(Time(t(4))));
+    assert!(
+        status
+            .clusters
+            .iter()
+            .all(|c| c.state == ClusterRolloutState::RolledBack)
+    );
+    assert_eq!(
+        status.cluster("c02").unwrap().reason.as_deref(),
+        Some("rolled back to revision 0")
+    );
+    assert_eq!(
+        status.cluster("c03").unwrap().reason.as_deref(),
+        Some("rolled back: keeps the revision it had")
+    );
+    let rollout = Some((&sp, &status));
+    // Every touched cluster goes back to its rollback revision, whatever it
+    // is given now; one without keeps what it has.
+    assert_eq!(
+        desired_revision(Some(REV), rollout, "c01", Some(REV)),
+        Some(OLD)
+    );
+    assert_eq!(
+        desired_revision(Some(REV), rollout, "c02", Some(REV)),
+        Some(0)
+    );
+    assert_eq!(
+        desired_revision(Some(REV), rollout, "c03", Some(REV)),
+        Some(REV)
+    );
+    assert_eq!(desired_revision(Some(REV), rollout, "c03", None), None);
+    assert_eq!(
+        desired_revision(Some(REV), rollout, "c04", Some(REV)),
+        Some(OLD)
+    );
+    assert_eq!(
+        desired_revision(Some(REV), rollout, "c06", Some(REV)),
+        Some(OLD)
+    );
+    // Twice is refused.
+    let before = status.clone();
+    assert_eq!(
+        request(&sp, &mut status, Request::Rollback, &health, 5).unwrap_err(),
+        "nothing to roll back: the rollout is RolledBack"
+    );
+    assert_eq!(status, before);
+}
+
+#[test]
+fn rollback_leaves_waiting_clusters_alone_and_works_after_success() {
+    let sp = spec(policy(RolloutStrategy::Manual, 2));
+    let mut status = plan(&sp, &clusters(4));
+    step_ok(&sp, &mut status, 1);
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Approve(None), &health, 2).unwrap();
+    step_ok(&sp, &mut status, 3);
+    assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+    request(&sp, &mut status, Request::Rollback, &health, 4).unwrap();
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::RolledBack);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Waiting);
+    assert_eq!(
+        status.cluster("c03").unwrap().reason.as_deref(),
+        Some("rollout rolled back: keeps its revision")
+    );
+    assert_eq!(
+        desired_revision(Some(REV), Some((&sp, &status)), "c03", Some(OLD)),
+        Some(OLD)
+    );
+
+    // A finished rollout can still be rolled back.
+    let sp = spec(policy(RolloutStrategy::Automatic, 5));
+    let mut status = plan(&sp, &clusters(2));
+    for now in 1..=2 {
+        step_ok(&sp, &mut status, now);
+    }
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Rollback, &health, 3).unwrap();
+    assert_eq!(status.phase, RolloutPhase::RolledBack);
+    assert_eq!(
+        status.message.as_deref(),
+        Some("rolled back to each cluster's last good revision")
+    );
+    assert!(
+        status
+            .clusters
+            .iter()
+            .all(|c| c.state == ClusterRolloutState::RolledBack)
+    );
+}
+
+// ---- skip and retry -----------------------------------------------------------
+
+#[test]
+fn skip_a_waiting_cluster() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(4));
+    step_ok(&sp, &mut status, 1);
+    let health = healthy_world(&sp, &status);
+    let notes = request(&sp, &mut status, Request::Skip("c03".into()), &health, 2).unwrap();
+    assert_eq!(
+        notes[0].message,
+        "skip wave 2 cluster c03 by alice (revision 2)"
+    );
+    let c = status.cluster("c03").unwrap();
+    assert_eq!(c.state, ClusterRolloutState::Skipped);
+    assert_eq!(
+        c.reason.as_deref(),
+        Some("skipped by alice: keeps its revision")
+    );
+    let act = status.history.last().unwrap();
+    assert_eq!((act.wave, act.cluster.as_deref()), (Some(2), Some("c03")));
+    let mut now = 2;
+    while !status.phase.is_terminal() {
+        now += 1;
+        assert!(now < 100);
+        step_ok(&sp, &mut status, now);
+        assert_eq!(state(&status, "c03"), ClusterRolloutState::Skipped);
+    }
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+    assert_eq!(
+        status.message.as_deref(),
+        Some("3/4 clusters updated, 1 skipped")
+    );
+    assert_eq!(
+        desired_revision(Some(REV), Some((&sp, &status)), "c03", Some(OLD)),
+        Some(OLD)
+    );
+}
+
+#[test]
+fn skip_an_updating_cluster_returns_it() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(4));
+    let slow = set(&["c02"]);
+    let none = BTreeSet::new();
+    step(&sp, &mut status, &none, &slow, 1);
+    step(&sp, &mut status, &none, &slow, 2);
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Updating);
+    let health = world(&sp, &status, &none, &slow);
+    request(&sp, &mut status, Request::Skip("c02".into()), &health, 3).unwrap();
+    let c = status.cluster("c02").unwrap();
+    assert_eq!(c.state, ClusterRolloutState::Skipped);
+    assert_eq!(
+        c.reason.as_deref(),
+        Some("skipped by alice: back to revision 1")
+    );
+    assert_eq!(
+        desired_revision(Some(REV), Some((&sp, &status)), "c02", Some(REV)),
+        Some(OLD)
+    );
+    // Its wave no longer waits for it.
+    assert_eq!(wave_states(&status)[0], WaveState::Succeeded);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Updating);
+}
+
+#[test]
+fn skip_refusals() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(4));
+    step_ok(&sp, &mut status, 1);
+    step_ok(&sp, &mut status, 2);
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
+    let health = healthy_world(&sp, &status);
+    let before = status.clone();
+    assert_eq!(
+        request(&sp, &mut status, Request::Skip("c01".into()), &health, 3).unwrap_err(),
+        "c01 cannot be skipped: it is Updated"
+    );
+    assert_eq!(
+        request(&sp, &mut status, Request::Skip("nope".into()), &health, 3).unwrap_err(),
+        "nope is not part of this rollout"
+    );
+    assert_eq!(
+        request(&sp, &mut status, Request::Retry("nope".into()), &health, 3).unwrap_err(),
+        "nope is not part of this rollout"
+    );
+    assert_eq!(
+        request(&sp, &mut status, Request::Retry("c03".into()), &health, 3).unwrap_err(),
+        "c03 has not failed (it is Updating)"
+    );
+    assert_eq!(status, before);
+}
+
+/// A rollout of `n` clusters, one per wave, where `bad` failed past its
+/// health timeout and stopped the rollout (budget 0).
+fn stopped_by_timeout(n: usize, bad: &str) -> (TemplateRolloutSpec, TemplateRolloutStatus, i64) {
+    let sp = spec(RolloutPolicy {
+        failure_budget: 0,
+        health_timeout: "60s".into(),
+        ..policy(RolloutStrategy::Automatic, 1)
+    });
+    let mut status = plan(&sp, &clusters(n));
+    let slow = set(&[bad]);
+    let none = BTreeSet::new();
+    let mut now = 0;
+    while status.phase != RolloutPhase::Failed {
+        now += 30;
+        assert!(now < 10_000, "never failed: {status:?}");
+        step(&sp, &mut status, &none, &slow, now);
+    }
+    assert_eq!(state(&status, bad), ClusterRolloutState::Failed);
+    (sp, status, now)
+}
+
+#[test]
+fn retry_brings_a_failed_rollout_back_within_budget() {
+    let (sp, mut status, now) = stopped_by_timeout(3, "c02");
+    assert_eq!(
+        wave_states(&status),
+        vec![WaveState::Succeeded, WaveState::Failed, WaveState::Pending]
+    );
+    // The cluster is still slow; retry gives it a fresh timeout.
+    let slow = set(&["c02"]);
+    let none = BTreeSet::new();
+    let health = world(&sp, &status, &none, &slow);
+    let notes = request(&sp, &mut status, Request::Retry("c02".into()), &health, now).unwrap();
+    assert_eq!(
+        notes[0].message,
+        "retry wave 2 cluster c02 by alice (revision 2)"
+    );
+    let c = status.cluster("c02").unwrap();
+    assert_eq!(c.state, ClusterRolloutState::Updating);
+    assert_eq!(c.since, Some(Time(t(now))));
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    // Its wave is open again: the next one waits for it.
+    assert_eq!(wave_states(&status)[1], WaveState::Progressing);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Waiting);
+    step(&sp, &mut status, &none, &slow, now + 60);
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Updating);
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    // Healthy this time: the rollout goes on to the end.
+    let mut later = now + 61;
+    while !status.phase.is_terminal() {
+        later += 1;
+        assert!(later < now + 200);
+        step_ok(&sp, &mut status, later);
+    }
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+    assert!(
+        status
+            .clusters
+            .iter()
+            .all(|c| c.state == ClusterRolloutState::Updated)
+    );
+}
+
+#[test]
+fn retry_that_times_out_again_stops_again() {
+    let (sp, mut status, now) = stopped_by_timeout(3, "c02");
+    let slow = set(&["c02"]);
+    let none = BTreeSet::new();
+    let health = world(&sp, &status, &none, &slow);
+    request(&sp, &mut status, Request::Retry("c02".into()), &health, now).unwrap();
+    step(&sp, &mut status, &none, &slow, now + 61);
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Failed);
+    assert_eq!(status.phase, RolloutPhase::Failed);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Waiting);
+}
+
+#[test]
+fn retry_in_the_last_wave_does_not_finish_the_rollout() {
+    let (sp, mut status, now) = stopped_by_timeout(2, "c02");
+    assert_eq!(
+        wave_states(&status),
+        vec![WaveState::Succeeded, WaveState::Failed]
+    );
+    let slow = set(&["c02"]);
+    let none = BTreeSet::new();
+    let health = world(&sp, &status, &none, &slow);
+    request(&sp, &mut status, Request::Retry("c02".into()), &health, now).unwrap();
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Updating);
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    step_ok(&sp, &mut status, now + 1);
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Updated);
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+}
+
+#[test]
+fn retry_of_a_cluster_that_still_fails_keeps_the_budget() {
+    // A cluster whose service still reports the failure fails again at once,
+    // and the rollout stays stopped: retry cannot get past the budget.
+    let sp = spec(RolloutPolicy {
+        failure_budget: 0,
+        ..policy(RolloutStrategy::Automatic, 1)
+    });
+    let mut status = plan(&sp, &clusters(3));
+    let bad = set(&["c01"]);
+    let none = BTreeSet::new();
+    for now in 1..=2 {
+        step(&sp, &mut status, &bad, &none, now);
+    }
+    assert_eq!(status.phase, RolloutPhase::Failed);
+    let health = world(&sp, &status, &bad, &none);
+    request(&sp, &mut status, Request::Retry("c01".into()), &health, 3).unwrap();
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Failed);
+    assert_eq!(status.phase, RolloutPhase::Failed);
+    assert_eq!(state(&status, "c02"), ClusterRolloutState::Waiting);
+}
+
+#[test]
+fn skip_a_failed_cluster_resumes_a_stopped_rollout() {
+    let (sp, mut status, now) = stopped_by_timeout(3, "c02");
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Skip("c02".into()), &health, now).unwrap();
+    let c = status.cluster("c02").unwrap();
+    assert_eq!(c.state, ClusterRolloutState::Skipped);
+    assert_eq!(
+        c.reason.as_deref(),
+        Some("skipped by alice: back to revision 1")
+    );
+    // Back within budget: wave 3 starts right away.
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    assert_eq!(state(&status, "c03"), ClusterRolloutState::Updating);
+}
+
+// ---- idempotent requests ------------------------------------------------------
+
+#[test]
+fn every_request_acts_once() {
+    type Setup = fn() -> (TemplateRolloutSpec, TemplateRolloutStatus, i64);
+    // A Manual rollout with wave 1 waiting for approval.
+    fn manual() -> (TemplateRolloutSpec, TemplateRolloutStatus, i64) {
+        let sp = spec(policy(RolloutStrategy::Manual, 2));
+        let mut status = plan(&sp, &clusters(4));
+        step_ok(&sp, &mut status, 1);
+        (sp, status, 1)
+    }
+    // An Automatic rollout in wave 1.
+    fn automatic() -> (TemplateRolloutSpec, TemplateRolloutStatus, i64) {
+        let sp = spec(policy(RolloutStrategy::Automatic, 2));
+        let mut status = plan(&sp, &clusters(4));
+        step_ok(&sp, &mut status, 1);
+        (sp, status, 1)
+    }
+    fn paused() -> (TemplateRolloutSpec, TemplateRolloutStatus, i64) {
+        let (sp, mut status, now) = automatic();
+        let health = healthy_world(&sp, &status);
+        request(&sp, &mut status, Request::Pause, &health, now).unwrap();
+        (sp, status, now)
+    }
+    fn failed() -> (TemplateRolloutSpec, TemplateRolloutStatus, i64) {
+        stopped_by_timeout(3, "c02")
+    }
+    let cases: Vec<(Request, Setup)> = vec![
+        (Request::Approve(None), manual as Setup),
+        (Request::Approve(Some(1)), manual as Setup),
+        (Request::Pause, automatic as Setup),
+        (Request::Pause, manual as Setup),
+        (Request::Resume, paused as Setup),
+        (Request::Abort, automatic as Setup),
+        (Request::Rollback, automatic as Setup),
+        (Request::Skip("c03".into()), automatic as Setup),
+        (Request::Skip("c01".into()), automatic as Setup),
+        (Request::Retry("c02".into()), failed as Setup),
+    ];
+    for (req, setup) in cases {
+        let (sp, mut status, now) = setup();
+        // Slow clusters: the first request's effect does not finish a wave.
+        let slow: BTreeSet<String> = status.clusters.iter().map(|c| c.name.clone()).collect();
+        let health = world(&sp, &status, &BTreeSet::new(), &slow);
+        request(&sp, &mut status, req.clone(), &health, now + 1)
+            .unwrap_or_else(|e| panic!("{req:?}: {e}"));
+        let once = status.clone();
+        let health = world(&sp, &status, &BTreeSet::new(), &slow);
+        let err = request(&sp, &mut status, req.clone(), &health, now + 2);
+        assert!(err.is_err(), "{req:?} acted twice");
+        assert_eq!(status, once, "{req:?} changed the status when refused");
+    }
+}
+
+#[test]
+fn approve_with_a_number_acts_once_even_when_the_wave_finishes_at_once() {
+    // The approved wave's clusters are already at the revision: the wave
+    // finishes and the next waits, within the one request.
+    let sp = spec(policy(RolloutStrategy::Manual, 1));
+    let mut status = plan(&sp, &clusters(3));
+    let all_at_rev: BTreeMap<String, Health> = status
+        .clusters
+        .iter()
+        .map(|c| (c.name.clone(), at(REV)))
+        .collect();
+    let old: BTreeMap<String, Health> = status
+        .clusters
+        .iter()
+        .map(|c| (c.name.clone(), at(OLD)))
+        .collect();
+    advance(&sp, &mut status, &old, t(1));
+    let mut health = old.clone();
+    health.insert("c01".into(), all_at_rev["c01"].clone());
+    request(&sp, &mut status, Request::Approve(Some(1)), &health, 2).unwrap();
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
+    assert_eq!(
+        wave_states(&status),
+        vec![
+            WaveState::Succeeded,
+            WaveState::WaitingForApproval,
+            WaveState::Pending
+        ]
+    );
+    let once = status.clone();
+    assert!(request(&sp, &mut status, Request::Approve(Some(1)), &health, 3).is_err());
+    assert_eq!(status, once);
+}
+
+#[test]
+fn history_keeps_the_last_fifty_acts() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(4));
+    step_ok(&sp, &mut status, 1);
+    let health: BTreeMap<String, Health> = status
+        .clusters
+        .iter()
+        .map(|c| (c.name.clone(), installing()))
+        .collect();
+    for i in 0..40 {
+        request(&sp, &mut status, Request::Pause, &health, 10 + 2 * i).unwrap();
+        request(&sp, &mut status, Request::Resume, &health, 11 + 2 * i).unwrap();
+    }
+    assert_eq!(status.history.len(), 50);
+    let last = status.history.last().unwrap();
+    assert_eq!(
+        (last.action.as_str(), last.at.clone()),
+        ("resume", Time(t(89)))
+    );
+    assert_eq!(status.history[0].at, Time(t(40)));
+}
+
+// ---- Request text -------------------------------------------------------------
+
+#[test]
+fn request_parse_table() {
+    let ok: Vec<(&str, Request)> = vec![
+        ("approve", Request::Approve(None)),
+        ("approve 3", Request::Approve(Some(3))),
+        ("approve wave-3", Request::Approve(Some(3))),
+        ("  pause ", Request::Pause),
+        ("resume", Request::Resume),
+        ("abort", Request::Abort),
+        ("rollback", Request::Rollback),
+        ("abort rollback", Request::Rollback),
+        ("skip eu-1", Request::Skip("eu-1".into())),
+        ("retry\teu-2", Request::Retry("eu-2".into())),
+    ];
+    for (text, want) in ok {
+        assert_eq!(Request::parse(text), Ok(want), "{text:?}");
+    }
+    for text in [
+        "",
+        "approve x",
+        "approve -1",
+        "approve 1 2",
+        "skip",
+        "retry",
+        "skip a b",
+        "Pause",
+        "go",
+    ] {
+        assert!(Request::parse(text).is_err(), "{text:?}");
+    }
+    assert_eq!(
+        Request::parse("approve x").unwrap_err(),
+        "`approve x`: x is not a wave number"
+    );
+}
+
+#[test]
+fn request_annotations() {
+    let cases = [
+        (Request::Approve(None), "approve"),
+        (Request::Approve(Some(2)), "approve 2"),
+        (Request::Pause, "pause"),
+        (Request::Resume, "resume"),
+        (Request::Abort, "abort"),
+        (Request::Rollback, "rollback"),
+        (Request::Skip("a".into()), "skip a"),
+        (Request::Retry("b".into()), "retry b"),
+    ];
+    for (req, text) in cases {
+        assert_eq!(req.to_annotation(), text);
+        assert_eq!(Request::parse(text), Ok(req));
+    }
+}
+
+// ---- desired_revision ---------------------------------------------------------
+
+#[test]
+fn desired_revision_table() {
+    let sp = spec(RolloutPolicy::default());
+    let status = TemplateRolloutStatus {
+        clusters: [
+            ("waiting", ClusterRolloutState::Waiting, None),
+            ("updating", ClusterRolloutState::Updating, Some(OLD)),
+            ("updated", ClusterRolloutState::Updated, Some(OLD)),
+            ("failed", ClusterRolloutState::Failed, Some(OLD)),
+            ("skipped-early", ClusterRolloutState::Skipped, None),
+            ("skipped", ClusterRolloutState::Skipped, Some(0)),
+            ("rolled-back", ClusterRolloutState::RolledBack, Some(0)),
+            ("rolled-back-none", ClusterRolloutState::RolledBack, None),
+        ]
+        .into_iter()
+        .map(|(name, state, rollback_revision)| ClusterRolloutStatus {
+            name: name.into(),
+            wave: 1,
+            state,
+            rollback_revision,
+            ..Default::default()
+        })
+        .collect(),
+        ..Default::default()
+    };
+    let r = Some((&sp, &status));
+    let latest = Some(7);
+    type Rollout<'a> = Option<(&'a TemplateRolloutSpec, &'a TemplateRolloutStatus)>;
+    let cases: Vec<(Rollout, &str, Option<i64>, Option<i64>)> = vec![
+        // No rollout: the cluster keeps its revision, a new one gets the latest.
+        (None, "x", Some(OLD), Some(OLD)),
+        (None, "x", None, latest),
+        // Not part of the rollout (created since): the same.
+        (r, "new", Some(OLD), Some(OLD)),
+        (r, "new", None, latest),
+        // Waiting: keeps its revision until its wave.
+        (r, "waiting", Some(OLD), Some(OLD)),
+        (r, "waiting", None, latest),
+        // Reached by its wave: the rollout's revision.
+        (r, "updating", Some(OLD), Some(REV)),
+        (r, "updated", Some(OLD), Some(REV)),
+        (r, "failed", Some(OLD), Some(REV)),
+        (r, "updating", None, Some(REV)),
+        // Left out or rolled back: the revision it had.
+        (r, "skipped-early", Some(OLD), Some(OLD)),
+        (r, "skipped", Some(REV), Some(0)),
+        (r, "rolled-back", Some(REV), Some(0)),
+        (r, "rolled-back-none", Some(REV), Some(REV)),
+    ];
+    for (rollout, name, current, want) in cases {
+        assert_eq!(
+            desired_revision(latest, rollout, name, current),
+            want,
+            "{name} (current {current:?}, rollout {})",
+            rollout.is_some()
+        );
+    }
+}
+
+// ---- parse_duration -----------------------------------------------------------
+
+#[test]
+fn parse_duration_table() {
+    let cases: Vec<(&str, Option<u64>)> = vec![
+        ("90s", Some(90)),
+        ("10m", Some(600)),
+        ("1h30m", Some(5400)),
+        ("1h30m15s", Some(5415)),
+        ("2h", Some(7200)),
+        ("45", Some(45)),
+        (" 5m ", Some(300)),
+        ("1m1m", Some(120)),
+        ("0h5m", Some(300)),
+        ("", None),
+        ("m", None),
+        ("10", Some(10)),
+        ("10x", None),
+        ("1.5h", None),
+        ("1h 30m", None),
+        ("10m5", None),
+        ("-5s", None),
+        ("0s", None),
+        ("5ms", None),
+        ("99999999999999999999999h", None),
+        ("9999999999999999h", None),
+        ("18446744073709551615s1s", None),
+    ];
+    for (text, want) in cases {
+        assert_eq!(
+            parse_duration(text),
+            want.map(Duration::from_secs),
+            "{text:?}"
+        );
+    }
+}
+
+// ---- preview ------------------------------------------------------------------
+
+#[test]
+fn preview_groups_largest_first() {
+    let a = vec!["ingress 1 → 2".to_string()];
+    let b = vec![
+        "ingress 1 → 2".to_string(),
+        "dns: + replicas: 2".to_string(),
+    ];
+    let mut changes = Vec::new();
+    for i in (0..12).rev() {
+        changes.push((format!("a{i:02}"), a.clone()));
+    }
+    for i in 0..3 {
+        changes.push((format!("b{i}"), b.clone()));
+    }
+    changes.push(("c0".into(), vec![]));
+    changes.push(("d0".into(), vec!["z".into()]));
+    let groups = preview_groups(changes);
+    assert_eq!(groups.len(), 4);
+    assert_eq!(groups[0].count, 12);
+    assert_eq!(groups[0].changes, a);
+    assert_eq!(
+        groups[0].clusters,
+        (0..10).map(|i| format!("a{i:02}")).collect::<Vec<_>>()
+    );
+    assert_eq!(groups[1].count, 3);
+    assert_eq!(groups[1].clusters, vec!["b0", "b1", "b2"]);
+    // Equal counts: by change.
+    assert_eq!(groups[2].changes, Vec::<String>::new());
+    assert_eq!(groups[2].clusters, vec!["c0"]);
+    assert_eq!(groups[3].changes, vec!["z".to_string()]);
+    assert!(preview_groups(vec![]).is_empty());
+}
+
+#[test]
+fn change_summary_from_preview() {
+    let sp = spec(RolloutPolicy::default());
+    let mut status = plan(&sp, &clusters(3));
+    status.preview = preview_groups(vec![
+        ("c01".into(), vec!["a 1 → 2".into(), "b: x: 1 → 2".into()]),
+        ("c02".into(), vec!["a 1 → 2".into(), "b: x: 1 → 2".into()]),
+        ("c03".into(), vec![]),
+    ]);
+    summarize(&sp, &mut status);
+    assert_eq!(
+        status.change_summary.as_deref(),
+        Some("2 clusters: a 1 → 2; b: x: 1 → 2 (+1 more groups)")
+    );
+    status.preview = preview_groups(vec![("c03".into(), vec![])]);
+    summarize(&sp, &mut status);
+    assert_eq!(
+        status.change_summary.as_deref(),
+        Some("1 clusters: no change")
+    );
+}
+
+fn install(name: &str, template: &str, values: serde_json::Value) -> ServicePlan {
+    ServicePlan::Install(DesiredService {
+        name: name.into(),
+        namespace: name.into(),
+        template: template.into(),
+        values: values.clone(),
+        effective: values,
+    })
+}
+
+fn blocked(name: &str, message: &str) -> ServicePlan {
+    ServicePlan::Blocked(BlockedService {
+        name: name.into(),
+        namespace: name.into(),
+        template: Some(format!("{name}-x")),
+        state: ServiceState::Pending,
+        message: message.into(),
+    })
+}
+
+fn version(template: &str) -> Option<String> {
+    template
+        .rsplit_once('-')
+        .map(|(_, v)| v.to_string())
+        .filter(|v| v.starts_with('v'))
+}
+
+#[test]
+fn service_changes_lists_what_differs() {
+    let old = vec![
+        install("ingress", "ingress-v1", json!({"replicas": 2})),
+        install("dns", "dns-v1", json!({})),
+        install("mon", "mon-v1", json!({"a": {"b": 1}})),
+        install("gone", "gone-v3", json!({})),
+        blocked("wait", "not ready"),
+        install("raw", "raw", json!({})),
+    ];
+    let new = vec![
+        install("ingress", "ingress-v2", json!({"replicas": 3})),
+        install("dns", "dns-v1", json!({})),
+        install("mon", "mon-v1", json!({"a": {"b": 2, "c": true}})),
+        install("wait", "wait-v1", json!({})),
+        install("raw", "raw2", json!({})),
+        install("fresh", "fresh-v1", json!({})),
+        blocked("dns2", "template missing"),
+    ];
+    assert_eq!(
+        service_changes(&old, &new, version),
+        vec![
+            "remove gone v3",
+            "ingress v1 → v2",
+            "ingress: replicas: 2 → 3",
+            "mon: a.b: 1 → 2",
+            "mon: + a.c: true",
+            "install wait v1",
+            "raw: template raw → raw2",
+            "add fresh v1",
+            "add dns2",
+        ]
+    );
+    // Blocked on both sides: says why.
+    assert_eq!(
+        service_changes(&old, &[blocked("wait", "still not ready")], version),
+        vec![
+            "remove ingress v1",
+            "remove dns v1",
+            "remove mon v1",
+            "remove gone v3",
+            "remove raw",
+            "wait: blocked: still not ready",
+        ]
+    );
+    // Still blocked: says why, even with nothing else changed.
+    assert_eq!(
+        service_changes(&old[4..5], &old[4..5], version),
+        vec!["wait: blocked: not ready"]
+    );
+    // Nothing changed, nothing said.
+    assert!(service_changes(&old[..4], &old[..4], version).is_empty());
+    assert!(service_changes(&[], &[], version).is_empty());
+}
+
+#[test]
+fn service_changes_same_version_other_template() {
+    // Two templates of one version: the template change is still shown.
+    let old = vec![install("a", "a-fork-v1", json!({}))];
+    let new = vec![install("a", "a-v1", json!({}))];
+    assert_eq!(
+        service_changes(&old, &new, version),
+        vec!["a: template a-fork-v1 → a-v1"]
+    );
+}
+
+// ---- properties ---------------------------------------------------------------
+
+const ORDER: &str = "order";
+
+/// Clusters with unique names, some with an `order` label, in any order.
+fn arb_candidates(max: usize) -> impl Strategy<Value = Vec<Candidate>> {
+    prop::collection::btree_map(
+        "[a-z][a-z0-9-]{0,5}",
+        (
+            prop::option::of(prop::sample::select(vec![
+                "", "a", "b", "b2", "c", "10", "9",
+            ])),
+            prop::option::of("[a-c]"),
+            prop::option::of(0i64..3),
+        ),
+        0..max,
+    )
+    .prop_map(|m| {
+        m.into_iter()
+            .map(|(name, (order, zone, revision))| {
+                let mut labels = BTreeMap::new();
+                if let Some(o) = order {
+                    labels.insert(ORDER.to_string(), o.to_string());
+                }
+                if let Some(z) = zone {
+                    labels.insert("zone".to_string(), z);
+                }
+                Candidate {
+                    name,
+                    labels,
+                    revision,
+                }
+            })
+            .collect::<Vec<_>>()
+    })
+    .prop_shuffle()
+}
+
+fn arb_max_concurrent() -> impl Strategy<Value = IntOrString> {
+    prop_oneof![
+        (1i32..8).prop_map(IntOrString::Int),
+        (1u32..=100).prop_map(|p| IntOrString::String(format!("{p}%"))),
+    ]
+}
+
+fn arb_policy() -> impl Strategy<Value = RolloutPolicy> {
+    (
+        prop_oneof![
+            Just(RolloutStrategy::Automatic),
+            Just(RolloutStrategy::Manual)
+        ],
+        arb_max_concurrent(),
+        prop::option::of(0u32..4),
+        0u32..4,
+        prop::option::of(Just(ORDER.to_string())),
+    )
+        .prop_map(
+            |(strategy, max_concurrent, canary, failure_budget, order)| RolloutPolicy {
+                strategy,
+                max_concurrent,
+                canary,
+                failure_budget,
+                order,
+                ..Default::default()
+            },
+        )
+}
+
+fn has_canary(policy: &RolloutPolicy, candidates: &[Candidate]) -> bool {
+    policy.canary.is_some_and(|n| n > 0) && !candidates.is_empty()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn prop_no_wave_exceeds_max_concurrent(
+        cs in arb_candidates(40),
+        policy in arb_policy(),
+    ) {
+        let limit = max_concurrent(&policy, cs.len());
+        let waves = plan_waves(&cs, &policy);
+        for w in &waves {
+            prop_assert!(!w.clusters.is_empty());
+            prop_assert!(w.clusters.len() <= limit, "{} > {}", w.clusters.len(), limit);
+        }
+        if has_canary(&policy, &cs) {
+            let want = (policy.canary.unwrap() as usize).min(limit).min(cs.len());
+            prop_assert_eq!(waves[0].clusters.len(), want);
+        }
+        // Without an order, waves are full but for the last (and the canary).
+        if policy.order.is_none() {
+            let skip = usize::from(has_canary(&policy, &cs));
+            let rest = &waves[skip.min(waves.len())..];
+            for w in rest.iter().take(rest.len().saturating_sub(1)) {
+                prop_assert_eq!(w.clusters.len(), limit);
+            }
+        }
+    }
+
+    #[test]
+    fn prop_every_cluster_in_exactly_one_wave(
+        cs in arb_candidates(40),
+        policy in arb_policy(),
+    ) {
+        let waves = plan_waves(&cs, &policy);
+        let mut seen: Vec<&str> = waves.iter().flat_map(|w| w.clusters.iter().map(String::as_str)).collect();
+        seen.sort();
+        let mut want: Vec<&str> = cs.iter().map(|c| c.name.as_str()).collect();
+        want.sort();
+        prop_assert_eq!(&seen, &want);
+
+        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        let status = plan(&sp, &cs);
+        prop_assert_eq!(status.phase, RolloutPhase::Pending);
+        prop_assert_eq!(status.waves.len(), waves.len());
+        let numbers: Vec<u32> = status.waves.iter().map(|w| w.number).collect();
+        let want_numbers: Vec<u32> = (1..=waves.len() as u32).collect();
+        prop_assert_eq!(numbers, want_numbers);
+        let mut names: Vec<&str> = status.clusters.iter().map(|c| c.name.as_str()).collect();
+        names.sort();
+        prop_assert_eq!(&names, &want);
+        for c in &status.clusters {
+            prop_assert!(status.waves.iter().any(|w| w.number == c.wave), "{} in wave {}", c.name, c.wave);
+            let w = &waves[c.wave as usize - 1];
+            prop_assert!(w.clusters.contains(&c.name));
+            prop_assert_eq!(c.state, ClusterRolloutState::Waiting);
+            let from = cs.iter().find(|x| x.name == c.name).unwrap().revision;
+            prop_assert_eq!(c.from_revision, from);
+        }
+        for (w, p) in status.waves.iter().zip(&waves) {
+            prop_assert_eq!(&w.group, &p.group);
+        }
+    }
+
+    #[test]
+    fn prop_waves_do_not_depend_on_input_order(
+        cs in arb_candidates(30),
+        policy in arb_policy(),
+    ) {
+        let mut sorted = cs.clone();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        prop_assert_eq!(plan_waves(&cs, &policy), plan_waves(&sorted, &policy));
+    }
+
+    #[test]
+    fn prop_order_groups_waves(
+        cs in arb_candidates(40),
+        policy in arb_policy(),
+    ) {
+        let policy = RolloutPolicy { order: Some(ORDER.into()), ..policy };
+        let waves = plan_waves(&cs, &policy);
+        let value = |name: &String| -> Option<&String> {
+            cs.iter().find(|c| &c.name == name).unwrap().labels.get(ORDER)
+        };
+        let skip = usize::from(has_canary(&policy, &cs));
+        // The key of each wave after the canary: (no label, value).
+        let mut keys: Vec<(bool, Option<&String>)> = Vec::new();
+        for w in &waves[skip.min(waves.len())..] {
+            let first = value(&w.clusters[0]);
+            for c in &w.clusters {
+                prop_assert_eq!(value(c), first, "wave {:?} mixes values", w.clusters);
+            }
+            prop_assert_eq!(w.group.as_ref(), first);
+            keys.push((first.is_none(), first));
+        }
+        for pair in keys.windows(2) {
+            prop_assert!(pair[0] <= pair[1], "out of order: {:?}", keys);
+        }
+        // The canary takes the first clusters in that same order.
+        if skip == 1 {
+            let canary: Vec<(bool, Option<&String>)> = waves[0].clusters.iter().map(|c| (value(c).is_none(), value(c))).collect();
+            for k in &canary {
+                if let Some(first) = keys.first() {
+                    prop_assert!(k <= first);
+                }
+            }
+            prop_assert_eq!(waves[0].group.as_ref(), None);
+        }
+        // Within a wave after the canary, by name.
+        for w in &waves[skip.min(waves.len())..] {
+            let mut sorted = w.clusters.clone();
+            sorted.sort();
+            prop_assert_eq!(&sorted, &w.clusters);
+        }
+    }
+
+    /// Each wave either comes up healthy or fails as a whole. The rollout
+    /// stops exactly when more clusters failed than the budget allows, and
+    /// nothing after that wave ever starts. Approvals are asked for exactly
+    /// before every wave (Manual) or after the canary.
+    #[test]
+    fn prop_failure_budget_stops_the_rollout(
+        cs in arb_candidates(25),
+        policy in arb_policy(),
+        fails in prop::collection::vec(prop::bool::weighted(0.3), 1..10),
+    ) {
+        let cs: Vec<Candidate> = cs.into_iter().map(|c| Candidate { revision: Some(OLD), ..c }).collect();
+        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        let budget = policy.failure_budget as usize;
+        let canary = has_canary(&policy, &cs);
+        let mut status = plan(&sp, &cs);
+        let wave_fails = |n: u32| fails[(n as usize - 1) % fails.len()];
+        let failing_names: BTreeSet<String> = status
+            .clusters
+            .iter()
+            .filter(|c| wave_fails(c.wave))
+            .map(|c| c.name.clone())
+            .collect();
+        // Where it must stop: the first wave at which failures pass the budget.
+        let mut spent = 0;
+        let mut stop = None;
+        for w in &status.waves {
+            if wave_fails(w.number) {
+                spent += members(&status, w.number).len();
+            }
+            if spent > budget {
+                stop = Some(w.number);
+                break;
+            }
+        }
+        let none = BTreeSet::new();
+        let mut now = 1_000;
+        let steps = 3 * status.waves.len() + 5;
+        for _ in 0..steps {
+            now += 1;
+            let health = world(&sp, &status, &failing_names, &none);
+            advance(&sp, &mut status, &health, t(now));
+            let failed = failures(&status);
+            prop_assert_eq!(failed > budget, status.phase == RolloutPhase::Failed,
+                "{} failed, budget {}, phase {}", failed, budget, status.phase);
+            if let Some(stop) = stop {
+                for c in status.clusters.iter().filter(|c| c.wave > stop) {
+                    prop_assert_eq!(c.state, ClusterRolloutState::Waiting, "{} left Waiting", c.name);
+                }
+            }
+            if status.phase == RolloutPhase::WaitingForApproval {
+                let at = status.waves[current_wave(&status).unwrap()].number;
+                prop_assert!(policy.strategy == RolloutStrategy::Manual || (canary && at == 2),
+                    "wave {} waits for approval", at);
+                let health = world(&sp, &status, &failing_names, &none);
+                apply_request(&sp, &mut status, &Request::Approve(Some(at)), "op", &health, t(now)).unwrap();
+                prop_assert_eq!(status.waves[at as usize - 1].approved_by.as_deref(), Some("op"));
+            }
+            if status.phase.is_terminal() || status.phase == RolloutPhase::Failed {
+                break;
+            }
+        }
+        match stop {
+            Some(stop) => {
+                prop_assert_eq!(status.phase, RolloutPhase::Failed);
+                // Still stopped later, past any health timeout.
+                for k in 1..4 {
+                    let health = world(&sp, &status, &failing_names, &none);
+                    advance(&sp, &mut status, &health, t(now + k * 100_000));
+                    prop_assert_eq!(status.phase, RolloutPhase::Failed);
+                }
+                for w in &status.waves {
+                    if w.number <= stop {
+                        prop_assert!(matches!(w.state, WaveState::Succeeded | WaveState::Failed));
+                    } else {
+                        prop_assert_eq!(w.state, WaveState::Pending);
+                    }
+                }
+                for c in status.clusters.iter().filter(|c| c.wave > stop) {
+                    prop_assert_eq!(c.state, ClusterRolloutState::Waiting);
+                    prop_assert_eq!(
+                        desired_revision(Some(REV), Some((&sp, &status)), &c.name, Some(OLD)),
+                        Some(OLD)
+                    );
+                }
+            }
+            None => {
+                prop_assert_eq!(status.phase, RolloutPhase::Succeeded);
+                for c in &status.clusters {
+                    let want = if failing_names.contains(&c.name) {
+                        ClusterRolloutState::Failed
+                    } else {
+                        ClusterRolloutState::Updated
+                    };
+                    prop_assert_eq!(c.state, want);
+                }
+            }
+        }
+    }
+
+    /// `advance` twice with the same input is `advance` once.
+    #[test]
+    fn prop_advance_is_idempotent(
+        cs in arb_candidates(15),
+        policy in arb_policy(),
+        reports in prop::collection::vec(
+            prop::collection::vec(0u8..6, 15),
+            1..12,
+        ),
+        gaps in prop::collection::vec(0i64..400, 12),
+    ) {
+        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy };
+        let mut status = plan(&sp, &cs);
+        let mut now = 0;
+        for (step, report) in reports.iter().enumerate() {
+            now += gaps[step];
+            let health: BTreeMap<String, Health> = status
+                .clusters
+                .iter()
+                .zip(report)
+                .filter_map(|(c, r)| {
+                    let h = match r {
+                        0 => return None,
+                        1 => at(OLD),
+                        2 => installing(),
+                        3 => failing(),
+                        _ => at(REV),
+                    };
+                    Some((c.name.clone(), h))
+                })
+                .collect();
+            advance(&sp, &mut status, &health, t(now));
+            let once = status.clone();
+            let notes = advance(&sp, &mut status, &health, t(now));
+            prop_assert_eq!(&status, &once);
+            prop_assert!(notes.is_empty(), "{:?}", notes);
+            if status.phase == RolloutPhase::WaitingForApproval {
+                apply_request(&sp, &mut status, &Request::Approve(None), "op", &health, t(now)).unwrap();
+            }
+        }
+    }
+
+    /// Random reports and requests, in any order: refused requests change
+    /// nothing, finished rollouts stay finished (but for a rollback), and
+    /// clusters, waves and phase agree with each other at every step.
+    #[test]
+    fn prop_random_walk_keeps_invariants(
+        cs in arb_candidates(12),
+        policy in arb_policy(),
+        ops in prop::collection::vec(
+            (
+                0u8..16,
+                0u8..16,
+                0i64..300,
+                prop::collection::vec(prop::sample::select(vec![0u8, 1, 2, 2, 3, 4, 4, 4]), 12),
+            ),
+            1..40,
+        ),
+    ) {
+        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        let mut status = plan(&sp, &cs);
+        let mut now = 0;
+        let mut health: BTreeMap<String, Health> = BTreeMap::new();
+        for (kind, arg, gap, report) in ops {
+            now += gap;
+            let before = status.clone();
+            let name = |i: u8| {
+                status
+                    .clusters
+                    .get(i as usize % status.clusters.len().max(1))
+                    .map(|c| c.name.clone())
+                    .unwrap_or_else(|| "nobody".into())
+            };
+            let req = match kind {
+                0..=6 => None,
+                7 => Some(Request::Approve(None)),
+                8 => Some(Request::Approve(Some(u32::from(arg % 5) + 1))),
+                9 => Some(Request::Pause),
+                10 => Some(Request::Resume),
+                11 => Some(Request::Abort),
+                12 => Some(Request::Rollback),
+                13 | 14 => Some(Request::Skip(name(arg))),
+                _ => Some(Request::Retry(name(arg))),
+            };
+            match &req {
+                None => {
+                    health = status
+                        .clusters
+                        .iter()
+                        .zip(&report)
+                        .filter_map(|(c, r)| {
+                            let h = match r {
+                                0 => return None,
+                                1 => at(OLD),
+                                2 => installing(),
+                                3 => failing(),
+                                _ => at(REV),
+                            };
+                            Some((c.name.clone(), h))
+                        })
+                        .collect();
+                    advance(&sp, &mut status, &health, t(now));
+                    let once = status.clone();
+                    prop_assert!(advance(&sp, &mut status, &health, t(now)).is_empty());
+                    prop_assert_eq!(&status, &once, "advance is not at a fixed point");
+                }
+                Some(req) => {
+                    if apply_request(&sp, &mut status, req, "op", &health, t(now)).is_err() {
+                        prop_assert_eq!(&status, &before, "refused {:?} changed the status", req);
+                    } else {
+                        prop_assert_eq!(status.history.last().map(|a| a.action.as_str()), Some(req.action()));
+                    }
+                }
+            }
+            if before.phase.is_terminal() && status != before {
+                prop_assert_eq!(&req, &Some(Request::Rollback));
+                prop_assert_eq!(status.phase, RolloutPhase::RolledBack);
+            }
+            prop_assert!(status.history.len() <= 50);
+            let wave = |n: u32| status.waves[n as usize - 1].state;
+            for c in &status.clusters {
+                match c.state {
+                    ClusterRolloutState::Waiting => prop_assert!(
+                        matches!(wave(c.wave), WaveState::Pending | WaveState::WaitingForApproval),
+                        "{} waits in wave {} which is {:?}", c.name, c.wave, wave(c.wave)
+                    ),
+                    ClusterRolloutState::Updating => prop_assert_eq!(
+                        wave(c.wave), WaveState::Progressing,
+                        "{} updates in wave {}", c.name, c.wave
+                    ),
+                    _ => {}
+                }
+            }
+            if status.phase == RolloutPhase::Succeeded {
+                prop_assert!(status.clusters.iter().all(|c| c.state.is_settled()), "{:?}", status.clusters);
+                prop_assert!(current_wave(&status).is_none());
+            }
+            if status.phase == RolloutPhase::WaitingForApproval {
+                let at = current_wave(&status).map(|i| status.waves[i].state);
+                prop_assert_eq!(at, Some(WaveState::WaitingForApproval));
+            }
+            for w in &status.waves {
+                if w.state == WaveState::WaitingForApproval {
+                    prop_assert!(
+                        policy.strategy == RolloutStrategy::Manual
+                            || (has_canary(&policy, &cs) && w.number == 2)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn prop_request_round_trips(
+        req in prop_oneof![
+            prop::option::of(any::<u32>()).prop_map(Request::Approve),
+            Just(Request::Pause),
+            Just(Request::Resume),
+            Just(Request::Abort),
+            Just(Request::Rollback),
+            "[a-z0-9][a-z0-9.-]{0,40}".prop_map(Request::Skip),
+            "[a-z0-9][a-z0-9.-]{0,40}".prop_map(Request::Retry),
+        ]
+    ) {
+        prop_assert_eq!(Request::parse(&req.to_annotation()), Ok(req));
+    }
+
+    #[test]
+    fn prop_parse_duration_reads_what_it_writes(h in 0u64..1000, m in 0u64..1000, s in 0u64..1000) {
+        let text = format!("{h}h{m}m{s}s");
+        let want = h * 3600 + m * 60 + s;
+        prop_assert_eq!(parse_duration(&text), (want > 0).then(|| Duration::from_secs(want)));
+        prop_assert_eq!(parse_duration(&want.to_string()), Some(Duration::from_secs(want)));
+    }
+
+    #[test]
+    fn prop_parse_duration_never_panics(text in "([0-9]{0,22}[hms ]){0,3}[0-9]{0,3}") {
+        let _ = parse_duration(&text);
+    }
+
+    #[test]
+    fn prop_max_concurrent_never_panics(text in "[0-9]{0,22}%?", total in 0usize..100_000) {
+        let p = RolloutPolicy { max_concurrent: IntOrString::String(text), ..Default::default() };
+        prop_assert!(max_concurrent(&p, total) >= 1);
+    }
+
+    #[test]
+    fn prop_preview_groups_keep_every_cluster(
+        changes in prop::collection::btree_map(
+            "[a-z]{1,6}",
+            prop::collection::vec("[a-c]", 0..3),
+            0..40,
+        )
+    ) {
+        let input: Vec<(String, Vec<String>)> = changes.clone().into_iter().collect();
+        let groups = preview_groups(input);
+        let total: u32 = groups.iter().map(|g| g.count).sum();
+        prop_assert_eq!(total as usize, changes.len());
+        for pair in groups.windows(2) {
+            prop_assert!(pair[0].count >= pair[1].count);
+            prop_assert!(pair[0].changes != pair[1].changes);
+        }
+        for g in &groups {
+            prop_assert!(g.clusters.len() <= 10);
+            prop_assert_eq!(g.clusters.len(), (g.count as usize).min(10));
+            for c in &g.clusters {
+                prop_assert_eq!(&changes[c], &g.changes);
+            }
+        }
+    }
+}
