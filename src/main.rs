@@ -85,8 +85,28 @@ async fn console(cli: &Cli) -> Result<()> {
         engine: !cli.no_engine && !cli.readonly,
         theme,
         readonly: cli.readonly,
+        kubeconfig_user: kubeconfig_user(cli),
     })
     .await
+}
+
+/// The user of the kubeconfig context in use: the name the console's
+/// requests carry when the API server cannot say who it is.
+fn kubeconfig_user(cli: &Cli) -> Option<String> {
+    let kubeconfig = match &cli.kubeconfig {
+        Some(path) => kube::config::Kubeconfig::read_from(path).ok(),
+        None => kube::config::Kubeconfig::read().ok(),
+    }?;
+    let context = cli
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())?;
+    kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .and_then(|c| c.user.clone())
 }
 
 /// The kubeconfig context in use, for the console's header.

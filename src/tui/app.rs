@@ -12,9 +12,14 @@ use kube::ResourceExt;
 use kube::api::ObjectMeta;
 
 use crate::api::conditions::READY;
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceState, ServiceTemplate};
+use crate::api::{
+    ClusterTemplate, ManagedCluster, ServiceState, ServiceTemplate, TemplateRollout,
+    TemplateRolloutStatus,
+};
+use crate::plan::rollout::Request;
 use crate::tui::keys::{self, Action, Goto, ScreenKind};
 use crate::tui::layout;
+use crate::tui::rollouts::{self, BoardRow};
 use crate::tui::theme::{Health, Theme};
 
 /// Everything that can happen to the console.
@@ -37,14 +42,29 @@ pub enum Msg {
     EngineStopped(Option<String>),
     /// The in-process engine took the lease (`true`) or stands by (`false`).
     EngineLeading(bool),
+    /// Who the console acts as, once known: the name its requests carry.
+    Identity(String),
+    /// How a [`Command::Request`] went: `Err` says why in plain words.
+    Requested {
+        name: String,
+        request: Request,
+        result: Result<(), String>,
+    },
 }
 
 /// Side effects `update` asks the loop for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     Quit,
     /// Rebuild the snapshot from the stores and send [`Msg::Data`].
     Refresh,
+    /// Ask the engine for something on a TemplateRollout: set the request
+    /// annotations; the loop answers with [`Msg::Requested`].
+    Request {
+        namespace: String,
+        name: String,
+        request: Request,
+    },
 }
 
 /// The kinds the console shows.
@@ -53,6 +73,7 @@ pub enum Kind {
     ManagedCluster,
     ClusterTemplate,
     ServiceTemplate,
+    TemplateRollout,
 }
 
 impl Kind {
@@ -61,6 +82,7 @@ impl Kind {
             Kind::ManagedCluster => "ManagedCluster",
             Kind::ClusterTemplate => "ClusterTemplate",
             Kind::ServiceTemplate => "ServiceTemplate",
+            Kind::TemplateRollout => "TemplateRollout",
         }
     }
 }
@@ -90,6 +112,8 @@ pub struct Snapshot {
     pub clusters: Vec<Arc<ManagedCluster>>,
     pub cluster_templates: Vec<Arc<ClusterTemplate>>,
     pub service_templates: Vec<Arc<ServiceTemplate>>,
+    /// By namespace and template, the newest revision first.
+    pub rollouts: Vec<Arc<TemplateRollout>>,
     /// How many clusters use each template.
     pub usage: HashMap<ObjKey, usize>,
 }
@@ -135,8 +159,31 @@ impl Snapshot {
             clusters,
             cluster_templates,
             service_templates,
+            rollouts: Vec::new(),
             usage,
         }
+    }
+
+    /// The same snapshot with these rollouts.
+    pub fn with_rollouts(mut self, mut rollouts: Vec<Arc<TemplateRollout>>) -> Snapshot {
+        rollouts.sort_by(|a, b| {
+            let key = |r: &TemplateRollout| {
+                (
+                    r.metadata.namespace.clone(),
+                    r.spec.template.clone(),
+                    std::cmp::Reverse(r.spec.revision),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
+        self.rollouts = rollouts;
+        self
+    }
+
+    pub fn rollout(&self, namespace: &str, name: &str) -> Option<&Arc<TemplateRollout>> {
+        self.rollouts
+            .iter()
+            .find(|r| r.metadata.namespace.as_deref() == Some(namespace) && r.name_any() == name)
     }
 
     pub fn cluster(&self, namespace: &str, name: &str) -> Option<&Arc<ManagedCluster>> {
@@ -166,6 +213,7 @@ impl Snapshot {
             Kind::ManagedCluster => find(&self.clusters, key),
             Kind::ClusterTemplate => find(&self.cluster_templates, key),
             Kind::ServiceTemplate => find(&self.service_templates, key),
+            Kind::TemplateRollout => find(&self.rollouts, key),
         }
     }
 }
@@ -206,6 +254,9 @@ pub enum Screen {
     Clusters,
     ClusterDetail(ObjKey),
     Templates,
+    Rollouts,
+    /// The live wave board of one rollout.
+    Rollout(ObjKey),
     Yaml(ObjKey),
 }
 
@@ -215,6 +266,8 @@ impl Screen {
             Screen::Clusters => ScreenKind::Clusters,
             Screen::ClusterDetail(_) => ScreenKind::ClusterDetail,
             Screen::Templates => ScreenKind::Templates,
+            Screen::Rollouts => ScreenKind::Rollouts,
+            Screen::Rollout(_) => ScreenKind::RolloutBoard,
             Screen::Yaml(_) => ScreenKind::Yaml,
         }
     }
@@ -223,8 +276,9 @@ impl Screen {
     pub fn crumb(&self) -> String {
         match self {
             Screen::Clusters => "clusters".into(),
-            Screen::ClusterDetail(k) => format!("{}/{}", k.namespace, k.name),
+            Screen::ClusterDetail(k) | Screen::Rollout(k) => format!("{}/{}", k.namespace, k.name),
             Screen::Templates => "templates".into(),
+            Screen::Rollouts => "rollouts".into(),
             Screen::Yaml(_) => "yaml".into(),
         }
     }
@@ -260,6 +314,19 @@ pub enum Input {
     Filter,
     /// `:` and what was typed.
     Command(String),
+}
+
+/// A question over the screen; it takes every key until answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Modal {
+    /// `x` on the board: abort where it stands, or roll back.
+    StopChoice { rollout: ObjKey },
+    /// y/n before a request that cannot be undone.
+    Confirm {
+        rollout: ObjKey,
+        request: Request,
+        question: String,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -317,7 +384,10 @@ pub struct App {
     pub stack: Vec<View>,
     pub input: Input,
     pub help: bool,
+    pub modal: Option<Modal>,
     pub flash: Option<Flash>,
+    /// Who the console's requests say asked, once known.
+    pub user: Option<String>,
     pub quit: bool,
 }
 
@@ -333,7 +403,9 @@ impl App {
             stack: vec![View::new(Screen::Clusters)],
             input: Input::None,
             help: false,
+            modal: None,
             flash: None,
+            user: None,
             quit: false,
         }
     }
@@ -598,10 +670,35 @@ pub fn service_rows<'a>(
         .collect()
 }
 
+/// The rollouts the rollouts screen shows.
+pub fn rollout_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<TemplateRollout>> {
+    rollouts::rollout_rows(&data.rollouts, filter)
+}
+
+/// The lines of a rollout board's waves section, and the status they come
+/// from; empty while the rollout has no status (or no longer exists).
+pub fn board<'a>(data: &'a Snapshot, key: &ObjKey, filter: &str) -> Vec<BoardRow<'a>> {
+    data.rollout(&key.namespace, &key.name)
+        .and_then(|r| r.status.as_ref())
+        .map(|s| rollouts::board_rows(s, filter))
+        .unwrap_or_default()
+}
+
 /// Identities of the rows of a view, so a selection follows its row when
 /// others come and go.
 fn row_ids(app: &App, view: &View) -> Vec<String> {
     match &view.screen {
+        Screen::Rollouts => rollout_rows(&app.data, &view.filter)
+            .into_iter()
+            .map(|r| format!("{}/{}", r.namespace().unwrap_or_default(), r.name_any()))
+            .collect(),
+        Screen::Rollout(key) => board(&app.data, key, &view.filter)
+            .into_iter()
+            .filter_map(|r| match r {
+                BoardRow::Cluster(c) => Some(c.name.clone()),
+                BoardRow::Wave { .. } => None,
+            })
+            .collect(),
         Screen::Clusters => cluster_rows(&app.data, &view.filter)
             .into_iter()
             .map(|c| format!("{}/{}", c.namespace().unwrap_or_default(), c.name_any()))
@@ -640,7 +737,10 @@ fn selected_key(app: &App) -> Option<ObjKey> {
         Screen::Templates => template_rows(&app.data, &view.filter)
             .get(view.selected)
             .map(|t| t.key()),
-        Screen::ClusterDetail(key) | Screen::Yaml(key) => Some(key.clone()),
+        Screen::Rollouts => rollout_rows(&app.data, &view.filter)
+            .get(view.selected)
+            .map(|r| ObjKey::of(Kind::TemplateRollout, &r.metadata)),
+        Screen::ClusterDetail(key) | Screen::Rollout(key) | Screen::Yaml(key) => Some(key.clone()),
     }
 }
 
@@ -682,6 +782,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 };
             }
         }
+        Msg::Identity(user) => app.user = Some(user),
+        Msg::Requested {
+            name,
+            request,
+            result,
+        } => match result {
+            Ok(()) => app.flash(
+                FlashLevel::Info,
+                format!("asked: {} ({name})", request.to_annotation()),
+            ),
+            Err(why) => app.flash(
+                FlashLevel::Error,
+                format!("could not ask {}: {why}", request.to_annotation()),
+            ),
+        },
         Msg::EngineStopped(why) => {
             app.target.engine = Engine::Stopped;
             app.flash(
@@ -719,10 +834,48 @@ fn set_data(app: &mut App, snapshot: Snapshot) {
 /// Keeps every view's selection in range and on screen.
 fn fit_all(app: &mut App) {
     for i in 0..app.stack.len() {
-        let count = row_ids(app, &app.stack[i]).len();
-        let height = layout::rows_height(app, &app.stack[i]);
-        fit(&mut app.stack[i], count, height);
+        fit_at(app, i);
     }
+}
+
+/// Keeps one view's selection in range and on screen.
+fn fit_at(app: &mut App, i: usize) {
+    let height = layout::rows_height(app, &app.stack[i]);
+    if let Screen::Rollout(key) = &app.stack[i].screen {
+        let rows = board(&app.data, key, &app.stack[i].filter);
+        let lines: Vec<bool> = rows.iter().map(|r| r.is_cluster()).collect();
+        fit_board(&mut app.stack[i], &lines, height);
+        return;
+    }
+    let count = row_ids(app, &app.stack[i]).len();
+    fit(&mut app.stack[i], count, height);
+}
+
+/// The board scrolls by lines (waves and their clusters) while the cursor
+/// walks the clusters: the selected cluster stays on screen, with its
+/// wave's heading when it is the wave's first.
+fn fit_board(view: &mut View, clusters: &[bool], height: usize) {
+    let height = height.max(1);
+    let count = clusters.iter().filter(|c| **c).count();
+    view.selected = view.selected.min(count.saturating_sub(1));
+    let line = clusters
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c)
+        .nth(view.selected)
+        .map_or(0, |(i, _)| i);
+    let top = if line > 0 && !clusters[line - 1] {
+        line - 1
+    } else {
+        line
+    };
+    if top < view.offset {
+        view.offset = top;
+    }
+    if line >= view.offset + height {
+        view.offset = line + 1 - height;
+    }
+    view.offset = view.offset.min(clusters.len().saturating_sub(height));
 }
 
 fn fit(view: &mut View, count: usize, height: usize) {
@@ -755,6 +908,9 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         .is_some_and(|f| f.level != FlashLevel::Warn)
     {
         app.flash = None;
+    }
+    if let Some(modal) = app.modal.clone() {
+        return on_modal_key(app, key, modal);
     }
     match app.input.clone() {
         Input::Command(text) => return on_command_key(app, key, text),
@@ -809,18 +965,225 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         }
         Action::Top => step(app, isize::MIN / 2),
         Action::Bottom => step(app, isize::MAX / 2),
-        Action::Open => {
-            if let (Screen::Clusters, Some(key)) = (app.screen(), selected_key(app)) {
-                push(app, Screen::ClusterDetail(key));
-            }
-        }
+        Action::Open => match (app.screen(), selected_key(app)) {
+            (Screen::Clusters, Some(key)) => push(app, Screen::ClusterDetail(key)),
+            (Screen::Rollouts, Some(key)) => push(app, Screen::Rollout(key)),
+            _ => {}
+        },
         Action::Yaml => {
             if let Some(key) = selected_key(app) {
                 push(app, Screen::Yaml(key));
             }
         }
+        Action::Approve => {
+            return ask(app, |status, _| {
+                Ok(Request::Approve(rollouts::waiting_wave(status)))
+            });
+        }
+        Action::Pause => return ask(app, |_, _| Ok(Request::Pause)),
+        Action::Resume => return ask(app, |_, _| Ok(Request::Resume)),
+        Action::Abort => return stop_choice(app),
+        Action::Skip => return ask(app, |_, c| Ok(Request::Skip(c.ok_or("skip")?))),
+        Action::Retry => return ask(app, |_, c| Ok(Request::Retry(c.ok_or("retry")?))),
     }
     Vec::new()
+}
+
+// ---------------------------------------------------------------------------
+// Requests on the rollout board
+
+/// The rollout of the board on screen, with its status.
+fn board_rollout(app: &App) -> Result<(ObjKey, &TemplateRollout, &TemplateRolloutStatus), String> {
+    let Screen::Rollout(key) = app.screen() else {
+        return Err("requests are made on a rollout's board".into());
+    };
+    let Some(r) = app.data.rollout(&key.namespace, &key.name) else {
+        return Err(format!("{} no longer exists", key.name));
+    };
+    let Some(status) = r.status.as_ref() else {
+        return Err(format!(
+            "{} has no status yet: the engine has not planned it",
+            key.name
+        ));
+    };
+    Ok((key.clone(), r, status))
+}
+
+/// The cluster under the board's cursor.
+fn board_cluster(app: &App) -> Option<String> {
+    let view = app.view();
+    let Screen::Rollout(key) = &view.screen else {
+        return None;
+    };
+    board(&app.data, key, &view.filter)
+        .into_iter()
+        .filter_map(|r| match r {
+            BoardRow::Cluster(c) => Some(c.name.clone()),
+            BoardRow::Wave { .. } => None,
+        })
+        .nth(view.selected)
+}
+
+/// Why the console may not write, if it may not.
+fn refuse_writes(app: &App, what: &str) -> Option<String> {
+    app.target
+        .readonly
+        .then(|| format!("read-only console (--readonly): cannot {what}"))
+}
+
+/// A request from a board key: `make` builds it from the rollout's status
+/// and the selected cluster (`Err` names the request when a cluster is
+/// needed and none is selected). It is refused, with the reason on the
+/// message line, when the console is read-only or the rollout's state does
+/// not allow it; a skip asks to confirm first; anything else is sent.
+fn ask(
+    app: &mut App,
+    make: impl FnOnce(&TemplateRolloutStatus, Option<String>) -> Result<Request, &'static str>,
+) -> Vec<Command> {
+    let cluster = board_cluster(app);
+    let outcome = board_rollout(app).and_then(|(key, r, status)| {
+        let request =
+            make(status, cluster).map_err(|what| format!("no cluster selected to {what}"))?;
+        if let Some(why) = refuse_writes(app, request.action()) {
+            return Err(why);
+        }
+        rollouts::check(status, &request)?;
+        let question =
+            matches!(request, Request::Skip(_)).then(|| rollouts::question(r, status, &request));
+        Ok((key, request, question))
+    });
+    match outcome {
+        Err(why) => {
+            app.flash(FlashLevel::Warn, why);
+            Vec::new()
+        }
+        Ok((rollout, request, Some(question))) => {
+            app.modal = Some(Modal::Confirm {
+                rollout,
+                request,
+                question,
+            });
+            Vec::new()
+        }
+        Ok((rollout, request, None)) => send(app, rollout, request),
+    }
+}
+
+/// `x`: asks whether to stop where it stands or to roll back, when either
+/// is possible.
+fn stop_choice(app: &mut App) -> Vec<Command> {
+    let outcome = board_rollout(app).and_then(|(key, _, status)| {
+        if let Some(why) = refuse_writes(app, "abort or roll back") {
+            return Err(why);
+        }
+        match (
+            rollouts::check(status, &Request::Abort),
+            rollouts::check(status, &Request::Rollback),
+        ) {
+            (Err(_), Err(why)) => Err(why.replace("roll back", "abort or roll back")),
+            _ => Ok(key),
+        }
+    });
+    match outcome {
+        Ok(rollout) => app.modal = Some(Modal::StopChoice { rollout }),
+        Err(why) => app.flash(FlashLevel::Warn, why),
+    }
+    Vec::new()
+}
+
+/// Sends a request, checked once more against the rollout as it is now.
+fn send(app: &mut App, rollout: ObjKey, request: Request) -> Vec<Command> {
+    if let Some(why) = refuse_writes(app, request.action()) {
+        app.flash(FlashLevel::Warn, why);
+        return Vec::new();
+    }
+    let status = app
+        .data
+        .rollout(&rollout.namespace, &rollout.name)
+        .and_then(|r| r.status.as_ref());
+    let Some(status) = status else {
+        app.flash(
+            FlashLevel::Warn,
+            format!("{} no longer exists", rollout.name),
+        );
+        return Vec::new();
+    };
+    if let Err(why) = rollouts::check(status, &request) {
+        app.flash(FlashLevel::Warn, why);
+        return Vec::new();
+    }
+    app.flash(
+        FlashLevel::Info,
+        format!("asking: {}…", request.to_annotation()),
+    );
+    vec![Command::Request {
+        namespace: rollout.namespace,
+        name: rollout.name,
+        request,
+    }]
+}
+
+/// Keys while a modal asks something: it answers or closes; nothing else
+/// reaches the screen underneath.
+fn on_modal_key(app: &mut App, key: KeyEvent, modal: Modal) -> Vec<Command> {
+    let KeyCode::Char(c) = key.code else {
+        if key.code == KeyCode::Esc {
+            app.modal = None;
+            app.flash(FlashLevel::Info, "cancelled: nothing asked");
+        }
+        return Vec::new();
+    };
+    match (modal, c.to_ascii_lowercase()) {
+        (Modal::StopChoice { rollout }, choice @ ('s' | 'b')) => {
+            let request = if choice == 's' {
+                Request::Abort
+            } else {
+                Request::Rollback
+            };
+            let found = app
+                .data
+                .rollout(&rollout.namespace, &rollout.name)
+                .and_then(|r| {
+                    r.status.as_ref().map(|s| {
+                        rollouts::check(s, &request).map(|()| rollouts::question(r, s, &request))
+                    })
+                });
+            match found {
+                None => {
+                    app.modal = None;
+                    app.flash(
+                        FlashLevel::Warn,
+                        format!("{} no longer exists", rollout.name),
+                    );
+                }
+                // Not possible now: say why and let the other choice be made.
+                Some(Err(why)) => app.flash(FlashLevel::Warn, why),
+                Some(Ok(question)) => {
+                    app.modal = Some(Modal::Confirm {
+                        rollout,
+                        request,
+                        question,
+                    });
+                }
+            }
+            Vec::new()
+        }
+        (
+            Modal::Confirm {
+                rollout, request, ..
+            },
+            'y',
+        ) => {
+            app.modal = None;
+            send(app, rollout, request)
+        }
+        (_, 'n' | 'q') => {
+            app.modal = None;
+            app.flash(FlashLevel::Info, "cancelled: nothing asked");
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn push(app: &mut App, screen: Screen) {
@@ -852,7 +1215,8 @@ fn step(app: &mut App, delta: isize) {
         view.offset = clamp(view.offset as isize + delta, max);
     } else {
         view.selected = clamp(view.selected as isize + delta, count.saturating_sub(1));
-        fit(view, count, height);
+        let last = app.stack.len() - 1;
+        fit_at(app, last);
     }
 }
 
@@ -926,10 +1290,14 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
             app.stack.truncate(1);
             push(app, Screen::Templates);
         }
+        Some(Goto::Rollouts) => {
+            app.stack.truncate(1);
+            push(app, Screen::Rollouts);
+        }
         None => app.flash(
             FlashLevel::Error,
             format!(
-                "unknown command :{word} — try {} (tab completes)",
+                "unknown command :{word}; try {}",
                 keys::COMMANDS
                     .iter()
                     .map(|c| format!(":{}", c.name))
@@ -942,6 +1310,10 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
 }
 
 fn on_mouse(app: &mut App, mouse: MouseEvent) {
+    // A question waits for its answer from the keyboard.
+    if app.modal.is_some() {
+        return;
+    }
     match mouse.kind {
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
             if app.help {
@@ -967,9 +1339,17 @@ fn on_mouse(app: &mut App, mouse: MouseEvent) {
             if x < area.x || x >= area.right() || y < area.y || y >= area.bottom() {
                 return;
             }
-            let index = app.view().offset + usize::from(y - area.y);
-            if index < app.row_count() {
+            let line = app.view().offset + usize::from(y - area.y);
+            let index = match &app.view().screen {
+                Screen::Rollout(key) => {
+                    rollouts::cluster_on_line(&board(&app.data, key, &app.view().filter), line)
+                }
+                _ => Some(line),
+            };
+            if let Some(index) = index.filter(|i| *i < app.row_count()) {
                 app.view_mut().selected = index;
+                let last = app.stack.len() - 1;
+                fit_at(app, last);
             }
         }
         _ => {}
@@ -980,11 +1360,16 @@ fn on_mouse(app: &mut App, mouse: MouseEvent) {
 pub(crate) mod tests {
     use super::*;
     use crate::api::{
+        ClusterRolloutState, ClusterRolloutStatus, PreviewGroup, RolloutPhase, RolloutPolicy,
+        RolloutStrategy, TemplateRolloutSpec, TemplateRolloutStatus, WaveState, WaveStatus,
+    };
+    use crate::api::{
         ClusterTemplateSpec, ClusterTemplateStatus, HelmSpec, ManagedClusterSpec,
         ManagedClusterStatus, ManagedService, Repository, ServiceStatus, ServiceTemplateSpec,
         TemplateService, TemplateStatus,
     };
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
     /// 2025-01-01T00:00:00Z: the "now" of every test.
     pub const NOW: i64 = 1_735_689_600;
@@ -1091,7 +1476,7 @@ pub(crate) mod tests {
                 ],
                 services_ready: Some("2/2".into()),
                 revision: Some(2),
-                target_revision: Some(2),
+                target_revision: None,
                 observed_generation: Some(1),
             }),
         };
@@ -1145,7 +1530,7 @@ pub(crate) mod tests {
                 )],
                 services_ready: Some("0/1".into()),
                 revision: Some(2),
-                target_revision: Some(2),
+                target_revision: None,
                 observed_generation: Some(1),
             }),
         };
@@ -1252,6 +1637,164 @@ pub(crate) mod tests {
                 )),
             ],
         )
+        .with_rollouts(rollouts())
+    }
+
+    fn rollout_cluster(
+        name: &str,
+        wave: u32,
+        state: ClusterRolloutState,
+        since: i64,
+        reason: Option<&str>,
+    ) -> ClusterRolloutStatus {
+        ClusterRolloutStatus {
+            name: name.into(),
+            wave,
+            state,
+            from_revision: Some(2),
+            rollback_revision: (wave == 1).then_some(2),
+            since: Some(time(since)),
+            reason: reason.map(str::to_string),
+        }
+    }
+
+    /// A Manual rollout of revision 3 waiting for approval of wave 2, with
+    /// one failed cluster in wave 1.
+    pub fn waiting_rollout() -> TemplateRollout {
+        use ClusterRolloutState::*;
+        let wave = |number, state, approved: Option<i64>| WaveStatus {
+            number,
+            state,
+            group: None,
+            approved_by: approved.map(|_| "alice@example.com".into()),
+            approved_at: approved.map(time),
+            started_at: approved.map(time),
+            finished_at: None,
+        };
+        let waiting = Some("waiting for approval of wave 2");
+        let later = Some("wave 2 not yet healthy");
+        TemplateRollout {
+            metadata: meta("hmc-system", "aws-standalone-cp-3", 2 * 3600),
+            spec: TemplateRolloutSpec {
+                template: "aws-standalone-cp".into(),
+                revision: 3,
+                policy: RolloutPolicy {
+                    strategy: RolloutStrategy::Manual,
+                    max_concurrent: IntOrString::Int(2),
+                    ..Default::default()
+                },
+            },
+            status: Some(TemplateRolloutStatus {
+                phase: RolloutPhase::WaitingForApproval,
+                message: Some("wave 2/3 waits for approval; 1/6 updated, 1 failed".into()),
+                waves: vec![
+                    wave(1, WaveState::Failed, Some(110 * 60)),
+                    wave(2, WaveState::WaitingForApproval, None),
+                    wave(3, WaveState::Pending, None),
+                ],
+                clusters: vec![
+                    rollout_cluster("prod-eu-1", 1, Updated, 100 * 60, None),
+                    rollout_cluster(
+                        "staging-1",
+                        1,
+                        Failed,
+                        95 * 60,
+                        Some(
+                            "not healthy within 10m: ingress-nginx: install failed: timed out waiting for the condition",
+                        ),
+                    ),
+                    rollout_cluster("prod-us-1", 2, Waiting, 2 * 3600, waiting),
+                    rollout_cluster("prod-us-2", 2, Waiting, 2 * 3600, waiting),
+                    rollout_cluster("prod-ap-1", 3, Waiting, 2 * 3600, later),
+                    rollout_cluster("prod-ap-2", 3, Waiting, 2 * 3600, later),
+                ],
+                preview: vec![
+                    PreviewGroup {
+                        count: 5,
+                        changes: vec!["ingress-nginx 4.11.0 → 4.11.3".into()],
+                        clusters: vec![
+                            "prod-ap-1".into(),
+                            "prod-ap-2".into(),
+                            "prod-eu-1".into(),
+                            "prod-us-1".into(),
+                            "prod-us-2".into(),
+                        ],
+                    },
+                    PreviewGroup {
+                        count: 1,
+                        changes: vec![
+                            "ingress-nginx 4.11.0 → 4.11.3".into(),
+                            "ingress-nginx: controller.replicaCount 2 → 3".into(),
+                        ],
+                        clusters: vec!["staging-1".into()],
+                    },
+                ],
+                history: vec![],
+                paused_by: None,
+                wave_summary: Some("2/3".into()),
+                updated_summary: Some("1/6".into()),
+                change_summary: Some(
+                    "5 clusters: ingress-nginx 4.11.0 → 4.11.3 (+1 more groups)".into(),
+                ),
+                superseded_by: None,
+                started_at: Some(time(110 * 60)),
+                finished_at: None,
+            }),
+        }
+    }
+
+    /// The waiting rollout, the one before it (done) and a paused one.
+    pub fn rollouts() -> Vec<Arc<TemplateRollout>> {
+        let done = TemplateRollout {
+            metadata: meta("hmc-system", "aws-standalone-cp-2", 3 * 86400),
+            spec: TemplateRolloutSpec {
+                template: "aws-standalone-cp".into(),
+                revision: 2,
+                policy: RolloutPolicy::default(),
+            },
+            status: Some(TemplateRolloutStatus {
+                phase: RolloutPhase::Succeeded,
+                message: Some("6/6 clusters updated".into()),
+                wave_summary: Some("2/2".into()),
+                updated_summary: Some("6/6".into()),
+                change_summary: Some("6 clusters: cert-manager 1.16.1 → 1.16.2".into()),
+                ..Default::default()
+            }),
+        };
+        let paused = TemplateRollout {
+            metadata: meta("team-a", "azure-hosted-1", 40 * 60),
+            spec: TemplateRolloutSpec {
+                template: "azure-hosted".into(),
+                revision: 1,
+                policy: RolloutPolicy::default(),
+            },
+            status: Some(TemplateRolloutStatus {
+                phase: RolloutPhase::Paused,
+                message: Some("paused by bob; 0/1 updated".into()),
+                waves: vec![WaveStatus {
+                    number: 1,
+                    state: WaveState::Progressing,
+                    ..Default::default()
+                }],
+                clusters: vec![rollout_cluster(
+                    "dev-broken",
+                    1,
+                    ClusterRolloutState::Updating,
+                    30 * 60,
+                    Some("cluster not provisioned"),
+                )],
+                paused_by: Some("bob".into()),
+                wave_summary: Some("1/1".into()),
+                updated_summary: Some("0/1".into()),
+                change_summary: Some("1 clusters: add ingress-nginx 4.11.3".into()),
+                ..Default::default()
+            }),
+        };
+        vec![
+            Arc::new(paused),
+            Arc::new(done),
+            Arc::new(waiting_rollout()),
+        ]
     }
 
     pub fn target() -> super::Target {
@@ -1657,5 +2200,429 @@ pub(crate) mod tests {
         assert_eq!(sv[2], ("-".into(), Health::Muted));
         assert_eq!(service_health(ServiceState::Pending), Health::Pending);
         assert_eq!(service_health(ServiceState::Removing), Health::Muted);
+    }
+
+    // -----------------------------------------------------------------------
+    // Rollouts
+
+    /// The board of the Manual rollout waiting for approval of wave 2.
+    pub fn board_app() -> App {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "ro");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        app
+    }
+
+    fn flash_text(app: &App) -> String {
+        app.flash
+            .as_ref()
+            .map(|f| f.text.clone())
+            .unwrap_or_default()
+    }
+
+    fn request(name: &str, request: Request) -> Command {
+        Command::Request {
+            namespace: if name == "azure-hosted-1" {
+                "team-a"
+            } else {
+                "hmc-system"
+            }
+            .into(),
+            name: name.into(),
+            request,
+        }
+    }
+
+    fn board_cursor(app: &App) -> Option<String> {
+        board_cluster(app)
+    }
+
+    #[test]
+    fn rollouts_list_and_board() {
+        let mut app = app();
+        for alias in ["rollouts", "ro", "rollout"] {
+            press(&mut app, KeyCode::Char(':'));
+            type_str(&mut app, alias);
+            press(&mut app, KeyCode::Enter);
+            assert_eq!(app.screen(), &Screen::Rollouts, "{alias}");
+            assert_eq!(app.stack.len(), 2);
+        }
+        // The newest revision of a template first.
+        let names: Vec<String> = rollout_rows(&app.data, "")
+            .iter()
+            .map(|r| r.name_any())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "aws-standalone-cp-3",
+                "aws-standalone-cp-2",
+                "azure-hosted-1"
+            ]
+        );
+        press(&mut app, KeyCode::Enter);
+        let key = ObjKey {
+            kind: Kind::TemplateRollout,
+            namespace: "hmc-system".into(),
+            name: "aws-standalone-cp-3".into(),
+        };
+        assert_eq!(app.screen(), &Screen::Rollout(key.clone()));
+        assert_eq!(app.row_count(), 6);
+        assert_eq!(board_cursor(&app).as_deref(), Some("prod-eu-1"));
+        // The cursor walks the clusters, not the wave headings.
+        press(&mut app, KeyCode::Char('j'));
+        press(&mut app, KeyCode::Down);
+        assert_eq!(board_cursor(&app).as_deref(), Some("prod-us-1"));
+        press(&mut app, KeyCode::Char('G'));
+        assert_eq!(board_cursor(&app).as_deref(), Some("prod-ap-2"));
+        // y shows the rollout's YAML; esc comes back to the board.
+        press(&mut app, KeyCode::Char('y'));
+        assert_eq!(app.screen(), &Screen::Yaml(key.clone()));
+        assert!(
+            app.data
+                .yaml(&key)
+                .unwrap()
+                .contains("kind: TemplateRollout")
+        );
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(board_cursor(&app).as_deref(), Some("prod-ap-2"));
+        // The filter narrows the clusters.
+        press(&mut app, KeyCode::Char('/'));
+        type_str(&mut app, "fail");
+        assert_eq!(app.row_count(), 1);
+        assert_eq!(board_cursor(&app).as_deref(), Some("staging-1"));
+    }
+
+    #[test]
+    fn approve_pause_resume_and_refusals() {
+        let mut app = board_app();
+        let cmds = press(&mut app, KeyCode::Char('a'));
+        assert_eq!(
+            cmds,
+            vec![request("aws-standalone-cp-3", Request::Approve(Some(2)))]
+        );
+        assert_eq!(flash_text(&app), "asking: approve 2…");
+        assert_eq!(
+            press(&mut app, KeyCode::Char('p')),
+            vec![request("aws-standalone-cp-3", Request::Pause)]
+        );
+        // Resume does not apply while waiting for approval: it says why.
+        assert!(press(&mut app, KeyCode::Char('r')).is_empty());
+        assert_eq!(
+            flash_text(&app),
+            "nothing to resume: the rollout is WaitingForApproval"
+        );
+        // Retry applies to failed clusters only.
+        assert!(press(&mut app, KeyCode::Char('t')).is_empty());
+        assert_eq!(flash_text(&app), "prod-eu-1 has not failed (it is Updated)");
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(
+            press(&mut app, KeyCode::Char('t')),
+            vec![request(
+                "aws-standalone-cp-3",
+                Request::Retry("staging-1".into())
+            )]
+        );
+
+        // A paused rollout: nothing to approve, resume it.
+        let mut app = self::app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "rollouts");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::End);
+        press(&mut app, KeyCode::Enter);
+        assert!(press(&mut app, KeyCode::Char('a')).is_empty());
+        assert_eq!(
+            flash_text(&app),
+            "no wave waits for approval (the rollout is Paused)"
+        );
+        assert!(press(&mut app, KeyCode::Char('p')).is_empty());
+        assert_eq!(flash_text(&app), "nothing to pause: the rollout is Paused");
+        assert_eq!(
+            press(&mut app, KeyCode::Char('r')),
+            vec![request("azure-hosted-1", Request::Resume)]
+        );
+
+        // The requests are only on the board.
+        let mut app = self::app();
+        assert!(press(&mut app, KeyCode::Char('a')).is_empty());
+        assert!(app.flash.is_none());
+    }
+
+    #[test]
+    fn skip_asks_to_confirm() {
+        let mut app = board_app();
+        press(&mut app, KeyCode::Down);
+        assert!(press(&mut app, KeyCode::Char('s')).is_empty());
+        let Some(Modal::Confirm {
+            request: asked,
+            question,
+            ..
+        }) = app.modal.clone()
+        else {
+            panic!("no confirmation: {:?}", app.modal);
+        };
+        assert_eq!(asked, Request::Skip("staging-1".into()));
+        assert!(question.contains("revision 2"), "{question}");
+        // The modal takes the keys: the cursor does not move.
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(board_cursor(&app).as_deref(), Some("staging-1"));
+        assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+        assert!(app.modal.is_none());
+        assert_eq!(flash_text(&app), "cancelled: nothing asked");
+        press(&mut app, KeyCode::Char('s'));
+        assert_eq!(
+            press(&mut app, KeyCode::Char('y')),
+            vec![request(
+                "aws-standalone-cp-3",
+                Request::Skip("staging-1".into())
+            )]
+        );
+        assert!(app.modal.is_none());
+        // An updated cluster cannot be skipped: no question, a reason.
+        press(&mut app, KeyCode::Up);
+        assert!(press(&mut app, KeyCode::Char('s')).is_empty());
+        assert!(app.modal.is_none());
+        assert_eq!(
+            flash_text(&app),
+            "prod-eu-1 cannot be skipped: it is Updated"
+        );
+    }
+
+    #[test]
+    fn abort_chooses_then_confirms() {
+        let mut app = board_app();
+        press(&mut app, KeyCode::Char('x'));
+        let rollout = ObjKey {
+            kind: Kind::TemplateRollout,
+            namespace: "hmc-system".into(),
+            name: "aws-standalone-cp-3".into(),
+        };
+        assert_eq!(
+            app.modal,
+            Some(Modal::StopChoice {
+                rollout: rollout.clone()
+            })
+        );
+        // esc cancels without asking.
+        assert!(press(&mut app, KeyCode::Esc).is_empty());
+        assert!(app.modal.is_none());
+        assert_eq!(app.stack.len(), 3, "esc closed the modal, not the board");
+        // s: stay (abort), then y.
+        press(&mut app, KeyCode::Char('x'));
+        assert!(press(&mut app, KeyCode::Char('s')).is_empty());
+        assert!(matches!(
+            &app.modal,
+            Some(Modal::Confirm { request: Request::Abort, question, .. })
+                if question.contains("1 cluster updated keep revision 3")
+        ));
+        assert_eq!(
+            press(&mut app, KeyCode::Char('y')),
+            vec![request("aws-standalone-cp-3", Request::Abort)]
+        );
+        // b: roll back, then y.
+        press(&mut app, KeyCode::Char('x'));
+        press(&mut app, KeyCode::Char('b'));
+        assert!(matches!(
+            &app.modal,
+            Some(Modal::Confirm { request: Request::Rollback, question, .. })
+                if question.contains("2 clusters go back")
+        ));
+        assert_eq!(
+            press(&mut app, KeyCode::Char('y')),
+            vec![request("aws-standalone-cp-3", Request::Rollback)]
+        );
+
+        // A succeeded rollout can be rolled back but not aborted.
+        let mut app = self::app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "ro");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('x'));
+        press(&mut app, KeyCode::Char('s'));
+        assert_eq!(
+            flash_text(&app),
+            "nothing to abort: the rollout is Succeeded"
+        );
+        assert!(matches!(app.modal, Some(Modal::StopChoice { .. })));
+        press(&mut app, KeyCode::Char('b'));
+        assert!(matches!(
+            app.modal,
+            Some(Modal::Confirm {
+                request: Request::Rollback,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_read_only_console_refuses_requests() {
+        let mut app = board_app();
+        app.target.readonly = true;
+        for key in ['a', 'p', 'x'] {
+            assert!(press(&mut app, KeyCode::Char(key)).is_empty(), "{key}");
+            assert!(app.modal.is_none(), "{key}");
+            assert!(
+                flash_text(&app).starts_with("read-only console (--readonly): cannot"),
+                "{key}: {}",
+                flash_text(&app)
+            );
+        }
+        // A question asked before the console became read-only sends nothing.
+        let mut app = board_app();
+        press(&mut app, KeyCode::Char('x'));
+        press(&mut app, KeyCode::Char('s'));
+        app.target.readonly = true;
+        assert!(press(&mut app, KeyCode::Char('y')).is_empty());
+        assert!(flash_text(&app).contains("read-only"));
+    }
+
+    #[test]
+    fn request_results_reach_the_message_line() {
+        let mut app = board_app();
+        update(
+            &mut app,
+            Msg::Requested {
+                name: "aws-standalone-cp-3".into(),
+                request: Request::Approve(Some(2)),
+                result: Ok(()),
+            },
+        );
+        let flash = app.flash.clone().unwrap();
+        assert_eq!(flash.level, FlashLevel::Info);
+        assert_eq!(flash.text, "asked: approve 2 (aws-standalone-cp-3)");
+        update(
+            &mut app,
+            Msg::Requested {
+                name: "aws-standalone-cp-3".into(),
+                request: Request::Pause,
+                result: Err("not allowed to change TemplateRollout aws-standalone-cp-3".into()),
+            },
+        );
+        let flash = app.flash.clone().unwrap();
+        assert_eq!(flash.level, FlashLevel::Error);
+        assert_eq!(
+            flash.text,
+            "could not ask pause: not allowed to change TemplateRollout aws-standalone-cp-3"
+        );
+        update(&mut app, Msg::Identity("alice@example.com".into()));
+        assert_eq!(app.user.as_deref(), Some("alice@example.com"));
+    }
+
+    #[test]
+    fn the_board_follows_the_store() {
+        let mut app = board_app();
+        assert_eq!(
+            update(&mut app, Msg::Changed(Kind::TemplateRollout)),
+            vec![Command::Refresh]
+        );
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Down);
+        assert_eq!(board_cursor(&app).as_deref(), Some("prod-us-1"));
+        // Wave 2 is approved elsewhere and staging-1 skipped: the board
+        // changes, the cursor stays on its cluster, approve says why not.
+        let mut r = waiting_rollout();
+        let status = r.status.as_mut().unwrap();
+        status.phase = RolloutPhase::Progressing;
+        status.waves[1].state = WaveState::Progressing;
+        status.clusters.remove(1);
+        let data = sample().with_rollouts(vec![Arc::new(r)]);
+        update(&mut app, Msg::Data(data));
+        assert_eq!(board_cursor(&app).as_deref(), Some("prod-us-1"));
+        assert_eq!(app.view().selected, 1);
+        assert!(press(&mut app, KeyCode::Char('a')).is_empty());
+        assert_eq!(
+            flash_text(&app),
+            "no wave waits for approval (the rollout is Progressing)"
+        );
+        // The rollout goes away: keys say so, nothing is sent.
+        update(&mut app, Msg::Data(sample().with_rollouts(vec![])));
+        assert_eq!(app.row_count(), 0);
+        assert!(press(&mut app, KeyCode::Char('p')).is_empty());
+        assert_eq!(flash_text(&app), "aws-standalone-cp-3 no longer exists");
+    }
+
+    #[test]
+    fn a_long_board_scrolls_by_lines_and_clicks_select_clusters() {
+        let mut r = waiting_rollout();
+        let status = r.status.as_mut().unwrap();
+        status.waves = (1..=10)
+            .map(|n| WaveStatus {
+                number: n,
+                ..Default::default()
+            })
+            .collect();
+        status.clusters = (0..60)
+            .map(|i| {
+                rollout_cluster(
+                    &format!("c-{i:02}"),
+                    i / 6 + 1,
+                    ClusterRolloutState::Waiting,
+                    60,
+                    None,
+                )
+            })
+            .collect();
+        let mut app = board_app();
+        update(
+            &mut app,
+            Msg::Data(sample().with_rollouts(vec![Arc::new(r)])),
+        );
+        let height = layout::rows_height(&app, app.view());
+        assert!(height >= 5, "{height}");
+        assert_eq!(app.view().offset, 0);
+        // 7 lines per wave: the heading and six clusters.
+        for _ in 0..height {
+            press(&mut app, KeyCode::Down);
+        }
+        let line = |i: usize| i / 6 * 7 + i % 6 + 1;
+        let selected = app.view().selected;
+        assert_eq!(selected, height);
+        assert_eq!(app.view().offset, line(selected) + 1 - height);
+        press(&mut app, KeyCode::End);
+        assert_eq!(board_cursor(&app).as_deref(), Some("c-59"));
+        assert_eq!(app.view().offset, 70 - height);
+        // Back to the top: the first wave's heading shows too.
+        press(&mut app, KeyCode::Home);
+        assert_eq!(app.view().offset, 0);
+        // Walking up, a wave's first cluster always shows with its heading.
+        press(&mut app, KeyCode::End);
+        for _ in 0..59 {
+            press(&mut app, KeyCode::Up);
+            let at = app.view().selected;
+            let offset = app.view().offset;
+            assert!(line(at) >= offset && line(at) < offset + height, "{at}");
+            if at.is_multiple_of(6) {
+                assert!(offset < line(at), "the heading of {at} shows");
+            }
+        }
+        assert_eq!(board_cursor(&app).as_deref(), Some("c-00"));
+        assert_eq!(app.view().offset, 0);
+
+        // A click on a cluster selects it; a click on a heading does nothing.
+        press(&mut app, KeyCode::Home);
+        let area = layout::rows_area(&app, app.view()).unwrap();
+        let click = |row| {
+            Msg::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column: area.x + 5,
+                row,
+                modifiers: KeyModifiers::NONE,
+            })
+        };
+        update(&mut app, click(area.y + 3));
+        assert_eq!(board_cursor(&app).as_deref(), Some("c-02"));
+        update(&mut app, click(area.y + 7));
+        assert_eq!(board_cursor(&app).as_deref(), Some("c-02"));
+        update(&mut app, click(area.y + 8));
+        assert_eq!(board_cursor(&app).as_deref(), Some("c-06"));
+        // While a question is open, clicks do nothing.
+        press(&mut app, KeyCode::Char('x'));
+        update(&mut app, click(area.y + 1));
+        assert_eq!(board_cursor(&app).as_deref(), Some("c-06"));
     }
 }

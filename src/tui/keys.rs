@@ -22,6 +22,16 @@ pub enum Action {
     Bottom,
     Open,
     Yaml,
+    /// Rollout board: approve the wave that waits.
+    Approve,
+    Pause,
+    Resume,
+    /// Rollout board: abort or roll back (asks which, then to confirm).
+    Abort,
+    /// Rollout board: leave the selected cluster out (asks to confirm).
+    Skip,
+    /// Rollout board: try the selected failed cluster again.
+    Retry,
 }
 
 /// The screens, as far as keys are concerned.
@@ -30,6 +40,8 @@ pub enum ScreenKind {
     Clusters,
     ClusterDetail,
     Templates,
+    Rollouts,
+    RolloutBoard,
     Yaml,
 }
 
@@ -109,6 +121,8 @@ pub struct Binding {
     pub description: &'static str,
     /// Shown in the hint bar (the help shows every binding).
     pub hint: bool,
+    /// What the help says, when the hint's word is too short to explain.
+    pub help: Option<&'static str>,
 }
 
 const fn bind(key: Key, action: Action, description: &'static str, hint: bool) -> Binding {
@@ -117,6 +131,17 @@ const fn bind(key: Key, action: Action, description: &'static str, hint: bool) -
         action,
         description,
         hint,
+        help: None,
+    }
+}
+
+impl Binding {
+    /// The help's longer text for this binding.
+    const fn explained(self, help: &'static str) -> Binding {
+        Binding {
+            help: Some(help),
+            ..self
+        }
     }
 }
 
@@ -157,6 +182,26 @@ const DETAIL: &[Binding] = &[bind(Key::char('y'), Action::Yaml, "yaml", true)];
 const TEMPLATES: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Yaml, "yaml", false),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const ROLLOUTS: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Open, "board", true),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+/// The rollout board: the operator's requests first, then the list keys
+/// (`/`, `y` and `:` stay out of the hint bar to leave room).
+const BOARD: &[Binding] = &[
+    bind(Key::char('a'), Action::Approve, "approve", true)
+        .explained("approve the wave that waits for approval"),
+    bind(Key::char('p'), Action::Pause, "pause", true).explained("pause the rollout"),
+    bind(Key::char('r'), Action::Resume, "resume", true).explained("resume a paused rollout"),
+    bind(Key::char('x'), Action::Abort, "abort", true)
+        .explained("abort (clusters stay) or roll back; asks"),
+    bind(Key::char('s'), Action::Skip, "skip", true).explained("skip the selected cluster; asks"),
+    bind(Key::char('t'), Action::Retry, "retry", true)
+        .explained("retry the selected failed cluster"),
+    bind(Key::char('y'), Action::Yaml, "yaml", false),
 ];
 
 const YAML: &[Binding] = &[
@@ -215,12 +260,22 @@ pub const FILTER_PROMPT: &[(&str, &str)] = &[
     ("ctrl-u", "erase"),
 ];
 
+/// Choosing how to stop a rollout (handled by the modal, listed for the
+/// hint bar).
+pub const ABORT_CHOICE: &[(&str, &str)] =
+    &[("s", "stay (abort)"), ("b", "roll back"), ("esc", "cancel")];
+
+/// A yes/no question before a request that cannot be undone.
+pub const CONFIRM: &[(&str, &str)] = &[("y", "yes, ask"), ("n esc", "no")];
+
 /// Every binding of a screen, the screen's own first.
 pub fn bindings(screen: ScreenKind) -> Vec<&'static Binding> {
     let own: &[&[Binding]] = match screen {
         ScreenKind::Clusters => &[CLUSTERS, LIST],
         ScreenKind::ClusterDetail => &[DETAIL, LIST],
         ScreenKind::Templates => &[TEMPLATES, LIST],
+        ScreenKind::Rollouts => &[ROLLOUTS, LIST],
+        ScreenKind::RolloutBoard => &[BOARD, LIST],
         ScreenKind::Yaml => &[YAML],
     };
     own.iter()
@@ -238,10 +293,14 @@ pub fn action(screen: ScreenKind, event: &KeyEvent) -> Option<Action> {
 }
 
 /// The hint bar: `(keys, description)` for the bindings marked as hints.
+/// The board's requests fill the bar, so there the filter and the command
+/// prompt are only in the help.
 pub fn hints(screen: ScreenKind) -> Vec<(String, &'static str)> {
+    let crowded = screen == ScreenKind::RolloutBoard;
     bindings(screen)
         .into_iter()
         .filter(|b| b.hint)
+        .filter(|b| !(crowded && matches!(b.action, Action::Filter | Action::Command)))
         .map(|b| (b.key.label(), b.description))
         .collect()
 }
@@ -252,7 +311,11 @@ pub fn help(screen: ScreenKind) -> Vec<(String, &'static str)> {
     for b in bindings(screen) {
         match lines.iter_mut().find(|(a, _, _)| *a == b.action) {
             Some((_, keys, _)) => keys.push(b.key.label()),
-            None => lines.push((b.action, vec![b.key.label()], b.description)),
+            None => lines.push((
+                b.action,
+                vec![b.key.label()],
+                b.help.unwrap_or(b.description),
+            )),
         }
     }
     lines
@@ -266,6 +329,7 @@ pub fn help(screen: ScreenKind) -> Vec<(String, &'static str)> {
 pub enum Goto {
     Clusters,
     Templates,
+    Rollouts,
     Help,
     Quit,
 }
@@ -299,6 +363,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
         description: "ClusterTemplates and ServiceTemplates",
         target: Goto::Templates,
+    },
+    CommandSpec {
+        name: "rollouts",
+        aliases: &["ro", "rollout", "tr", "templaterollouts", "templaterollout"],
+        description: "TemplateRollouts: waves, approvals",
+        target: Goto::Rollouts,
     },
     CommandSpec {
         name: "help",
@@ -431,12 +501,49 @@ mod tests {
     }
 
     #[test]
+    fn the_board_offers_the_requests() {
+        let s = ScreenKind::RolloutBoard;
+        for (c, a) in [
+            ('a', Action::Approve),
+            ('p', Action::Pause),
+            ('r', Action::Resume),
+            ('x', Action::Abort),
+            ('s', Action::Skip),
+            ('t', Action::Retry),
+            ('j', Action::Down),
+        ] {
+            assert_eq!(
+                action(s, &key(KeyCode::Char(c), KeyModifiers::NONE)),
+                Some(a),
+                "{c}"
+            );
+        }
+        // The requests are only on the board.
+        assert_eq!(
+            action(
+                ScreenKind::Rollouts,
+                &key(KeyCode::Char('a'), KeyModifiers::NONE)
+            ),
+            None
+        );
+        let hints: Vec<String> = hints(s).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(hints[..6], ["a", "p", "r", "x", "s", "t"]);
+        assert!(!hints.contains(&"/".to_string()));
+        let help = help(s);
+        assert!(help.contains(&("/".to_string(), "filter")));
+        assert!(help.contains(&("a".to_string(), "approve the wave that waits for approval")));
+    }
+
+    #[test]
     fn commands_and_aliases() {
         for alias in ["clusters", "mcl", "mcluster", "cl", ":cl", " CL "] {
             assert_eq!(resolve(alias), Some(Goto::Clusters), "{alias}");
         }
         for alias in ["templates", "tmpl", "ct", "st"] {
             assert_eq!(resolve(alias), Some(Goto::Templates), "{alias}");
+        }
+        for alias in ["rollouts", "ro", "rollout", "tr", ":RO"] {
+            assert_eq!(resolve(alias), Some(Goto::Rollouts), "{alias}");
         }
         for alias in ["q", "quit"] {
             assert_eq!(resolve(alias), Some(Goto::Quit), "{alias}");
@@ -449,6 +556,8 @@ mod tests {
         assert_eq!(complete("cl"), "clusters");
         assert_eq!(complete("te"), "templates");
         assert_eq!(complete("q"), "quit");
+        assert_eq!(complete("r"), "rollouts");
+        assert_eq!(complete("ro"), "rollouts");
         // Aliases only when no name fits; then their common prefix.
         assert_eq!(candidates("s"), vec!["st", "svctmpl", "servicetemplates"]);
         assert_eq!(complete("s"), "s");

@@ -75,6 +75,42 @@ pub fn detail(area: Rect, conditions: usize) -> DetailAreas {
     }
 }
 
+/// The parts of a rollout board, inside its block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardAreas {
+    /// The phase line and the message.
+    pub summary: Rect,
+    /// The changes (preview groups): a title line and one line per group;
+    /// empty when there are none.
+    pub preview: Rect,
+    /// The waves and their clusters: a title line, column names, the rows.
+    pub waves: Rect,
+}
+
+/// At most this share of the board goes to the changes.
+fn preview_lines(inner: Rect, groups: usize) -> u16 {
+    if groups == 0 {
+        return 0;
+    }
+    let cap = (inner.height / 4).max(1);
+    (groups.min(usize::from(cap)) as u16) + 1
+}
+
+pub fn board(area: Rect, groups: usize) -> BoardAreas {
+    let inner = inner(area);
+    let [summary, preview, waves] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(preview_lines(inner, groups)),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    BoardAreas {
+        summary,
+        preview,
+        waves,
+    }
+}
+
 /// Below a section's title line and a table's column names.
 fn below(area: Rect, lines: u16) -> Rect {
     Rect {
@@ -88,7 +124,15 @@ fn below(area: Rect, lines: u16) -> Rect {
 pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
     let body = bands(screen_area(app)).body;
     match &view.screen {
-        Screen::Clusters | Screen::Templates => Some(below(inner(body), 1)),
+        Screen::Clusters | Screen::Templates | Screen::Rollouts => Some(below(inner(body), 1)),
+        Screen::Rollout(key) => {
+            let groups = app
+                .data
+                .rollout(&key.namespace, &key.name)
+                .and_then(|r| r.status.as_ref())
+                .map_or(0, |s| s.preview.len());
+            Some(below(board(body, groups).waves, 2))
+        }
         Screen::ClusterDetail(key) => {
             let conditions = app
                 .data

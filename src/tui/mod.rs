@@ -6,12 +6,15 @@
 //! something changed, at most every [`FRAME`].
 //!
 //! The console reads the same reflector stores as the engine, which it runs
-//! in-process unless told not to. Nothing polls the API server.
+//! in-process unless told not to. Nothing polls the API server. Its only
+//! writes are operators' requests on rollouts ([`Command::Request`]): a
+//! merge patch of two annotations, refused when read-only.
 
 pub mod app;
 pub mod keys;
 pub mod layout;
 pub mod logging;
+pub mod rollouts;
 pub mod theme;
 pub mod views;
 
@@ -41,8 +44,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
 use crate::engine::{self, Context, Counters, EngineOptions};
+use crate::plan::rollout::Request;
 use crate::store::{Scope, Stores};
 
 pub use app::{App, Command, Msg, Snapshot};
@@ -68,6 +72,9 @@ pub struct TuiOptions {
     pub theme: Theme,
     /// Never write to the cluster.
     pub readonly: bool,
+    /// The kubeconfig context's user, for the name requests carry when the
+    /// API server cannot say who the console is.
+    pub kubeconfig_user: Option<String>,
 }
 
 /// The stores the console reads; it keeps no subscription it does not read.
@@ -75,6 +82,7 @@ struct Readers {
     clusters: Store<ManagedCluster>,
     cluster_templates: Store<ClusterTemplate>,
     service_templates: Store<ServiceTemplate>,
+    rollouts: Store<TemplateRollout>,
 }
 
 impl Readers {
@@ -84,7 +92,135 @@ impl Readers {
             self.cluster_templates.state(),
             self.service_templates.state(),
         )
+        .with_rollouts(self.rollouts.state())
     }
+}
+
+/// What the loop needs to write: only requests on rollouts.
+struct Writer {
+    client: kube::Client,
+    readonly: bool,
+    /// Who asks, found once (see [`whoami`]).
+    user: Arc<tokio::sync::OnceCell<String>>,
+    kubeconfig_user: Option<String>,
+    tx: UnboundedSender<Msg>,
+}
+
+/// The field manager of the console's writes.
+const FIELD_MANAGER: &str = "hmc-tui-console";
+
+impl Writer {
+    /// The name requests carry, found on first use.
+    async fn user(&self) -> String {
+        self.user
+            .get_or_init(|| whoami(self.client.clone(), self.kubeconfig_user.clone()))
+            .await
+            .clone()
+    }
+
+    /// Sets the request annotations on a rollout, in a task; the result
+    /// comes back as [`Msg::Requested`].
+    fn request(self: &Arc<Self>, namespace: String, name: String, request: Request) {
+        let writer = self.clone();
+        tokio::spawn(async move {
+            let result = if writer.readonly {
+                Err("the console is read-only (--readonly)".to_string())
+            } else {
+                let user = writer.user().await;
+                let api: Api<TemplateRollout> = Api::namespaced(writer.client.clone(), &namespace);
+                let params = kube::api::PatchParams {
+                    field_manager: Some(FIELD_MANAGER.into()),
+                    ..Default::default()
+                };
+                let patch = request_patch(&request, &user);
+                match api
+                    .patch(&name, &params, &kube::api::Patch::Merge(&patch))
+                    .await
+                {
+                    Ok(_) => {
+                        tracing::info!(%namespace, %name, request = %request.to_annotation(), %user, "asked the rollout");
+                        Ok(())
+                    }
+                    Err(error) => {
+                        tracing::warn!(%namespace, %name, request = %request.to_annotation(), %error, "cannot ask the rollout");
+                        Err(plain_error(&error, &name))
+                    }
+                }
+            };
+            let _ = writer.tx.send(Msg::Requested {
+                name,
+                request,
+                result,
+            });
+        });
+    }
+}
+
+/// The JSON merge patch that asks a rollout for `request` on behalf of `user`.
+fn request_patch(request: &Request, user: &str) -> serde_json::Value {
+    serde_json::json!({
+        "metadata": {
+            "annotations": {
+                labels::REQUEST: request.to_annotation(),
+                labels::REQUESTED_BY: user,
+            }
+        }
+    })
+}
+
+/// An API error in plain words.
+fn plain_error(error: &kube::Error, name: &str) -> String {
+    match error {
+        kube::Error::Api(e) => match e.code {
+            401 => "the cluster did not accept the console's credentials".into(),
+            403 => format!(
+                "not allowed to change TemplateRollout {name} ({}); ask for patch on templaterollouts",
+                e.message
+            ),
+            404 => format!("TemplateRollout {name} no longer exists"),
+            409 => format!("TemplateRollout {name} changed meanwhile; try again"),
+            _ if e.message.is_empty() => format!("the API server said {} ({})", e.reason, e.code),
+            _ => e.message.clone(),
+        },
+        kube::Error::HyperError(_) | kube::Error::Service(_) => {
+            format!("cannot reach the API server: {error}")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Who the console acts as: the API server's answer (a SelfSubjectReview),
+/// else the kubeconfig context's user, else `$USER`.
+async fn whoami(client: kube::Client, kubeconfig_user: Option<String>) -> String {
+    use k8s_openapi::api::authentication::v1::SelfSubjectReview;
+    let api: Api<SelfSubjectReview> = Api::all(client);
+    let review = tokio::time::timeout(
+        Duration::from_secs(5),
+        api.create(
+            &kube::api::PostParams::default(),
+            &SelfSubjectReview::default(),
+        ),
+    )
+    .await;
+    let from_server = match review {
+        Ok(Ok(r)) => r
+            .status
+            .and_then(|s| s.user_info)
+            .and_then(|u| u.username)
+            .filter(|u| !u.is_empty()),
+        Ok(Err(error)) => {
+            tracing::info!(%error, "cannot ask the API server who the console is");
+            None
+        }
+        Err(_) => {
+            tracing::info!("the API server did not say who the console is in time");
+            None
+        }
+    };
+    from_server
+        .or(kubeconfig_user.filter(|u| !u.is_empty()))
+        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Runs the console until the user quits.
@@ -119,6 +255,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         clusters: stores.managed_clusters.clone(),
         cluster_templates: stores.cluster_templates.clone(),
         service_templates: stores.service_templates.clone(),
+        rollouts: stores.rollouts.clone(),
     };
 
     let pending = Arc::new(AtomicBool::new(false));
@@ -141,18 +278,26 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
             tx.clone(),
             pending.clone(),
         ),
+        follow(
+            app::Kind::TemplateRollout,
+            stores.changes.rollouts.clone(),
+            tx.clone(),
+            pending.clone(),
+        ),
     ];
     tasks.push(tokio::spawn({
         let tx = tx.clone();
-        let (a, b, c) = (
+        let (a, b, c, d) = (
             stores.listed.managed_clusters.clone(),
             stores.listed.cluster_templates.clone(),
             stores.listed.service_templates.clone(),
+            stores.listed.rollouts.clone(),
         );
         async move {
             let ready = crate::store::listed(a).await.is_ok()
                 && crate::store::listed(b).await.is_ok()
-                && crate::store::listed(c).await.is_ok();
+                && crate::store::listed(c).await.is_ok()
+                && crate::store::listed(d).await.is_ok();
             if ready {
                 let _ = tx.send(Msg::Synced);
             }
@@ -172,6 +317,23 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         }
     }));
     tasks.push(tokio::spawn(read_terminal(tx.clone())));
+    let writer = Arc::new(Writer {
+        client: opts.client.clone(),
+        readonly: opts.readonly,
+        user: Arc::new(tokio::sync::OnceCell::new()),
+        kubeconfig_user: opts.kubeconfig_user.clone(),
+        tx: tx.clone(),
+    });
+    // Who the console is, once, at the start: shown when asking to confirm.
+    if !opts.readonly {
+        tasks.push(tokio::spawn({
+            let writer = writer.clone();
+            async move {
+                let user = writer.user().await;
+                let _ = writer.tx.send(Msg::Identity(user));
+            }
+        }));
+    }
 
     let target = app::Target {
         context: opts.context.clone(),
@@ -199,7 +361,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     let mut engine = engine;
     let result = match TerminalGuard::enter() {
         Ok((guard, terminal)) => {
-            let r = event_loop(&mut app, terminal, &mut rx, &readers, &pending).await;
+            let r = event_loop(&mut app, terminal, &mut rx, &readers, &writer, &pending).await;
             // The last frame says so while the engine stops.
             stop_engine(engine.take(), &shutdown).await;
             drop(guard);
@@ -223,6 +385,7 @@ async fn event_loop(
     mut terminal: Terminal<CrosstermBackend<Stdout>>,
     rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>,
     readers: &Readers,
+    writer: &Arc<Writer>,
     pending: &AtomicBool,
 ) -> Result<()> {
     let size = terminal.size()?;
@@ -261,6 +424,11 @@ async fn event_loop(
                             return Ok(());
                         }
                         Command::Refresh => refresh = true,
+                        Command::Request {
+                            namespace,
+                            name,
+                            request,
+                        } => writer.request(namespace, name, request),
                     }
                 }
                 dirty = true;
@@ -382,16 +550,18 @@ async fn read_terminal(tx: UnboundedSender<Msg>) {
 /// Fails early, with what to install, when the CRDs are missing.
 async fn check_crds(client: &kube::Client, engine: bool) -> Result<()> {
     if engine {
-        return engine::check_crds(client)
+        engine::check_crds(client)
             .await
-            .map_err(|e| eyre!("{e}\n(or run with --no-engine to only look at the cluster)"));
+            .map_err(|e| eyre!("{e}\n(or run with --no-engine to only look at the cluster)"))?;
     }
+    // The console's own kinds: a store whose kind is missing never lists.
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut missing = Vec::new();
     for name in [
         "managedclusters.hmc.mirantis.com",
         "clustertemplates.hmc.mirantis.com",
         "servicetemplates.hmc.mirantis.com",
+        "templaterollouts.hmc.mirantis.com",
     ] {
         if api
             .get_opt(name)
@@ -480,6 +650,52 @@ mod tests {
 
     /// Every change of a kind reaches the loop; changes before the loop has
     /// refreshed are coalesced into one message.
+    #[test]
+    fn a_request_is_a_merge_patch_of_two_annotations() {
+        let patch = request_patch(&Request::Approve(Some(2)), "alice@example.com");
+        assert_eq!(
+            patch,
+            serde_json::json!({
+                "metadata": {"annotations": {
+                    "hmc.mirantis.com/request": "approve 2",
+                    "hmc.mirantis.com/requested-by": "alice@example.com",
+                }}
+            })
+        );
+        let patch = request_patch(&Request::Skip("prod-eu-1".into()), "bob");
+        assert_eq!(
+            patch["metadata"]["annotations"]["hmc.mirantis.com/request"],
+            "skip prod-eu-1"
+        );
+    }
+
+    #[test]
+    fn api_errors_in_plain_words() {
+        let api = |code: u16, reason: &str, message: &str| {
+            kube::Error::Api(
+                kube::core::Status::failure(message, reason)
+                    .with_code(code)
+                    .boxed(),
+            )
+        };
+        let forbidden = plain_error(
+            &api(403, "Forbidden", "user \"bob\" cannot patch resource"),
+            "web-3",
+        );
+        assert!(
+            forbidden.starts_with("not allowed to change TemplateRollout web-3"),
+            "{forbidden}"
+        );
+        assert_eq!(
+            plain_error(&api(404, "NotFound", "not found"), "web-3"),
+            "TemplateRollout web-3 no longer exists"
+        );
+        assert_eq!(
+            plain_error(&api(422, "Invalid", "bad annotation"), "web-3"),
+            "bad annotation"
+        );
+    }
+
     #[tokio::test]
     async fn follow_reports_changes_once_until_refreshed() {
         let (counter, changes) = tokio::sync::watch::channel(0u64);

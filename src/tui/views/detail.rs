@@ -4,9 +4,9 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
-use super::{Text, body_block, col, empty_note, flex, table};
+use super::{Text, body_block, col, empty_note, flex, section, table};
 use crate::tui::app::{
     App, ObjKey, View, age, condition_health, service_health, service_rows, services_ready,
 };
@@ -61,12 +61,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(info)), parts.info);
 
     // Conditions.
-    let section = |title: String| {
-        Block::new()
-            .borders(Borders::TOP)
-            .border_style(t.muted())
-            .title(Span::styled(title, t.title()))
-    };
+    let section = |title: String| section(app, title);
     frame.render_widget(section(" conditions ".into()), parts.conditions);
     let cond_area = Rect {
         y: parts.conditions.y + 1,

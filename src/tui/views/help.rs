@@ -27,8 +27,22 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Span::raw(*d),
         ]));
     }
-    lines.push(Line::default());
-    for c in keys::COMMANDS {
+    // Short of room: the commands on one line, right below the keys.
+    let roomy = lines.len() + 1 + keys::COMMANDS.len() + 2 <= usize::from(area.height);
+    if roomy {
+        lines.push(Line::default());
+    } else {
+        let names: Vec<String> = keys::COMMANDS
+            .iter()
+            .map(|c| format!(":{}", c.name))
+            .collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:>key_w$}", "commands"), t.title()),
+            Span::raw("  "),
+            Span::raw(names.join(" ")),
+        ]));
+    }
+    for c in keys::COMMANDS.iter().filter(|_| roomy) {
         let aliases: Vec<&str> = c.aliases.iter().take(3).copied().collect();
         lines.push(Line::from(vec![
             Span::styled(format!("{:>key_w$}", format!(":{}", c.name)), t.title()),
@@ -56,6 +70,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                         keys::ScreenKind::Clusters => "clusters",
                         keys::ScreenKind::ClusterDetail => "cluster",
                         keys::ScreenKind::Templates => "templates",
+                        keys::ScreenKind::Rollouts => "rollouts",
+                        keys::ScreenKind::RolloutBoard => "rollout board",
                         keys::ScreenKind::Yaml => "yaml",
                     }
                 ),

@@ -1,9 +1,12 @@
 //! Drawing: one file per screen. Every `draw` takes `&App` and a frame and
 //! nothing else: no I/O, no state changes.
 
+mod board;
 mod clusters;
 mod detail;
 mod help;
+mod modal;
+mod rollouts;
 mod templates;
 mod yaml;
 
@@ -14,9 +17,9 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
-use crate::tui::app::{App, Engine, FlashLevel, Input, Screen, View};
+use crate::tui::app::{App, Engine, FlashLevel, Input, Modal, Screen, View};
 use crate::tui::keys;
 use crate::tui::layout;
 use crate::tui::theme::Theme;
@@ -32,6 +35,8 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Clusters => clusters::draw(app, frame, bands.body),
             Screen::ClusterDetail(key) => detail::draw(app, key, frame, bands.body),
             Screen::Templates => templates::draw(app, frame, bands.body),
+            Screen::Rollouts => rollouts::draw(app, frame, bands.body),
+            Screen::Rollout(key) => board::draw(app, key, frame, bands.body),
             Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
         }
     }
@@ -39,6 +44,9 @@ pub fn draw(app: &App, frame: &mut Frame) {
     hints(app, frame, bands.hints);
     if app.help {
         help::draw(app, frame, bands.body);
+    }
+    if let Some(m) = &app.modal {
+        modal::draw(app, m, frame, bands.body);
     }
 }
 
@@ -174,6 +182,13 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             .iter()
             .map(|(k, d)| (k.to_string(), *d))
             .collect(),
+        Input::None if app.modal.is_some() => {
+            let keys = match app.modal {
+                Some(Modal::StopChoice { .. }) => keys::ABORT_CHOICE,
+                _ => keys::CONFIRM,
+            };
+            keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
+        }
         Input::None if app.help => vec![("esc".into(), "close help"), ("q".into(), "quit")],
         Input::None => keys::hints(app.screen().kind()),
     };
@@ -231,6 +246,14 @@ fn body_block(app: &App, extra: Vec<Span<'static>>) -> Block<'static> {
         );
     }
     block
+}
+
+/// A titled section inside a screen's block: a rule with the title on it.
+pub(crate) fn section(app: &App, title: String) -> Block<'static> {
+    Block::new()
+        .borders(Borders::TOP)
+        .border_style(app.theme.muted())
+        .title(Span::styled(title, app.theme.title()))
 }
 
 /// `(shown/total)` or `(total)` after the crumbs.

@@ -6,7 +6,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
-use crate::tui::app::tests::{app, now, target, type_str};
+use crate::tui::app::tests::{app, board_app, now, target, type_str};
 use crate::tui::app::{App, Engine, Msg, update};
 use crate::tui::theme::Theme;
 
@@ -82,6 +82,108 @@ fn templates() {
         press(&mut app, KeyCode::Enter);
         app
     });
+}
+
+#[test]
+fn rollouts() {
+    snap("rollouts", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "rollouts");
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+}
+
+/// The Manual rollout waiting for approval of wave 2, the cursor on the
+/// failed cluster of wave 1.
+#[test]
+fn rollout_board() {
+    snap("rollout_board", || {
+        let mut app = board_app();
+        press(&mut app, KeyCode::Down);
+        app
+    });
+    snap("rollout_board_stop_choice", || {
+        let mut app = board_app();
+        press(&mut app, KeyCode::Char('x'));
+        app
+    });
+    snap("rollout_board_confirm_skip", || {
+        let mut app = board_app();
+        update(&mut app, Msg::Identity("alice@example.com".into()));
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Char('s'));
+        app
+    });
+    snap("rollout_board_refused", || {
+        let mut app = board_app();
+        press(&mut app, KeyCode::Char('r'));
+        app
+    });
+    snap("rollout_board_help", || {
+        let mut app = board_app();
+        press(&mut app, KeyCode::Char('?'));
+        app
+    });
+}
+
+/// On the board, states are in the theme's colours too.
+#[test]
+fn board_colours_come_from_the_theme() {
+    let mut app = board_app();
+    let theme = app.theme.clone();
+    let terminal = render(&mut app, (120, 40));
+    let buffer = terminal.backend().buffer();
+    let fg_of = |needle: &str, row_hint: &str| -> Color {
+        for y in 0..buffer.area.height {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect();
+            if !line.contains(row_hint) {
+                continue;
+            }
+            if let Some(byte) = line.find(needle) {
+                let x = line[..byte].chars().count() as u16;
+                return buffer[(x, y)].fg;
+            }
+        }
+        panic!("{needle} not found on a line with {row_hint}");
+    };
+    assert_eq!(fg_of("WaitingForApproval", "revision 3"), theme.progressing);
+    assert_eq!(fg_of("Updated", "prod-eu-1"), theme.ready);
+    assert_eq!(fg_of("Failed", "staging-1"), theme.failed);
+    assert_eq!(fg_of("Waiting", "prod-us-1"), theme.pending);
+    assert_eq!(fg_of("Failed", "wave 1"), theme.failed);
+
+    press(&mut app, KeyCode::Esc);
+    let terminal = render(&mut app, (120, 40));
+    let buffer = terminal.backend().buffer();
+    let line_of = |hint: &str| {
+        (0..buffer.area.height)
+            .map(|y| {
+                (0..buffer.area.width)
+                    .map(|x| (buffer[(x, y)].symbol().to_string(), buffer[(x, y)].fg))
+                    .collect::<Vec<_>>()
+            })
+            .find(|cells| {
+                cells
+                    .iter()
+                    .map(|c| c.0.as_str())
+                    .collect::<String>()
+                    .contains(hint)
+            })
+            .unwrap()
+    };
+    let colour = |hint: &str, word: &str| {
+        let cells = line_of(hint);
+        let text: String = cells.iter().map(|c| c.0.as_str()).collect();
+        let x = text[..text.find(word).unwrap()].chars().count();
+        cells[x].1
+    };
+    assert_eq!(colour("azure-hosted", "Paused"), theme.pending);
+    assert_eq!(colour("6/6", "Succeeded"), theme.ready);
+    assert_eq!(colour("1/6", "WaitingForApproval"), theme.progressing);
 }
 
 #[test]
@@ -185,7 +287,22 @@ fn themes_change_colours_only() {
 /// Small and odd sizes draw without panicking, on every screen.
 #[test]
 fn any_size_draws() {
-    let setups: [fn(&mut App); 6] = [
+    let setups: [fn(&mut App); 10] = [
+        |a| {
+            press(a, KeyCode::Char(':'));
+            type_str(a, "ro");
+            press(a, KeyCode::Enter);
+        },
+        |a| *a = board_app(),
+        |a| {
+            *a = board_app();
+            press(a, KeyCode::Char('x'));
+        },
+        |a| {
+            *a = board_app();
+            press(a, KeyCode::Down);
+            press(a, KeyCode::Char('s'));
+        },
         |_| {},
         |a| press(a, KeyCode::Enter),
         |a| {

@@ -1,0 +1,389 @@
+//! What the rollout screens show and what their keys may ask, derived from
+//! a TemplateRollout. Pure: the update and the views both read these, so
+//! the board's rows, its cursor and its refusals agree.
+
+use std::sync::Arc;
+
+use crate::api::{
+    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, TemplateRollout,
+    TemplateRolloutStatus, WaveState, WaveStatus,
+};
+use crate::plan::rollout::Request;
+use crate::tui::theme::Health;
+
+/// The colour of a rollout's phase: done is ready, moving or waiting for
+/// someone is progressing, stopped is pending.
+pub fn phase_health(phase: RolloutPhase) -> Health {
+    match phase {
+        RolloutPhase::Succeeded => Health::Ready,
+        RolloutPhase::Progressing | RolloutPhase::WaitingForApproval | RolloutPhase::Pending => {
+            Health::Progressing
+        }
+        RolloutPhase::Failed => Health::Failed,
+        RolloutPhase::Paused
+        | RolloutPhase::Aborted
+        | RolloutPhase::RolledBack
+        | RolloutPhase::Superseded => Health::Pending,
+    }
+}
+
+pub fn wave_health(state: WaveState) -> Health {
+    match state {
+        WaveState::Succeeded => Health::Ready,
+        WaveState::Progressing | WaveState::WaitingForApproval => Health::Progressing,
+        WaveState::Pending => Health::Pending,
+        WaveState::Failed => Health::Failed,
+    }
+}
+
+pub fn cluster_health(state: ClusterRolloutState) -> Health {
+    match state {
+        ClusterRolloutState::Updated => Health::Ready,
+        ClusterRolloutState::Updating => Health::Progressing,
+        ClusterRolloutState::Waiting | ClusterRolloutState::RolledBack => Health::Pending,
+        ClusterRolloutState::Failed => Health::Failed,
+        ClusterRolloutState::Skipped => Health::Muted,
+    }
+}
+
+pub fn wave_state_name(state: WaveState) -> &'static str {
+    match state {
+        WaveState::Pending => "Pending",
+        WaveState::WaitingForApproval => "WaitingForApproval",
+        WaveState::Progressing => "Progressing",
+        WaveState::Succeeded => "Succeeded",
+        WaveState::Failed => "Failed",
+    }
+}
+
+/// A rollout's phase; `Pending` before the engine wrote a status.
+pub fn phase(r: &TemplateRollout) -> RolloutPhase {
+    r.status.as_ref().map(|s| s.phase).unwrap_or_default()
+}
+
+fn matches(filter: &str, fields: &[&str]) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    let f = filter.to_lowercase();
+    fields.iter().any(|s| s.to_lowercase().contains(&f))
+}
+
+/// The rollouts screen: every rollout that matches the filter (template,
+/// phase, message or change).
+pub fn rollout_rows<'a>(
+    rollouts: &'a [Arc<TemplateRollout>],
+    filter: &str,
+) -> Vec<&'a Arc<TemplateRollout>> {
+    rollouts
+        .iter()
+        .filter(|r| {
+            let status = r.status.as_ref();
+            matches(
+                filter,
+                &[
+                    &r.spec.template,
+                    &phase(r).to_string(),
+                    status
+                        .and_then(|s| s.message.as_deref())
+                        .unwrap_or_default(),
+                    status
+                        .and_then(|s| s.change_summary.as_deref())
+                        .unwrap_or_default(),
+                ],
+            )
+        })
+        .collect()
+}
+
+/// One line of the board's waves section.
+#[derive(Clone, Copy, Debug)]
+pub enum BoardRow<'a> {
+    /// A wave's heading, with how many of its clusters are updated, of all.
+    Wave {
+        wave: &'a WaveStatus,
+        updated: usize,
+        total: usize,
+    },
+    Cluster(&'a ClusterRolloutStatus),
+}
+
+impl BoardRow<'_> {
+    pub fn is_cluster(&self) -> bool {
+        matches!(self, BoardRow::Cluster(_))
+    }
+}
+
+/// The board's waves section: each wave, then its clusters that match the
+/// filter (name, state or reason). A wave none of whose clusters match is
+/// left out while filtering.
+pub fn board_rows<'a>(status: &'a TemplateRolloutStatus, filter: &str) -> Vec<BoardRow<'a>> {
+    let mut rows = Vec::new();
+    for wave in &status.waves {
+        let members: Vec<&ClusterRolloutStatus> = status
+            .clusters
+            .iter()
+            .filter(|c| c.wave == wave.number)
+            .collect();
+        let shown: Vec<&ClusterRolloutStatus> = members
+            .iter()
+            .copied()
+            .filter(|c| {
+                matches(
+                    filter,
+                    &[
+                        &c.name,
+                        &c.state.to_string(),
+                        c.reason.as_deref().unwrap_or_default(),
+                    ],
+                )
+            })
+            .collect();
+        if shown.is_empty() && !filter.is_empty() {
+            continue;
+        }
+        rows.push(BoardRow::Wave {
+            wave,
+            updated: members
+                .iter()
+                .filter(|c| c.state == ClusterRolloutState::Updated)
+                .count(),
+            total: members.len(),
+        });
+        rows.extend(shown.into_iter().map(BoardRow::Cluster));
+    }
+    rows
+}
+
+/// The clusters of the board, in the order the cursor walks them.
+pub fn board_clusters<'a>(
+    status: &'a TemplateRolloutStatus,
+    filter: &str,
+) -> Vec<&'a ClusterRolloutStatus> {
+    board_rows(status, filter)
+        .into_iter()
+        .filter_map(|r| match r {
+            BoardRow::Cluster(c) => Some(c),
+            BoardRow::Wave { .. } => None,
+        })
+        .collect()
+}
+
+/// The line of the board's waves section the `index`th cluster is on.
+pub fn line_of_cluster(rows: &[BoardRow], index: usize) -> Option<usize> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| r.is_cluster())
+        .nth(index)
+        .map(|(i, _)| i)
+}
+
+/// The cluster (its index among the clusters) on a line of the waves section.
+pub fn cluster_on_line(rows: &[BoardRow], line: usize) -> Option<usize> {
+    if !rows.get(line)?.is_cluster() {
+        return None;
+    }
+    Some(rows[..line].iter().filter(|r| r.is_cluster()).count())
+}
+
+/// The wave that waits for approval, when the rollout waits for one.
+pub fn waiting_wave(status: &TemplateRolloutStatus) -> Option<u32> {
+    if status.phase != RolloutPhase::WaitingForApproval {
+        return None;
+    }
+    status
+        .waves
+        .iter()
+        .find(|w| w.state == WaveState::WaitingForApproval)
+        .map(|w| w.number)
+}
+
+/// Whether the engine would carry out `request` in the rollout's present
+/// state, and if not, why not (in the engine's words). The console asks
+/// only what can be done, so a key that does not apply says why instead.
+pub fn check(status: &TemplateRolloutStatus, request: &Request) -> Result<(), String> {
+    let phase = status.phase;
+    match request {
+        Request::Approve(wanted) => match waiting_wave(status) {
+            None => Err(format!(
+                "no wave waits for approval (the rollout is {phase})"
+            )),
+            Some(n) if wanted.is_some_and(|w| w != n) => Err(format!(
+                "wave {} does not wait for approval; wave {n} does",
+                wanted.unwrap_or_default()
+            )),
+            Some(_) => Ok(()),
+        },
+        Request::Pause => match phase {
+            RolloutPhase::Pending
+            | RolloutPhase::Progressing
+            | RolloutPhase::WaitingForApproval => Ok(()),
+            _ => Err(format!("nothing to pause: the rollout is {phase}")),
+        },
+        Request::Resume if phase == RolloutPhase::Paused => Ok(()),
+        Request::Resume => Err(format!("nothing to resume: the rollout is {phase}")),
+        Request::Abort if phase.is_terminal() => {
+            Err(format!("nothing to abort: the rollout is {phase}"))
+        }
+        Request::Abort => Ok(()),
+        Request::Rollback
+            if matches!(phase, RolloutPhase::RolledBack | RolloutPhase::Superseded) =>
+        {
+            Err(format!("nothing to roll back: the rollout is {phase}"))
+        }
+        Request::Rollback => Ok(()),
+        Request::Skip(name) | Request::Retry(name) => {
+            let Some(c) = status.cluster(name) else {
+                return Err(format!("{name} is not part of this rollout"));
+            };
+            if phase.is_terminal() {
+                return Err(format!("the rollout is {phase}"));
+            }
+            match request {
+                Request::Retry(_) if c.state != ClusterRolloutState::Failed => {
+                    Err(format!("{name} has not failed (it is {})", c.state))
+                }
+                Request::Skip(_)
+                    if matches!(
+                        c.state,
+                        ClusterRolloutState::Updated
+                            | ClusterRolloutState::Skipped
+                            | ClusterRolloutState::RolledBack
+                    ) =>
+                {
+                    Err(format!("{name} cannot be skipped: it is {}", c.state))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// The question asked before a request that cannot be undone, in terms of
+/// what happens to the clusters.
+pub fn question(r: &TemplateRollout, status: &TemplateRolloutStatus, request: &Request) -> String {
+    let name = r.metadata.name.clone().unwrap_or_default();
+    let revision = r.spec.revision;
+    let count = |states: &[ClusterRolloutState]| {
+        status
+            .clusters
+            .iter()
+            .filter(|c| states.contains(&c.state))
+            .count()
+    };
+    let clusters = |n: usize| {
+        if n == 1 {
+            "1 cluster".to_string()
+        } else {
+            format!("{n} clusters")
+        }
+    };
+    match request {
+        Request::Abort => {
+            let updated = count(&[ClusterRolloutState::Updated]);
+            format!(
+                "Abort {name}? No more waves start; {} updated keep revision {revision}, the others keep theirs.",
+                clusters(updated)
+            )
+        }
+        Request::Rollback => {
+            let touched = count(&[
+                ClusterRolloutState::Updating,
+                ClusterRolloutState::Updated,
+                ClusterRolloutState::Failed,
+            ]);
+            format!(
+                "Roll back {name}? {} go back to their last good revision.",
+                clusters(touched)
+            )
+        }
+        Request::Skip(cluster) => {
+            let back = status
+                .cluster(cluster)
+                .and_then(|c| c.rollback_revision.or(c.from_revision));
+            match back {
+                Some(b) => {
+                    format!("Skip {cluster} in {name}? It stays at (or goes back to) revision {b}.")
+                }
+                None => format!("Skip {cluster} in {name}? It keeps the revision it has."),
+            }
+        }
+        other => format!("Ask {name} to {}?", other.to_annotation()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(phase: RolloutPhase) -> TemplateRolloutStatus {
+        let cluster = |name: &str, wave, state| ClusterRolloutStatus {
+            name: name.into(),
+            wave,
+            state,
+            ..Default::default()
+        };
+        TemplateRolloutStatus {
+            phase,
+            waves: vec![
+                WaveStatus {
+                    number: 1,
+                    state: WaveState::Failed,
+                    ..Default::default()
+                },
+                WaveStatus {
+                    number: 2,
+                    state: WaveState::WaitingForApproval,
+                    ..Default::default()
+                },
+            ],
+            clusters: vec![
+                cluster("a", 1, ClusterRolloutState::Updated),
+                cluster("b", 1, ClusterRolloutState::Failed),
+                cluster("c", 2, ClusterRolloutState::Waiting),
+            ],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn checks_follow_the_phase() {
+        let waiting = status(RolloutPhase::WaitingForApproval);
+        assert_eq!(check(&waiting, &Request::Approve(Some(2))), Ok(()));
+        assert!(check(&waiting, &Request::Approve(Some(1))).is_err());
+        assert_eq!(check(&waiting, &Request::Pause), Ok(()));
+        assert!(check(&waiting, &Request::Resume).is_err());
+        assert_eq!(check(&waiting, &Request::Retry("b".into())), Ok(()));
+        assert!(check(&waiting, &Request::Retry("a".into())).is_err());
+        assert!(check(&waiting, &Request::Skip("a".into())).is_err());
+        assert_eq!(check(&waiting, &Request::Skip("c".into())), Ok(()));
+        assert!(check(&waiting, &Request::Skip("zz".into())).is_err());
+
+        let paused = status(RolloutPhase::Paused);
+        assert_eq!(
+            check(&paused, &Request::Approve(Some(2))),
+            Err("no wave waits for approval (the rollout is Paused)".into())
+        );
+        assert_eq!(check(&paused, &Request::Resume), Ok(()));
+
+        let done = status(RolloutPhase::Aborted);
+        assert!(check(&done, &Request::Abort).is_err());
+        assert_eq!(check(&done, &Request::Rollback), Ok(()));
+        assert!(check(&status(RolloutPhase::RolledBack), &Request::Rollback).is_err());
+    }
+
+    #[test]
+    fn board_rows_put_clusters_under_their_wave() {
+        let s = status(RolloutPhase::WaitingForApproval);
+        let rows = board_rows(&s, "");
+        let kinds: Vec<bool> = rows.iter().map(|r| r.is_cluster()).collect();
+        assert_eq!(kinds, [false, true, true, false, true]);
+        assert_eq!(line_of_cluster(&rows, 2), Some(4));
+        assert_eq!(cluster_on_line(&rows, 4), Some(2));
+        assert_eq!(cluster_on_line(&rows, 3), None);
+        // Filtering leaves out waves without a match.
+        let rows = board_rows(&s, "fail");
+        assert_eq!(rows.len(), 2);
+        assert_eq!(board_clusters(&s, "fail")[0].name, "b");
+    }
+}

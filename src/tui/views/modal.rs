@@ -1,0 +1,96 @@
+//! The questions asked before a request that cannot be undone.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use crate::tui::app::{App, Modal};
+
+pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let key = |k: &'static str| Span::styled(k, t.title());
+    let who = app
+        .user
+        .as_deref()
+        .map(|u| format!(" as {u}"))
+        .unwrap_or_default();
+    let (title, lines) = match modal {
+        Modal::StopChoice { rollout } => (
+            format!(" stop {} ", rollout.name),
+            vec![
+                Line::from("How should the rollout stop?"),
+                Line::default(),
+                Line::from(vec![
+                    key("  s  "),
+                    Span::raw("stay: abort; updated clusters keep the new revision"),
+                ]),
+                Line::from(vec![
+                    key("  b  "),
+                    Span::raw("roll back: touched clusters go back to their last good revision"),
+                ]),
+                Line::from(vec![key("esc  "), Span::raw("cancel")]),
+            ],
+        ),
+        Modal::Confirm {
+            request, question, ..
+        } => (
+            format!(" confirm: {} ", request.to_annotation()),
+            vec![
+                Line::from(Span::styled(
+                    question.clone(),
+                    t.header().remove_modifier(Modifier::BOLD),
+                )),
+                Line::default(),
+                Line::from(vec![
+                    key("  y  "),
+                    Span::raw(format!("yes, ask{who}")),
+                    Span::raw("    "),
+                    key("n  "),
+                    Span::raw("no"),
+                ]),
+            ],
+        ),
+    };
+    let width = 72.min(area.width.saturating_sub(2));
+    let inner_w = usize::from(width.saturating_sub(2)).max(1);
+    let wrapped: usize = lines
+        .iter()
+        .map(|l| wrapped_height(&l.to_string(), inner_w))
+        .sum();
+    let height = (wrapped as u16 + 2).min(area.height);
+    let [popup] = Layout::horizontal([Constraint::Length(width)])
+        .flex(Flex::Center)
+        .areas(area);
+    let [popup] = Layout::vertical([Constraint::Length(height)])
+        .flex(Flex::Center)
+        .areas(popup);
+    let block = Block::bordered()
+        .border_style(t.error())
+        .title(Line::from(Span::styled(title, t.title())));
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+/// How many lines `text` takes when wrapped at word boundaries to `width`.
+fn wrapped_height(text: &str, width: usize) -> usize {
+    let mut lines = 1;
+    let mut used = 0;
+    for word in text.split(' ') {
+        let w = word.chars().count();
+        let need = if used == 0 { w } else { used + 1 + w };
+        if need <= width {
+            used = need;
+        } else {
+            lines += 1 + w.saturating_sub(1) / width;
+            used = w % width;
+        }
+    }
+    lines
+}

@@ -1,0 +1,87 @@
+//! The rollouts screen: every TemplateRollout with its phase, waves and
+//! what it changes.
+
+use kube::ResourceExt;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::{Col, Text, body_block, col, count, empty_note, flex, table};
+use crate::tui::app::{App, age, rollout_rows};
+use crate::tui::layout;
+use crate::tui::rollouts::{phase, phase_health};
+use crate::tui::theme::Health;
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let view = app.view();
+    let t = &app.theme;
+    let rows = rollout_rows(&app.data, &view.filter);
+    let block = body_block(app, count(app, rows.len(), app.data.rollouts.len()));
+    frame.render_widget(block, area);
+    let inner = layout::inner(area);
+
+    let all = app.all_namespaces();
+    let mut cols: Vec<Col> = Vec::new();
+    if all {
+        cols.push(col("NAMESPACE", 10, 16).drop(1));
+    }
+    cols.extend([
+        col("TEMPLATE", 12, 28),
+        col("REV", 3, 5),
+        col("PHASE", 18, 18),
+        col("WAVE", 4, 5),
+        col("UPDATED", 7, 9),
+        flex("CHANGE", 12),
+        col("AGE", 3, 5),
+    ]);
+    let cells: Vec<Vec<Text>> = rows
+        .iter()
+        .map(|r| {
+            let status = r.status.as_ref();
+            let phase = phase(r);
+            let health = phase_health(phase);
+            let summary = |s: Option<&String>| s.cloned().unwrap_or_else(|| "-".into());
+            let mut row: Vec<Text> = Vec::new();
+            if all {
+                row.push((r.namespace().unwrap_or_default(), t.muted()));
+            }
+            row.extend([
+                (r.spec.template.clone(), Style::new()),
+                (r.spec.revision.to_string(), Style::new()),
+                (phase.to_string(), t.health(health)),
+                (
+                    summary(status.and_then(|s| s.wave_summary.as_ref())),
+                    Style::new(),
+                ),
+                (
+                    summary(status.and_then(|s| s.updated_summary.as_ref())),
+                    Style::new(),
+                ),
+                (
+                    summary(status.and_then(|s| s.change_summary.as_ref())),
+                    if health == Health::Failed {
+                        t.health(Health::Failed)
+                    } else {
+                        Style::new()
+                    },
+                ),
+                (
+                    age(app.now, r.metadata.creation_timestamp.as_ref()),
+                    t.muted(),
+                ),
+            ]);
+            row
+        })
+        .collect();
+    let empty = cells.is_empty();
+    table(app, frame, inner, &cols, cells, view, true);
+    if empty {
+        let text = if app.data.rollouts.is_empty() {
+            "no TemplateRollouts yet: a new revision of a ClusterTemplate's services starts one"
+                .to_string()
+        } else {
+            format!("no rollout matches /{}", view.filter)
+        };
+        empty_note(app, frame, inner, text);
+    }
+}
