@@ -52,7 +52,8 @@ pub enum RolloutPhase {
     WaitingForApproval,
     /// Stopped by an operator; resume continues it.
     Paused,
-    /// Every cluster is at the revision (or was skipped).
+    /// Every cluster is at the revision, was skipped, or failed within the
+    /// failure budget.
     Succeeded,
     /// More clusters failed than the failure budget allows: stopped by itself.
     Failed,

@@ -93,6 +93,11 @@ impl Context {
     where
         K: Resource<DynamicType = ()>,
     {
+        // The recorder folds events with the same action and reason into
+        // one series and keeps the first note, so the action carries the
+        // note: distinct acts (approving wave 2, then wave 3) stay distinct
+        // events, and only a true repeat counts up.
+        let action: String = note.chars().take(128).collect();
         let ev = Event {
             type_: if warning {
                 EventType::Warning
@@ -101,7 +106,7 @@ impl Context {
             },
             reason: reason.into(),
             note: Some(note),
-            action: reason.into(),
+            action,
             secondary: None,
         };
         self.wrote();

@@ -17,6 +17,7 @@ pub mod leader;
 pub mod releases;
 pub mod rollouts;
 pub mod templates;
+pub mod triggers;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,9 +32,7 @@ use tokio_util::sync::CancellationToken;
 pub use context::{Context, Counters, EngineOptions, FIELD_MANAGER};
 pub use error::{Error, Result};
 
-use crate::api::{
-    ClusterRolloutState, ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout,
-};
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 use crate::store::{Scope, Stores, kubeconfig_secrets, ours};
@@ -53,6 +52,10 @@ const REQUIRED_CRDS: &[(&str, &str)] = &[
     ),
     (
         "managedclusters.hmc.mirantis.com",
+        "hmc-tui crds | kubectl apply -f -",
+    ),
+    (
+        "templaterollouts.hmc.mirantis.com",
         "hmc-tui crds | kubectl apply -f -",
     ),
     (
@@ -178,7 +181,10 @@ pub fn run(
 
     let rollouts = Controller::new(scope.api::<ClusterTemplate>(&client), all())
         .with_config(cfg.clone())
-        .owns(scope.api::<TemplateRollout>(&client), ours())
+        .reconcile_on(triggers::rollout_templates(
+            s.changes.rollouts.clone(),
+            s.rollouts.clone(),
+        ))
         .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
             Some(
                 ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
@@ -220,23 +226,11 @@ pub fn run(
                 })
             })
             // A rollout reaching a cluster (or giving it back its last good
-            // revision): only those clusters, not every one of the template.
-            .watches(scope.api::<TemplateRollout>(&client), ours(), |r| {
-                let ns = r.namespace().unwrap_or_default();
-                r.status
-                    .iter()
-                    .flat_map(|s| s.clusters.iter())
-                    .filter(|c| {
-                        matches!(
-                            c.state,
-                            ClusterRolloutState::Updating
-                                | ClusterRolloutState::RolledBack
-                                | ClusterRolloutState::Skipped
-                        )
-                    })
-                    .map(|c| ObjectRef::<ManagedCluster>::new(&c.name).within(&ns))
-                    .collect::<Vec<_>>()
-            })
+            // revision): only those clusters, once the store has it.
+            .reconcile_on(triggers::rollout_clusters(
+                s.changes.rollouts.clone(),
+                s.rollouts.clone(),
+            ))
             .watches(scope.api::<capi::Cluster>(&client), all(), |c| {
                 Some(
                     ObjectRef::<ManagedCluster>::new(&c.name_any())

@@ -99,6 +99,21 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         return start(ct, ctx, revision, &clusters).await;
     };
 
+    // A request is read from the API, not the store: the store may still
+    // show a request this engine already carried out and removed.
+    let fresh;
+    let current = if current.annotations().contains_key(labels::REQUEST) {
+        let api: Api<TemplateRollout> = Api::namespaced(ctx.client.clone(), &ns);
+        match api.get_opt(&current.name_any()).await? {
+            Some(r) => {
+                fresh = r;
+                &fresh
+            }
+            None => return Ok(Action::await_change()),
+        }
+    } else {
+        current.as_ref()
+    };
     let health = health_of(&clusters);
     let mut status = match &current.status {
         Some(s) if !s.waves.is_empty() || !s.clusters.is_empty() => s.clone(),
@@ -125,10 +140,9 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         }
     }
     notes.extend(advance(&current.spec, &mut status, &health, now));
-    status_if_changed(ctx, current.as_ref(), current.status.as_ref(), &status).await?;
+    status_if_changed(ctx, current, current.status.as_ref(), &status).await?;
     for n in notes {
-        ctx.event(current.as_ref(), n.warning, n.reason, n.message)
-            .await;
+        ctx.event(current, n.warning, n.reason, n.message).await;
     }
     if request.is_some() {
         clear_request(ctx, current).await?;
@@ -326,29 +340,33 @@ fn health_of(clusters: &[Arc<ManagedCluster>]) -> BTreeMap<String, Health> {
         .collect()
 }
 
-/// Removes an operator's request once it is recorded. The resourceVersion
-/// makes sure a newer request that arrived meanwhile is not removed unread.
+/// Removes an operator's request once it is recorded, but only if it is
+/// still the same request: a JSON patch `test` makes a newer one that
+/// arrived meanwhile stay for the next look.
 async fn clear_request(ctx: &Context, rollout: &TemplateRollout) -> Result<()> {
     let api: Api<TemplateRollout> =
         Api::namespaced(ctx.client.clone(), &rollout.namespace().unwrap_or_default());
-    let patch = json!({
-        "metadata": {
-            "resourceVersion": rollout.resource_version(),
-            "annotations": {labels::REQUEST: null, labels::REQUESTED_BY: null},
+    let pointer = |key: &str| format!("/metadata/annotations/{}", key.replace('/', "~1"));
+    let mut ops = Vec::new();
+    for key in [labels::REQUEST, labels::REQUESTED_BY] {
+        if let Some(value) = rollout.annotations().get(key) {
+            ops.push(json!({"op": "test", "path": pointer(key), "value": value}));
+            ops.push(json!({"op": "remove", "path": pointer(key)}));
         }
-    });
+    }
+    let patch: json_patch::Patch = serde_json::from_value(serde_json::Value::Array(ops))?;
     ctx.wrote();
     match api
         .patch(
             &rollout.name_any(),
             &PatchParams::default(),
-            &Patch::Merge(&patch),
+            &Patch::<()>::Json(patch),
         )
         .await
     {
         Ok(_) => Ok(()),
-        // Changed meanwhile: the next look reads the newer request.
-        Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => Ok(()),
+        // Changed or gone meanwhile: the next look reads what is there.
+        Err(kube::Error::Api(s)) if matches!(s.code, 404 | 409 | 422) => Ok(()),
         Err(e) => Err(e.into()),
     }
 }

@@ -360,6 +360,13 @@ pub fn advance(
     }
     observe(spec, status, health, now, &mut notes);
     let revision = spec.revision;
+    // Failed clusters that recovered by themselves bring a stopped rollout
+    // back within its budget.
+    if status.phase == RolloutPhase::Failed
+        && failures(status) <= spec.policy.failure_budget as usize
+    {
+        status.phase = RolloutPhase::Progressing;
+    }
 
     // Waves.
     if matches!(
