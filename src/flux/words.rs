@@ -47,6 +47,23 @@ pub fn release_problem(message: &str) -> String {
     if message.is_empty() {
         return String::new();
     }
+    // "Running 'upgrade' action with timeout of 5m0s": work in progress.
+    if let Some(rest) = message.strip_prefix("Running '")
+        && let Some((action, tail)) = rest.split_once("' action")
+    {
+        let verb = match action {
+            "install" => "installing",
+            "upgrade" => "upgrading",
+            "uninstall" => "uninstalling",
+            "rollback" => "rolling back",
+            "test" => "testing",
+            other => other,
+        };
+        return match tail.split_once("timeout of ") {
+            Some((_, t)) => format!("{verb} (timeout {})", t.trim()),
+            None => verb.to_string(),
+        };
+    }
     let lower = message.to_ascii_lowercase();
     for (needle, verb) in [
         ("install failed", "install"),
@@ -105,6 +122,18 @@ fn root_cause(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn actions_in_progress_read_as_verbs() {
+        assert_eq!(
+            release_problem("Running 'upgrade' action with timeout of 5m0s"),
+            "upgrading (timeout 5m0s)"
+        );
+        assert_eq!(
+            release_problem("Running 'install' action with timeout of 10m0s"),
+            "installing (timeout 10m0s)"
+        );
+    }
 
     const URL: &str = "http://127.0.0.1:18080";
 
