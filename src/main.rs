@@ -37,6 +37,9 @@ struct Cli {
     /// Console: never write to the cluster (implies --no-engine).
     #[arg(long)]
     readonly: bool,
+    /// Headless: where to serve /healthz, /readyz and /metrics.
+    #[arg(long, default_value = "0.0.0.0:8080", env = "HMC_METRICS_ADDR")]
+    metrics_addr: std::net::SocketAddr,
     /// Console theme: default, light, high-contrast, or a path to a .yaml file.
     #[arg(long, default_value = "default", env = "HMC_TUI_THEME")]
     theme: String,
@@ -158,14 +161,28 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         namespace: cli.namespace.clone(),
     };
     let (stores, watches) = Stores::new(&client, &scope);
+    let counters = Arc::new(Counters::default());
     let ctx = Arc::new(Context::new(
         client,
-        stores,
-        Arc::new(Counters::default()),
+        stores.clone(),
+        counters.clone(),
         EngineOptions::default(),
     ));
     let shutdown = CancellationToken::new();
-    let (role, _) = tokio::sync::watch::channel(engine::leader::Role::Starting);
+    let (role, role_rx) = tokio::sync::watch::channel(engine::leader::Role::Starting);
+    let listener = engine::metrics::serve(
+        cli.metrics_addr,
+        counters,
+        stores,
+        role_rx,
+        shutdown.clone(),
+    );
+    let metrics_addr = cli.metrics_addr;
+    tokio::spawn(async move {
+        if let Err(error) = listener.await {
+            tracing::error!(%error, addr = %metrics_addr, "cannot serve /healthz, /readyz and /metrics");
+        }
+    });
     let engine = engine::leader::run_with_lease(
         ctx,
         scope,

@@ -32,6 +32,8 @@ macro_rules! kinds {
             pub changes: Changes,
             /// One flag per kind: true once its store has its first full list.
             pub listed: Listed,
+            /// The kinds whose watch fails right now, with the last error.
+            pub watch_errors: watch::Receiver<WatchErrors>,
         }
 
         /// Per kind: true once the store holds its first full list. (A
@@ -62,10 +64,25 @@ macro_rules! kinds {
                 true $(&& *self.listed.$field.borrow())*
             }
 
+            /// Which watches fail right now, in one line; `None` when all work.
+            pub fn failing(&self) -> Option<String> {
+                let errors = self.watch_errors.borrow();
+                (!errors.is_empty()).then(|| {
+                    errors
+                        .iter()
+                        .map(|(kind, e)| format!("watching {kind}: {e}"))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                })
+            }
+
 
         }
     };
 }
+
+/// Kind → the last error of its watch, for the kinds whose watch fails now.
+pub type WatchErrors = std::collections::BTreeMap<String, String>;
 
 /// The watch feeding a store ended before its first list.
 #[derive(Debug, Clone, Copy, thiserror::Error)]
@@ -132,6 +149,7 @@ fn reflected<K>(
     api: Api<K>,
     config: watcher::Config,
     watches: &mut Watches,
+    errors: &watch::Sender<WatchErrors>,
 ) -> (Store<K>, watch::Receiver<u64>, watch::Receiver<bool>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -141,6 +159,7 @@ where
     let (tx, rx) = watch::channel(0u64);
     let (listed_tx, listed_rx) = watch::channel(false);
     let kind = K::kind(&Default::default()).to_string();
+    let errors = errors.clone();
     let stream = watcher(api, config)
         .default_backoff()
         .modify(|o| o.managed_fields_mut().clear())
@@ -148,13 +167,19 @@ where
         .for_each(move |event| {
             match event {
                 Ok(event) => {
+                    errors.send_if_modified(|e| e.remove(&kind).is_some());
                     // The store has applied the event by the time it gets here.
                     if matches!(event, watcher::Event::InitDone) {
                         listed_tx.send_replace(true);
                     }
                     tx.send_modify(|n| *n += 1)
                 }
-                Err(error) => tracing::warn!(%kind, %error, "watch failed; retrying with backoff"),
+                Err(error) => {
+                    tracing::warn!(%kind, %error, "watch failed; retrying with backoff");
+                    errors.send_modify(|e| {
+                        e.insert(kind.clone(), error.to_string());
+                    });
+                }
             }
             futures::future::ready(())
         });
@@ -167,16 +192,42 @@ impl Stores {
     /// watches are driven.
     pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
         let mut w = Watches::new();
+        let (errors, watch_errors) = watch::channel(WatchErrors::new());
         let secrets: Api<PartialObjectMeta<Secret>> = scope.api(client);
-        let kubeconfigs = reflected(secrets, kubeconfig_secrets(), &mut w);
-        let service_templates = reflected(scope.api(client), watcher::Config::default(), &mut w);
-        let cluster_templates = reflected(scope.api(client), watcher::Config::default(), &mut w);
-        let managed_clusters = reflected(scope.api(client), watcher::Config::default(), &mut w);
-        let rollouts = reflected(scope.api(client), watcher::Config::default(), &mut w);
-        let releases = reflected(scope.api(client), ours(), &mut w);
-        let charts = reflected(scope.api(client), ours(), &mut w);
-        let repositories = reflected(scope.api(client), ours(), &mut w);
-        let capi_clusters = reflected(scope.api(client), watcher::Config::default(), &mut w);
+        let kubeconfigs = reflected(secrets, kubeconfig_secrets(), &mut w, &errors);
+        let service_templates = reflected(
+            scope.api(client),
+            watcher::Config::default(),
+            &mut w,
+            &errors,
+        );
+        let cluster_templates = reflected(
+            scope.api(client),
+            watcher::Config::default(),
+            &mut w,
+            &errors,
+        );
+        let managed_clusters = reflected(
+            scope.api(client),
+            watcher::Config::default(),
+            &mut w,
+            &errors,
+        );
+        let rollouts = reflected(
+            scope.api(client),
+            watcher::Config::default(),
+            &mut w,
+            &errors,
+        );
+        let releases = reflected(scope.api(client), ours(), &mut w, &errors);
+        let charts = reflected(scope.api(client), ours(), &mut w, &errors);
+        let repositories = reflected(scope.api(client), ours(), &mut w, &errors);
+        let capi_clusters = reflected(
+            scope.api(client),
+            watcher::Config::default(),
+            &mut w,
+            &errors,
+        );
         let stores = Stores {
             service_templates: service_templates.0,
             cluster_templates: cluster_templates.0,
@@ -198,6 +249,7 @@ impl Stores {
                 capi_clusters: capi_clusters.2,
                 kubeconfigs: kubeconfigs.2,
             },
+            watch_errors,
             changes: Changes {
                 service_templates: service_templates.1,
                 cluster_templates: cluster_templates.1,

@@ -32,19 +32,18 @@ use crate::plan::services::{ServicePlan, plan_services};
 use crate::store::get;
 
 pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Action> {
-    let result = if mc.meta().deletion_timestamp.is_some() {
-        cleanup(&mc, &ctx).await
-    } else if !finalizer::has(mc.as_ref()) {
-        finalizer::add(&ctx, mc.as_ref())
-            .await
-            .map(|_| Action::await_change())
-    } else {
-        apply(&mc, &ctx).await
+    let work = async {
+        if mc.meta().deletion_timestamp.is_some() {
+            cleanup(&mc, &ctx).await
+        } else if !finalizer::has(mc.as_ref()) {
+            finalizer::add(&ctx, mc.as_ref())
+                .await
+                .map(|_| Action::await_change())
+        } else {
+            apply(&mc, &ctx).await
+        }
     };
-    ctx.counters
-        .reconciles
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    result
+    ctx.counters.timed("managedclusters", work).await
 }
 
 /// The releases of one cluster, from the shared store.

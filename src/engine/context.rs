@@ -41,6 +41,8 @@ pub struct Counters {
     /// Every finished reconcile, all controllers together.
     pub reconciles: AtomicU64,
     pub errors: AtomicU64,
+    /// Per controller: reconciles, errors, durations, in flight.
+    pub controllers: super::metrics::ControllerMetrics,
 }
 
 impl Counters {

@@ -14,6 +14,7 @@ pub mod context;
 pub mod error;
 pub mod finalizer;
 pub mod leader;
+pub mod metrics;
 pub mod releases;
 pub mod rollouts;
 pub mod templates;

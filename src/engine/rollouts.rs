@@ -33,11 +33,9 @@ use crate::plan::rollout::{
 use crate::plan::services::plan_services;
 
 pub async fn reconcile(ct: Arc<ClusterTemplate>, ctx: Arc<Context>) -> Result<Action> {
-    let result = reconcile_inner(&ct, &ctx).await;
     ctx.counters
-        .reconciles
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    result
+        .timed("rollouts", reconcile_inner(&ct, &ctx))
+        .await
 }
 
 async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> {

@@ -185,11 +185,13 @@ pub fn services_hash(services: &[TemplateService]) -> String {
 }
 
 pub async fn reconcile<T: Template>(obj: Arc<T>, ctx: Arc<Context>) -> Result<Action> {
-    let result = reconcile_inner(obj.as_ref(), &ctx).await;
+    let controller = match T::KIND {
+        TemplateKind::Service => "servicetemplates",
+        TemplateKind::Cluster => "clustertemplates",
+    };
     ctx.counters
-        .reconciles
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    result
+        .timed(controller, reconcile_inner(obj.as_ref(), &ctx))
+        .await
 }
 
 async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
