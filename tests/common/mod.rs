@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod headless;
 pub mod rollouts;
 
 use std::future::Future;

@@ -681,6 +681,14 @@ def cmd_demo(_args) -> None:
     os.execvp("cargo", ["cargo", "run", "--release", "--quiet", "--", "--kubeconfig", str(mgmt.kubeconfig)])
 
 
+def cmd_stop(args) -> None:
+    """Stops one component (`status` lists them); `up` starts it again."""
+    if args.name not in component_names():
+        die(f"no component {args.name}; `status` lists them")
+    stop(args.name)
+    log(f"stopped {args.name}; `up` starts it again")
+
+
 def cmd_logs(_args) -> None:
     print(LOGS)
 
@@ -696,6 +704,9 @@ def main() -> None:
     sub.add_parser("status", help="list components").set_defaults(fn=cmd_status)
     sub.add_parser("env", help="print shell exports").set_defaults(fn=cmd_env)
     sub.add_parser("logs", help="print the log folder").set_defaults(fn=cmd_logs)
+    stop_one = sub.add_parser("stop", help="stop one component (up starts it again)")
+    stop_one.add_argument("name", help="a component, as `status` lists it")
+    stop_one.set_defaults(fn=cmd_stop)
     sub.add_parser("demo", help="up, apply the examples, open the console").set_defaults(fn=cmd_demo)
     ex = sub.add_parser("examples", help="apply assets/examples/local")
     ex.add_argument("--provision", nargs="*", default=[], metavar="CLUSTER",
