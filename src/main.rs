@@ -51,6 +51,11 @@ struct Cli {
 enum Command {
     /// Print the CustomResourceDefinitions as YAML.
     Crds,
+    /// Print the shell completion script for SHELL.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[tokio::main]
@@ -60,6 +65,11 @@ async fn main() -> Result<()> {
     match cli.command {
         Some(Command::Crds) => {
             print!("{}", hmc_tui::api::crds_yaml());
+            Ok(())
+        }
+        Some(Command::Completions { shell }) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "hmc-tui", &mut std::io::stdout());
             Ok(())
         }
         None if cli.reconcile => reconcile(&cli).await,

@@ -56,7 +56,7 @@ fn round_trip<K: serde::de::DeserializeOwned + serde::Serialize>(
 fn examples_read_as_our_types() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples");
     let mut seen = Vec::new();
-    for dir in [root.clone(), root.join("local")] {
+    for dir in [root.clone(), root.join("local"), root.join("capd")] {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "yaml") {

@@ -337,6 +337,16 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<TemplateSta
     }
 }
 
+/// The resource name of a Flux source kind: `HelmChart` → `helmcharts`,
+/// `OCIRepository` → `ocirepositories`.
+fn plural_of(kind: &str) -> String {
+    let lower = kind.to_ascii_lowercase();
+    match lower.strip_suffix('y') {
+        Some(stem) => format!("{stem}ies"),
+        None => format!("{lower}s"),
+    }
+}
+
 /// The status of a chart source the template author manages.
 async fn referenced_source(
     ctx: &Context,
@@ -350,7 +360,7 @@ async fn referenced_source(
         "v1"
     };
     let gvk = GroupVersionKind::gvk("source.toolkit.fluxcd.io", version, kind);
-    let plural = format!("{}s", kind.to_ascii_lowercase());
+    let plural = plural_of(kind);
     let ar = ApiResource::from_gvk_with_plural(&gvk, &plural);
     let api: Api<DynamicObject> = Api::namespaced_with(ctx.client.clone(), ns, &ar);
     let Some(obj) = api.get_opt(name).await? else {
@@ -361,4 +371,16 @@ async fn referenced_source(
         .get("status")
         .cloned()
         .and_then(|s| serde_json::from_value(s).ok()))
+}
+
+#[cfg(test)]
+mod plural_tests {
+    use super::plural_of;
+
+    #[test]
+    fn source_kinds_have_their_resource_names() {
+        assert_eq!(plural_of("HelmChart"), "helmcharts");
+        assert_eq!(plural_of("OCIRepository"), "ocirepositories");
+        assert_eq!(plural_of("HelmRepository"), "helmrepositories");
+    }
 }

@@ -1,0 +1,458 @@
+//! The manifests in `assets/deploy/` read as Kubernetes types with no field
+//! lost, the kustomization lists every one of them, the engine's pods are
+//! locked down, and its RBAC grants exactly what the engine uses. No
+//! cluster needed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Container, Namespace, Service, ServiceAccount};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+fn deploy_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/deploy")
+}
+
+/// Every object of every manifest, typed.
+#[derive(Default)]
+struct Objects {
+    namespaces: Vec<Namespace>,
+    service_accounts: Vec<ServiceAccount>,
+    cluster_roles: Vec<ClusterRole>,
+    cluster_role_bindings: Vec<ClusterRoleBinding>,
+    roles: Vec<Role>,
+    role_bindings: Vec<RoleBinding>,
+    deployments: Vec<Deployment>,
+    pdbs: Vec<PodDisruptionBudget>,
+    services: Vec<Service>,
+    network_policies: Vec<NetworkPolicy>,
+}
+
+/// Every field of `want` is in `have` with the same value.
+fn subset(have: &serde_json::Value, want: &serde_json::Value) -> bool {
+    use serde_json::Value::{Array, Object};
+    match (have, want) {
+        (Object(h), Object(w)) => w
+            .iter()
+            .all(|(k, wv)| h.get(k).is_some_and(|hv| subset(hv, wv))),
+        (Array(h), Array(w)) => h.len() == w.len() && h.iter().zip(w).all(|(a, b)| subset(a, b)),
+        _ => have == want,
+    }
+}
+
+/// Parses one document as `K`; a field the type does not know (a typo, a
+/// wrong indentation) would be dropped, so the typed object must keep all.
+fn typed<K: DeserializeOwned + serde::Serialize>(value: serde_yaml::Value, what: &str) -> K {
+    let original: serde_json::Value = serde_yaml::from_value(value.clone()).unwrap();
+    let obj: K = serde_yaml::from_value(value).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let back = serde_json::to_value(&obj).unwrap();
+    assert!(
+        subset(&back, &original),
+        "{what}: a field is not in the Kubernetes type\nmanifest: {original}\ntyped: {back}"
+    );
+    obj
+}
+
+fn yaml_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(deploy_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn load() -> Objects {
+    let mut o = Objects::default();
+    for path in yaml_files() {
+        if path.file_name().is_some_and(|n| n == "kustomization.yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            let value = serde_yaml::Value::deserialize(doc).unwrap();
+            if value.is_null() {
+                continue;
+            }
+            let kind = value["kind"].as_str().unwrap_or_default().to_string();
+            let what = format!("{kind} in {}", path.display());
+            match kind.as_str() {
+                "Namespace" => o.namespaces.push(typed(value, &what)),
+                "ServiceAccount" => o.service_accounts.push(typed(value, &what)),
+                "ClusterRole" => o.cluster_roles.push(typed(value, &what)),
+                "ClusterRoleBinding" => o.cluster_role_bindings.push(typed(value, &what)),
+                "Role" => o.roles.push(typed(value, &what)),
+                "RoleBinding" => o.role_bindings.push(typed(value, &what)),
+                "Deployment" => o.deployments.push(typed(value, &what)),
+                "PodDisruptionBudget" => o.pdbs.push(typed(value, &what)),
+                "Service" => o.services.push(typed(value, &what)),
+                "NetworkPolicy" => o.network_policies.push(typed(value, &what)),
+                other => panic!("{}: unexpected kind {other:?}", path.display()),
+            }
+        }
+    }
+    o
+}
+
+fn engine(o: &Objects) -> (&Deployment, &Container) {
+    assert_eq!(o.deployments.len(), 1, "one Deployment");
+    let d = &o.deployments[0];
+    let pod = d.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+    assert_eq!(pod.containers.len(), 1, "one container");
+    (d, &pod.containers[0])
+}
+
+#[test]
+fn kustomization_lists_every_manifest_and_the_crds() {
+    let text = std::fs::read_to_string(deploy_dir().join("kustomization.yaml")).unwrap();
+    let k: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(k["kind"].as_str(), Some("Kustomization"));
+    // No namespace override: the Lease's Role lives in kube-system and the
+    // network policy in flux-system.
+    assert!(k.get("namespace").is_none());
+    let listed: BTreeSet<String> = k["resources"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    let files: BTreeSet<String> = yaml_files()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|n| n != "kustomization.yaml")
+        .chain(["../crds".to_string()])
+        .collect();
+    assert_eq!(listed, files);
+    // kustomize loads another directory only through its kustomization.
+    let crds = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/crds");
+    let ck: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(crds.join("kustomization.yaml")).unwrap())
+            .unwrap();
+    assert_eq!(
+        ck["resources"][0].as_str(),
+        Some("hmc.mirantis.com.yaml"),
+        "assets/crds/kustomization.yaml lists the CRDs"
+    );
+}
+
+#[test]
+fn every_manifest_reads_as_kubernetes_types() {
+    let o = load();
+    assert_eq!(o.namespaces.len(), 1);
+    assert_eq!(o.service_accounts.len(), 1);
+    assert_eq!(o.cluster_roles.len(), 1);
+    assert_eq!(o.cluster_role_bindings.len(), 1);
+    assert_eq!(o.roles.len(), 1);
+    assert_eq!(o.role_bindings.len(), 1);
+    assert_eq!(o.pdbs.len(), 1);
+    assert_eq!(o.services.len(), 1);
+    assert_eq!(o.network_policies.len(), 1);
+}
+
+#[test]
+fn the_engine_runs_two_locked_down_replicas() {
+    let o = load();
+    let (d, c) = engine(&o);
+    let spec = d.spec.as_ref().unwrap();
+    assert_eq!(spec.replicas, Some(2));
+    let pod = spec.template.spec.as_ref().unwrap();
+    assert_eq!(pod.termination_grace_period_seconds, Some(30));
+    assert_eq!(pod.service_account_name.as_deref(), Some("hmc-tui"));
+    let psc = pod.security_context.as_ref().expect("pod securityContext");
+    assert_eq!(psc.run_as_non_root, Some(true));
+    assert_eq!(
+        psc.seccomp_profile.as_ref().map(|s| s.type_.as_str()),
+        Some("RuntimeDefault")
+    );
+
+    let args = c.args.clone().unwrap_or_default();
+    assert!(args.iter().any(|a| a == "--reconcile"), "{args:?}");
+    assert!(c.image.as_deref().unwrap().starts_with("hmc-tui"));
+
+    let sc = c
+        .security_context
+        .as_ref()
+        .expect("container securityContext");
+    assert_eq!(sc.run_as_non_root, Some(true));
+    assert_eq!(sc.read_only_root_filesystem, Some(true));
+    assert_eq!(sc.allow_privilege_escalation, Some(false));
+    assert_eq!(sc.privileged, None);
+    let caps = sc.capabilities.as_ref().expect("capabilities");
+    assert_eq!(caps.drop.as_deref(), Some(&["ALL".to_string()][..]));
+    assert!(caps.add.as_ref().is_none_or(|a| a.is_empty()));
+    assert_eq!(
+        sc.seccomp_profile.as_ref().map(|s| s.type_.as_str()),
+        Some("RuntimeDefault")
+    );
+
+    let res = c.resources.as_ref().expect("resources");
+    for key in ["cpu", "memory"] {
+        assert!(
+            res.requests.as_ref().unwrap().contains_key(key),
+            "request {key}"
+        );
+        assert!(
+            res.limits.as_ref().unwrap().contains_key(key),
+            "limit {key}"
+        );
+    }
+
+    let env: BTreeMap<&str, _> = c
+        .env
+        .iter()
+        .flatten()
+        .map(|e| (e.name.as_str(), e))
+        .collect();
+    let pod_name = env["POD_NAME"]
+        .value_from
+        .as_ref()
+        .and_then(|v| v.field_ref.as_ref())
+        .expect("POD_NAME from the downward API");
+    assert_eq!(pod_name.field_path, "metadata.name");
+}
+
+#[test]
+fn probes_and_metrics_use_the_named_port() {
+    let o = load();
+    let (d, c) = engine(&o);
+    let port = c
+        .ports
+        .iter()
+        .flatten()
+        .find(|p| p.name.as_deref() == Some("http-metrics"))
+        .expect("port http-metrics");
+    assert_eq!(port.container_port, 8080);
+    let named = IntOrString::String("http-metrics".into());
+    for (probe, path) in [
+        (c.liveness_probe.as_ref(), "/healthz"),
+        (c.readiness_probe.as_ref(), "/readyz"),
+    ] {
+        let get = probe
+            .and_then(|p| p.http_get.as_ref())
+            .unwrap_or_else(|| panic!("{path} probe"));
+        assert_eq!(get.path.as_deref(), Some(path));
+        assert_eq!(get.port, named);
+    }
+
+    let pod_labels = d
+        .spec
+        .as_ref()
+        .unwrap()
+        .template
+        .metadata
+        .as_ref()
+        .unwrap()
+        .labels
+        .clone()
+        .unwrap();
+    let selects_pods = |sel: &BTreeMap<String, String>| {
+        !sel.is_empty() && sel.iter().all(|(k, v)| pod_labels.get(k) == Some(v))
+    };
+
+    let svc = &o.services[0];
+    let ann = svc.metadata.annotations.clone().unwrap_or_default();
+    assert_eq!(ann["prometheus.io/scrape"], "true");
+    assert_eq!(ann["prometheus.io/port"], "8080");
+    assert_eq!(ann["prometheus.io/path"], "/metrics");
+    let spec = svc.spec.as_ref().unwrap();
+    assert!(selects_pods(spec.selector.as_ref().unwrap()));
+    let sp = &spec.ports.as_ref().unwrap()[0];
+    assert_eq!(sp.name.as_deref(), Some("http-metrics"));
+    assert_eq!(sp.target_port, Some(named));
+
+    let pdb = o.pdbs[0].spec.as_ref().unwrap();
+    assert_eq!(pdb.min_available, Some(IntOrString::Int(1)));
+    let sel = pdb.selector.as_ref().unwrap().match_labels.clone().unwrap();
+    assert!(selects_pods(&sel));
+}
+
+/// (apiGroup, resource, resourceNames?, verbs) of one granted permission.
+type Grant = (String, String, bool, BTreeSet<String>);
+
+fn grants(rules: &[PolicyRule]) -> BTreeSet<Grant> {
+    let mut out = BTreeSet::new();
+    for r in rules {
+        let verbs: BTreeSet<String> = r.verbs.iter().cloned().collect();
+        let named = r.resource_names.as_ref().is_some_and(|n| !n.is_empty());
+        assert!(r.non_resource_urls.is_none(), "no non-resource URLs");
+        for g in r.api_groups.iter().flatten() {
+            for res in r.resources.iter().flatten() {
+                out.insert((g.clone(), res.clone(), named, verbs.clone()));
+            }
+        }
+    }
+    out
+}
+
+fn g(group: &str, resource: &str, named: bool, verbs: &[&str]) -> Grant {
+    (
+        group.into(),
+        resource.into(),
+        named,
+        verbs.iter().map(|v| v.to_string()).collect(),
+    )
+}
+
+#[test]
+fn the_cluster_role_grants_exactly_what_the_engine_uses() {
+    let o = load();
+    let role = &o.cluster_roles[0];
+    let rules = role.rules.as_deref().unwrap();
+    for r in rules {
+        for field in [
+            &r.verbs,
+            r.resources.as_ref().unwrap(),
+            r.api_groups.as_ref().unwrap(),
+        ] {
+            assert!(!field.iter().any(|x| x.contains('*')), "a wildcard: {r:?}");
+        }
+        for v in [
+            "escalate",
+            "bind",
+            "impersonate",
+            "update",
+            "deletecollection",
+        ] {
+            assert!(!r.verbs.iter().any(|x| x == v), "{v}: {r:?}");
+        }
+    }
+    // Secrets: metadata-only list/watch, never read one by name.
+    for r in rules {
+        if r.resources
+            .iter()
+            .flatten()
+            .any(|x| x.starts_with("secrets"))
+        {
+            let verbs: BTreeSet<&str> = r.verbs.iter().map(String::as_str).collect();
+            assert_eq!(verbs, BTreeSet::from(["list", "watch"]), "{r:?}");
+            assert_eq!(r.resources.as_deref(), Some(&["secrets".to_string()][..]));
+        }
+    }
+    let hmc = "hmc.mirantis.com";
+    let want = BTreeSet::from([
+        g(hmc, "servicetemplates", false, &["list", "watch", "patch"]),
+        g(hmc, "clustertemplates", false, &["list", "watch", "patch"]),
+        g(hmc, "managedclusters", false, &["list", "watch", "patch"]),
+        g(
+            hmc,
+            "templaterollouts",
+            false,
+            &["get", "list", "watch", "create", "patch"],
+        ),
+        g(hmc, "servicetemplates/status", false, &["patch"]),
+        g(hmc, "clustertemplates/status", false, &["patch"]),
+        g(hmc, "managedclusters/status", false, &["patch"]),
+        g(hmc, "templaterollouts/status", false, &["patch"]),
+        g(
+            "source.toolkit.fluxcd.io",
+            "helmrepositories",
+            false,
+            &["list", "watch", "create", "patch"],
+        ),
+        g(
+            "source.toolkit.fluxcd.io",
+            "helmcharts",
+            false,
+            &["get", "list", "watch", "create", "patch"],
+        ),
+        g(
+            "source.toolkit.fluxcd.io",
+            "ocirepositories",
+            false,
+            &["get"],
+        ),
+        g(
+            "helm.toolkit.fluxcd.io",
+            "helmreleases",
+            false,
+            &["list", "watch", "create", "patch", "delete"],
+        ),
+        g("cluster.x-k8s.io", "clusters", false, &["list", "watch"]),
+        g("", "secrets", false, &["list", "watch"]),
+        g("events.k8s.io", "events", false, &["create", "patch"]),
+        g(
+            "apiextensions.k8s.io",
+            "customresourcedefinitions",
+            true,
+            &["get"],
+        ),
+    ]);
+    assert_eq!(grants(rules), want);
+
+    // The CRDs it may read are the ones the engine checks, by name.
+    let crd_rule = rules
+        .iter()
+        .find(|r| r.api_groups.as_deref() == Some(&["apiextensions.k8s.io".to_string()][..]))
+        .unwrap();
+    let names = crd_rule.resource_names.clone().unwrap();
+    assert_eq!(names.len(), 8, "{names:?}");
+    for n in [
+        "servicetemplates.hmc.mirantis.com",
+        "clustertemplates.hmc.mirantis.com",
+        "managedclusters.hmc.mirantis.com",
+        "templaterollouts.hmc.mirantis.com",
+        "clusters.cluster.x-k8s.io",
+    ] {
+        assert!(names.iter().any(|x| x == n), "{n}");
+    }
+
+    let crb = &o.cluster_role_bindings[0];
+    assert_eq!(crb.role_ref.kind, "ClusterRole");
+    assert_eq!(Some(crb.role_ref.name.clone()), role.metadata.name);
+    let sa = &o.service_accounts[0];
+    let subject = &crb.subjects.as_ref().unwrap()[0];
+    assert_eq!(subject.kind, "ServiceAccount");
+    assert_eq!(Some(subject.name.clone()), sa.metadata.name);
+    assert_eq!(subject.namespace, sa.metadata.namespace);
+}
+
+#[test]
+fn the_lease_is_granted_in_its_namespace_only() {
+    let o = load();
+    let (_, c) = engine(&o);
+    let lease_ns = c
+        .env
+        .iter()
+        .flatten()
+        .find(|e| e.name == "HMC_LEASE_NAMESPACE")
+        .and_then(|e| e.value.clone())
+        .unwrap_or_else(|| "kube-system".into());
+    let role = &o.roles[0];
+    assert_eq!(role.metadata.namespace.as_deref(), Some(lease_ns.as_str()));
+    let rules = role.rules.as_deref().unwrap();
+    assert_eq!(
+        grants(rules),
+        BTreeSet::from([
+            g("coordination.k8s.io", "leases", false, &["create"]),
+            g("coordination.k8s.io", "leases", true, &["get", "patch"]),
+        ])
+    );
+    for r in rules.iter().filter(|r| r.resource_names.is_some()) {
+        assert_eq!(
+            r.resource_names.as_deref(),
+            Some(&["hmc-tui-engine".to_string()][..])
+        );
+    }
+    // No ClusterRole rule mentions leases.
+    assert!(
+        o.cluster_roles[0].rules.iter().flatten().all(|r| !r
+            .resources
+            .iter()
+            .flatten()
+            .any(|x| x == "leases"))
+    );
+    let rb = &o.role_bindings[0];
+    assert_eq!(rb.metadata.namespace.as_deref(), Some(lease_ns.as_str()));
+    assert_eq!(rb.role_ref.kind, "Role");
+    assert_eq!(Some(rb.role_ref.name.clone()), role.metadata.name);
+    let subject = &rb.subjects.as_ref().unwrap()[0];
+    assert_eq!(subject.name, "hmc-tui");
+    assert_eq!(subject.namespace.as_deref(), Some("hmc-system"));
+}
