@@ -16,7 +16,7 @@ use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
 use crate::capi;
@@ -34,6 +34,16 @@ macro_rules! kinds {
             pub listed: Listed,
             /// The kinds whose watch fails right now, with the last error.
             pub watch_errors: watch::Receiver<WatchErrors>,
+            /// Per kind: every object the store just applied (or deleted),
+            /// sent after the store has it.
+            pub applied: Applied,
+        }
+
+        /// Per kind, a broadcast of each object right after its store
+        /// applied it: a trigger that never runs ahead of the store.
+        #[derive(Clone)]
+        pub struct Applied {
+            $(pub $field: broadcast::Sender<std::sync::Arc<$ty>>,)*
         }
 
         /// Per kind: true once the store holds its first full list. (A
@@ -150,7 +160,12 @@ fn reflected<K>(
     config: watcher::Config,
     watches: &mut Watches,
     errors: &watch::Sender<WatchErrors>,
-) -> (Store<K>, watch::Receiver<u64>, watch::Receiver<bool>)
+) -> (
+    Store<K>,
+    watch::Receiver<u64>,
+    watch::Receiver<bool>,
+    broadcast::Sender<std::sync::Arc<K>>,
+)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Default,
@@ -160,17 +175,36 @@ where
     let (listed_tx, listed_rx) = watch::channel(false);
     let kind = K::kind(&Default::default()).to_string();
     let errors = errors.clone();
+    // Large enough for a burst of a few thousand objects; a receiver that
+    // falls behind learns it lagged and falls back to looking at everything.
+    let (applied, _) = broadcast::channel(4096);
+    let sender = applied.clone();
+    let mut relisted: Vec<std::sync::Arc<K>> = Vec::new();
     let stream = watcher(api, config)
         .default_backoff()
         .modify(|o| o.managed_fields_mut().clear())
         .reflect(writer)
         .for_each(move |event| {
+            let event: Result<watcher::Event<K>, _> = event;
             match event {
                 Ok(event) => {
                     errors.send_if_modified(|e| e.remove(&kind).is_some());
                     // The store has applied the event by the time it gets here.
-                    if matches!(event, watcher::Event::InitDone) {
-                        listed_tx.send_replace(true);
+                    // No receiver yet is fine: nobody waits.
+                    match event {
+                        watcher::Event::Init => relisted.clear(),
+                        // A relist's objects show in the store only at its
+                        // end: announce them then.
+                        watcher::Event::InitApply(o) => relisted.push(std::sync::Arc::new(o)),
+                        watcher::Event::InitDone => {
+                            listed_tx.send_replace(true);
+                            for o in relisted.drain(..) {
+                                let _ = sender.send(o);
+                            }
+                        }
+                        watcher::Event::Apply(o) | watcher::Event::Delete(o) => {
+                            let _ = sender.send(std::sync::Arc::new(o));
+                        }
                     }
                     tx.send_modify(|n| *n += 1)
                 }
@@ -184,7 +218,7 @@ where
             futures::future::ready(())
         });
     watches.push(stream.boxed());
-    (store, rx, listed_rx)
+    (store, rx, listed_rx, applied)
 }
 
 impl Stores {
@@ -250,6 +284,17 @@ impl Stores {
                 kubeconfigs: kubeconfigs.2,
             },
             watch_errors,
+            applied: Applied {
+                service_templates: service_templates.3,
+                cluster_templates: cluster_templates.3,
+                managed_clusters: managed_clusters.3,
+                rollouts: rollouts.3,
+                releases: releases.3,
+                charts: charts.3,
+                repositories: repositories.3,
+                capi_clusters: capi_clusters.3,
+                kubeconfigs: kubeconfigs.3,
+            },
             changes: Changes {
                 service_templates: service_templates.1,
                 cluster_templates: cluster_templates.1,

@@ -33,10 +33,10 @@ use tokio_util::sync::CancellationToken;
 pub use context::{Context, Counters, EngineOptions, FIELD_MANAGER};
 pub use error::{Error, Result};
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
-use crate::store::{Scope, Stores, kubeconfig_secrets, ours};
+use crate::store::{Scope, Stores, ours};
 use k8s_openapi::api::core::v1::Secret;
 use kube::core::PartialObjectMeta;
 use kube::runtime::watcher;
@@ -198,10 +198,35 @@ pub fn run(
 
     let managed_clusters = {
         let (a, b) = (s.clone(), s.clone());
-        let secrets: Api<PartialObjectMeta<Secret>> = scope.api(&client);
         Controller::new(scope.api::<ManagedCluster>(&client), all())
             .with_config(cfg)
-            .owns(scope.api::<HelmRelease>(&client), ours())
+            // Releases, Cluster API clusters and kubeconfig secrets trigger
+            // from the stores, after the store has the change.
+            .reconcile_on(triggers::from_applied(
+                s.applied.releases.subscribe(),
+                |r: &HelmRelease| {
+                    let cluster = r.labels().get(labels::CLUSTER)?;
+                    Some(ObjectRef::new(cluster).within(&r.namespace()?))
+                },
+                triggers::all_clusters(s.managed_clusters.clone()),
+            ))
+            .reconcile_on(triggers::from_applied(
+                s.applied.capi_clusters.subscribe(),
+                |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
+                triggers::all_clusters(s.managed_clusters.clone()),
+            ))
+            .reconcile_on(triggers::from_applied(
+                s.applied.kubeconfigs.subscribe(),
+                |sec: &PartialObjectMeta<Secret>| {
+                    let cluster = sec
+                        .labels()
+                        .get("cluster.x-k8s.io/cluster-name")
+                        .cloned()
+                        .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
+                    Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
+                },
+                triggers::all_clusters(s.managed_clusters.clone()),
+            ))
             .watches(scope.api::<ClusterTemplate>(&client), all(), move |ct| {
                 let name = ct.name_any();
                 clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
@@ -232,23 +257,6 @@ pub fn run(
                 s.changes.rollouts.clone(),
                 s.rollouts.clone(),
             ))
-            .watches(scope.api::<capi::Cluster>(&client), all(), |c| {
-                Some(
-                    ObjectRef::<ManagedCluster>::new(&c.name_any())
-                        .within(&c.namespace().unwrap_or_default()),
-                )
-            })
-            .watches(secrets, kubeconfig_secrets(), |sec| {
-                let cluster = sec
-                    .labels()
-                    .get("cluster.x-k8s.io/cluster-name")
-                    .cloned()
-                    .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
-                Some(
-                    ObjectRef::<ManagedCluster>::new(&cluster)
-                        .within(&sec.namespace().unwrap_or_default()),
-                )
-            })
             .graceful_shutdown_on(shutdown.clone().cancelled_owned())
             .run(clusters::reconcile, error_policy, ctx.clone())
             .for_each(|_| futures::future::ready(()))

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use futures::{Stream, StreamExt, stream};
 use kube::ResourceExt;
 use kube::runtime::reflector::{ObjectRef, Store};
-use tokio::sync::watch;
+use std::sync::Arc;
+
+use tokio::sync::{broadcast, watch};
 
 use crate::api::{ClusterRolloutState, ClusterTemplate, ManagedCluster, TemplateRollout};
 
@@ -101,4 +103,48 @@ pub fn rollout_clusters(
         *seen = now;
         out
     })
+}
+
+/// Turns a store's broadcast of applied objects into triggers, through
+/// `map`. A receiver that fell behind gets `fallback`: everything it might
+/// have missed.
+pub fn from_applied<K, T>(
+    rx: broadcast::Receiver<Arc<K>>,
+    map: impl Fn(&K) -> Option<ObjectRef<T>> + Send + 'static,
+    fallback: impl Fn() -> Vec<ObjectRef<T>> + Send + 'static,
+) -> impl Stream<Item = ObjectRef<T>> + Send + 'static
+where
+    K: Send + Sync + 'static,
+    T: kube::Resource + 'static,
+    T::DynamicType: Clone + Eq + std::hash::Hash + Send + Sync,
+{
+    stream::unfold((rx, map, fallback), |(mut rx, map, fallback)| async move {
+        let out = loop {
+            match rx.recv().await {
+                Ok(obj) => {
+                    if let Some(r) = map(&obj) {
+                        break vec![r];
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::debug!(missed, "trigger stream fell behind; looking at everything");
+                    break fallback();
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        };
+        Some((stream::iter(out), (rx, map, fallback)))
+    })
+    .flatten()
+}
+
+/// Every ManagedCluster in the store, for a trigger stream that fell behind.
+pub fn all_clusters(store: Store<ManagedCluster>) -> impl Fn() -> Vec<ObjectRef<ManagedCluster>> {
+    move || {
+        store
+            .state()
+            .iter()
+            .map(|c| ObjectRef::from_obj(c.as_ref()))
+            .collect()
+    }
 }
