@@ -4,9 +4,11 @@
 mod board;
 mod clusters;
 mod detail;
+mod editor;
 mod help;
 mod modal;
 mod rollouts;
+mod template_detail;
 mod templates;
 mod yaml;
 
@@ -35,6 +37,8 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Clusters => clusters::draw(app, frame, bands.body),
             Screen::ClusterDetail(key) => detail::draw(app, key, frame, bands.body),
             Screen::Templates => templates::draw(app, frame, bands.body),
+            Screen::TemplateDetail(key) => template_detail::draw(app, key, frame, bands.body),
+            Screen::Edit(_) => editor::draw(app, frame, bands.body),
             Screen::Rollouts => rollouts::draw(app, frame, bands.body),
             Screen::Rollout(key) => board::draw(app, key, frame, bands.body),
             Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
@@ -190,6 +194,18 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
         }
         Input::None if app.help => vec![("esc".into(), "close help"), ("q".into(), "quit")],
+        Input::None if matches!(app.screen(), Screen::Edit(_)) => {
+            use crate::tui::editor::Stage;
+            let keys = match app.editor.as_ref().map(|e| (&e.stage, e.note.is_some())) {
+                Some((Stage::Review(_), _)) => keys::EDITOR_REVIEW,
+                Some((Stage::Discard { .. }, _)) => keys::EDITOR_DISCARD,
+                Some((Stage::Conflict { .. }, _)) => keys::EDITOR_CONFLICT,
+                Some((Stage::Saving, _)) => &[],
+                Some((_, true)) => keys::EDITOR_NOTE,
+                _ => keys::EDITOR,
+            };
+            keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
+        }
         Input::None => keys::hints(app.screen().kind()),
     };
     let mut spans = Vec::new();

@@ -6,8 +6,11 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
-use crate::tui::app::tests::{app, board_app, now, target, type_str};
+use crate::tui::app::tests::{
+    app, board_app, ctrl, detail_app, now, target, type_str, type_text, versioned,
+};
 use crate::tui::app::{App, Engine, Msg, update};
+use crate::tui::editor::{Base, SaveError};
 use crate::tui::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
@@ -187,6 +190,106 @@ fn board_colours_come_from_the_theme() {
 }
 
 #[test]
+fn template_detail() {
+    snap("template_detail", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(versioned()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+}
+
+/// prod-eu-1's ingress-nginx values, typed in the editor.
+fn editing(text: &str) -> App {
+    let mut app = detail_app();
+    update(&mut app, Msg::Identity("alice@example.com".into()));
+    press(&mut app, KeyCode::Char('e'));
+    type_text(&mut app, text);
+    app
+}
+
+const VALID: &str = "controller:\n  replicaCount: 3\n  service:\n    type: ClusterIP";
+
+#[test]
+fn editor() {
+    snap("editor_valid", || editing(VALID));
+    snap("editor_invalid", || {
+        editing("controller:\n  replicaCount: 3\n   service: {type: [ClusterIP}")
+    });
+    snap("editor_empty", || editing(""));
+    snap("editor_review", || {
+        let mut app = editing(VALID);
+        ctrl(&mut app, 's');
+        app
+    });
+    snap("editor_discard", || {
+        let mut app = editing(VALID);
+        press(&mut app, KeyCode::Esc);
+        app
+    });
+    snap("editor_conflict", || {
+        let mut app = editing(VALID);
+        ctrl(&mut app, 's');
+        press(&mut app, KeyCode::Char('y'));
+        let key = app.editor.as_ref().unwrap().key.clone();
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Conflict { current: None }),
+            },
+        );
+        app
+    });
+    snap("editor_reloaded", || {
+        let mut app = editing(VALID);
+        ctrl(&mut app, 's');
+        press(&mut app, KeyCode::Char('y'));
+        let key = app.editor.as_ref().unwrap().key.clone();
+        let mut newer = (*app.data.clusters[0]).clone();
+        newer.metadata.resource_version = Some("107".into());
+        newer.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("controller:\n  replicaCount: 5\n".into()),
+            ..Default::default()
+        }];
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Conflict {
+                    current: Some(Base::Cluster(std::sync::Arc::new(newer))),
+                }),
+            },
+        );
+        press(&mut app, KeyCode::Char('r'));
+        app
+    });
+}
+
+/// The YAML error's position is marked in the failed colour, and so is
+/// its line number.
+#[test]
+fn the_editor_marks_the_error_position() {
+    let mut app = editing("a: 1\nb: [1, 2\nc: 3");
+    let (line, column) = app.editor.as_ref().unwrap().error_at().unwrap();
+    let theme = app.theme.clone();
+    let terminal = render(&mut app, (80, 24));
+    let buffer = terminal.backend().buffer();
+    let area = crate::tui::layout::editor(crate::tui::layout::bands(buffer.area).body, false).text;
+    let gutter = crate::tui::editor::gutter(3) as u16;
+    let cell = &buffer[(area.x + gutter + column as u16, area.y + line as u16)];
+    assert_eq!(cell.fg, theme.failed);
+    assert!(cell.modifier.contains(ratatui::style::Modifier::REVERSED));
+    assert_eq!(buffer[(area.x + 1, area.y + line as u16)].fg, theme.failed);
+    // Other lines are not marked.
+    assert_ne!(buffer[(area.x + gutter, area.y)].fg, theme.failed);
+}
+
+#[test]
 fn yaml() {
     snap("yaml", || {
         let mut app = app();
@@ -323,6 +426,41 @@ fn any_size_draws() {
             setup(&mut app);
             render(&mut app, size);
             press(&mut app, KeyCode::End);
+            render(&mut app, size);
+        }
+    }
+    // The editor, with a long line and many lines, in each of its stages.
+    let long = format!("a: {}\n{}", "x".repeat(300), "b: 1\n".repeat(120));
+    let editors: [fn(&mut App); 5] = [
+        |_| {},
+        |a| {
+            ctrl(a, 's');
+        },
+        |a| {
+            press(a, KeyCode::Esc);
+        },
+        |a| {
+            ctrl(a, 's');
+            press(a, KeyCode::Char('y'));
+            let key = a.editor.as_ref().unwrap().key.clone();
+            update(
+                a,
+                Msg::ValuesApplied {
+                    key,
+                    result: Err(SaveError::Conflict { current: None }),
+                },
+            );
+        },
+        |a| {
+            type_text(a, "\n  bad: [");
+        },
+    ];
+    for setup in editors {
+        for size in [(1, 1), (10, 3), (20, 5), (40, 10), (79, 23), (200, 60)] {
+            let mut app = editing(&long);
+            setup(&mut app);
+            render(&mut app, size);
+            press(&mut app, KeyCode::Up);
             render(&mut app, size);
         }
     }
