@@ -128,7 +128,9 @@ pub fn kubeconfig_secrets() -> watcher::Config {
     watcher::Config::default().fields("type=cluster.x-k8s.io/secret")
 }
 
-fn reflected<K>(
+/// One watch feeding one store: the store, its change counter and its
+/// "first full list" flag. The watch is pushed onto `watches`.
+pub fn reflected<K>(
     api: Api<K>,
     config: watcher::Config,
     watches: &mut Watches,

@@ -18,10 +18,12 @@ use crate::api::{
 };
 use crate::plan::rollout::Request;
 use crate::tui::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
+use crate::tui::events;
 use crate::tui::keys::{self, Action, Goto, ScreenKind};
 use crate::tui::layout;
 use crate::tui::rollouts::{self, BoardRow};
 use crate::tui::theme::{Health, Theme};
+use k8s_openapi::api::events::v1::Event;
 
 /// Everything that can happen to the console.
 #[derive(Debug)]
@@ -87,6 +89,8 @@ pub enum Kind {
     ClusterTemplate,
     ServiceTemplate,
     TemplateRollout,
+    /// The engine's Events (`events.k8s.io/v1`).
+    Event,
 }
 
 impl Kind {
@@ -96,6 +100,7 @@ impl Kind {
             Kind::ClusterTemplate => "ClusterTemplate",
             Kind::ServiceTemplate => "ServiceTemplate",
             Kind::TemplateRollout => "TemplateRollout",
+            Kind::Event => "Event",
         }
     }
 }
@@ -127,6 +132,8 @@ pub struct Snapshot {
     pub service_templates: Vec<Arc<ServiceTemplate>>,
     /// By namespace and template, the newest revision first.
     pub rollouts: Vec<Arc<TemplateRollout>>,
+    /// The engine's Events, the last seen first.
+    pub events: Vec<Arc<Event>>,
     /// How many clusters use each template.
     pub usage: HashMap<ObjKey, usize>,
 }
@@ -173,8 +180,16 @@ impl Snapshot {
             cluster_templates,
             service_templates,
             rollouts: Vec::new(),
+            events: Vec::new(),
             usage,
         }
+    }
+
+    /// The same snapshot with these Events.
+    pub fn with_events(mut self, mut events: Vec<Arc<Event>>) -> Snapshot {
+        events::sort(&mut events);
+        self.events = events;
+        self
     }
 
     /// The same snapshot with these rollouts.
@@ -233,6 +248,7 @@ impl Snapshot {
             Kind::ClusterTemplate => find(&self.cluster_templates, key),
             Kind::ServiceTemplate => find(&self.service_templates, key),
             Kind::TemplateRollout => find(&self.rollouts, key),
+            Kind::Event => find(&self.events, key),
         }
     }
 }
@@ -280,6 +296,8 @@ pub enum Screen {
     Rollouts,
     /// The live wave board of one rollout.
     Rollout(ObjKey),
+    /// The engine's Events; about one object when set.
+    Events(Option<ObjKey>),
     Yaml(ObjKey),
 }
 
@@ -293,6 +311,7 @@ impl Screen {
             Screen::Edit(_) => ScreenKind::Editor,
             Screen::Rollouts => ScreenKind::Rollouts,
             Screen::Rollout(_) => ScreenKind::RolloutBoard,
+            Screen::Events(_) => ScreenKind::Events,
             Screen::Yaml(_) => ScreenKind::Yaml,
         }
     }
@@ -307,6 +326,8 @@ impl Screen {
             Screen::Edit(k) => format!("values: {}", k.service),
             Screen::Templates => "templates".into(),
             Screen::Rollouts => "rollouts".into(),
+            Screen::Events(None) => "events".into(),
+            Screen::Events(Some(k)) => format!("events: {}", k.name),
             Screen::Yaml(_) => "yaml".into(),
         }
     }
@@ -563,10 +584,15 @@ pub fn age(
     now: Timestamp,
     then: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
 ) -> String {
+    age_of(now, then.map(|t| t.0))
+}
+
+/// [`age`] of a timestamp.
+pub fn age_of(now: Timestamp, then: Option<Timestamp>) -> String {
     let Some(then) = then else {
         return "-".into();
     };
-    let s = (now.as_second() - then.0.as_second()).max(0);
+    let s = (now.as_second() - then.as_second()).max(0);
     match s {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),
@@ -713,6 +739,15 @@ pub fn template_service_rows<'a>(
         .collect()
 }
 
+/// The Events the events screen shows.
+pub fn event_rows<'a>(
+    data: &'a Snapshot,
+    regarding: Option<&ObjKey>,
+    filter: &str,
+) -> Vec<&'a Arc<Event>> {
+    events::rows(&data.events, regarding, filter)
+}
+
 /// The rollouts the rollouts screen shows.
 pub fn rollout_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<TemplateRollout>> {
     rollouts::rollout_rows(&data.rollouts, filter)
@@ -774,6 +809,16 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             })
             .unwrap_or_default(),
         Screen::Edit(_) => Vec::new(),
+        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
+            .into_iter()
+            .map(|e| {
+                format!(
+                    "{}/{}",
+                    e.metadata.namespace.as_deref().unwrap_or_default(),
+                    e.metadata.name.as_deref().unwrap_or_default()
+                )
+            })
+            .collect(),
         Screen::Yaml(key) => {
             let lines = app.data.yaml(key).map_or(0, |y| y.lines().count());
             (0..lines).map(|i| i.to_string()).collect()
@@ -794,6 +839,9 @@ fn selected_key(app: &App) -> Option<ObjKey> {
         Screen::Rollouts => rollout_rows(&app.data, &view.filter)
             .get(view.selected)
             .map(|r| ObjKey::of(Kind::TemplateRollout, &r.metadata)),
+        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
+            .get(view.selected)
+            .map(|e| ObjKey::of(Kind::Event, &e.metadata)),
         Screen::ClusterDetail(key)
         | Screen::Rollout(key)
         | Screen::Yaml(key)
@@ -1036,9 +1084,16 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
                 push(app, Screen::TemplateDetail(key))
             }
             (Screen::Templates, Some(key)) => push(app, Screen::Yaml(key)),
+            (Screen::Events(_), Some(key)) => open_regarded(app, &key),
             _ => {}
         },
         Action::Edit => open_editor(app),
+        Action::Events => {
+            if let Screen::ClusterDetail(key) = app.screen() {
+                let key = key.clone();
+                push(app, Screen::Events(Some(key)));
+            }
+        }
         Action::Yaml => {
             if let Some(key) = selected_key(app) {
                 push(app, Screen::Yaml(key));
@@ -1253,6 +1308,48 @@ fn on_modal_key(app: &mut App, key: KeyEvent, modal: Modal) -> Vec<Command> {
         }
         _ => Vec::new(),
     }
+}
+
+/// enter on an Event: the screen of the object it is about.
+fn open_regarded(app: &mut App, event: &ObjKey) {
+    let regarding = app
+        .data
+        .events
+        .iter()
+        .find(|e| ObjKey::of(Kind::Event, &e.metadata) == *event)
+        .and_then(|e| e.regarding.clone());
+    let Some(r) = regarding else {
+        app.flash(FlashLevel::Warn, "the event is about no object");
+        return;
+    };
+    let kind = match r.kind.as_deref() {
+        Some("ManagedCluster") => Kind::ManagedCluster,
+        Some("ClusterTemplate") => Kind::ClusterTemplate,
+        Some("ServiceTemplate") => Kind::ServiceTemplate,
+        Some("TemplateRollout") => Kind::TemplateRollout,
+        other => {
+            app.flash(
+                FlashLevel::Warn,
+                format!(
+                    "the console has no screen for {}",
+                    other.unwrap_or("that kind")
+                ),
+            );
+            return;
+        }
+    };
+    let key = ObjKey {
+        kind,
+        namespace: r.namespace.unwrap_or_default(),
+        name: r.name.unwrap_or_default(),
+    };
+    let screen = match kind {
+        Kind::ManagedCluster => Screen::ClusterDetail(key),
+        Kind::ClusterTemplate => Screen::TemplateDetail(key),
+        Kind::TemplateRollout => Screen::Rollout(key),
+        _ => Screen::Yaml(key),
+    };
+    push(app, screen);
 }
 
 // ---------------------------------------------------------------------------
@@ -1534,6 +1631,10 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
         Some(Goto::Rollouts) => {
             app.stack.truncate(1);
             push(app, Screen::Rollouts);
+        }
+        Some(Goto::Events) => {
+            app.stack.truncate(1);
+            push(app, Screen::Events(None));
         }
         None => app.flash(
             FlashLevel::Error,
@@ -1880,6 +1981,107 @@ pub(crate) mod tests {
             ],
         )
         .with_rollouts(rollouts())
+        .with_events(sample_events())
+    }
+
+    fn event(
+        name: &str,
+        ns: &str,
+        warning: bool,
+        reason: &str,
+        regarding: (&str, &str),
+        note: &str,
+        ago: i64,
+    ) -> Event {
+        use k8s_openapi::api::core::v1::ObjectReference;
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+        Event {
+            metadata: meta(ns, name, ago),
+            type_: Some(if warning { "Warning" } else { "Normal" }.into()),
+            reason: Some(reason.into()),
+            note: Some(note.into()),
+            regarding: Some(ObjectReference {
+                kind: Some(regarding.0.into()),
+                name: Some(regarding.1.into()),
+                namespace: Some(ns.into()),
+                ..Default::default()
+            }),
+            event_time: Some(MicroTime(Timestamp::from_second(NOW - ago).unwrap())),
+            reporting_controller: Some("hmc-tui".into()),
+            reporting_instance: Some("hmc-tui".into()),
+            action: Some(note.chars().take(40).collect()),
+            ..Default::default()
+        }
+    }
+
+    /// What the engine reported about the sample objects, and one Event of
+    /// another controller that the console leaves out.
+    pub fn sample_events() -> Vec<Arc<Event>> {
+        use k8s_openapi::api::events::v1::EventSeries;
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+        let mut refused = event(
+            "aws-standalone-cp-3.1",
+            "hmc-system",
+            true,
+            "RequestRefused",
+            ("TemplateRollout", "aws-standalone-cp-3"),
+            "resume: nothing to resume: the rollout is WaitingForApproval",
+            3600,
+        );
+        refused.series = Some(EventSeries {
+            count: 3,
+            last_observed_time: MicroTime(Timestamp::from_second(NOW - 90).unwrap()),
+        });
+        let mut other = event(
+            "kube-1",
+            "hmc-system",
+            true,
+            "BackOff",
+            ("Pod", "web-1"),
+            "Back-off restarting failed container",
+            5,
+        );
+        other.reporting_controller = Some("kubelet".into());
+        vec![
+            Arc::new(event(
+                "prod-eu-1.1",
+                "hmc-system",
+                false,
+                "ServiceApplied",
+                ("ManagedCluster", "prod-eu-1"),
+                "ingress-nginx 4.11.3 at revision 2",
+                2 * 86400,
+            )),
+            Arc::new(event(
+                "dev-broken.1",
+                "team-a",
+                true,
+                "TemplateNotFound",
+                ("ManagedCluster", "dev-broken"),
+                "cluster template missing-template does not exist",
+                40,
+            )),
+            Arc::new(refused),
+            Arc::new(event(
+                "aws-standalone-cp-3.2",
+                "hmc-system",
+                false,
+                "WaveApproved",
+                ("TemplateRollout", "aws-standalone-cp-3"),
+                "wave 1 approved by alice@example.com",
+                110 * 60,
+            )),
+            Arc::new(event(
+                "staging-1.1",
+                "hmc-system",
+                false,
+                "ServiceApplied",
+                ("ManagedCluster", "staging-1"),
+                "ingress-nginx 4.11.3 at revision 2",
+                300,
+            )),
+            Arc::new(other),
+        ]
     }
 
     fn rollout_cluster(
@@ -3329,6 +3531,107 @@ pub(crate) mod tests {
                 "- controller.kind: DaemonSet",
                 "controller.replicaCount: 2 → 4"
             ]
+        );
+    }
+
+    // -----------------------------------------------------------------------
+    // Events
+
+    fn event_names(app: &App) -> Vec<String> {
+        let Screen::Events(regarding) = app.screen() else {
+            panic!("not on the events screen: {:?}", app.screen());
+        };
+        event_rows(&app.data, regarding.as_ref(), &app.view().filter)
+            .iter()
+            .map(|e| e.metadata.name.clone().unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn the_events_screen_lists_the_engine_s_events_newest_first() {
+        for alias in ["events", "ev", "event"] {
+            let mut app = app();
+            press(&mut app, KeyCode::Char(':'));
+            type_str(&mut app, alias);
+            press(&mut app, KeyCode::Enter);
+            assert_eq!(app.screen(), &Screen::Events(None), "{alias}");
+        }
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "ev");
+        press(&mut app, KeyCode::Enter);
+        // Last seen first: a series counts from its last observation; the
+        // kubelet's Event is not the engine's.
+        assert_eq!(
+            event_names(&app),
+            [
+                "dev-broken.1",
+                "aws-standalone-cp-3.1",
+                "staging-1.1",
+                "aws-standalone-cp-3.2",
+                "prod-eu-1.1"
+            ]
+        );
+        // / filters by type, reason, object or message.
+        press(&mut app, KeyCode::Char('/'));
+        type_str(&mut app, "warning");
+        assert_eq!(event_names(&app), ["dev-broken.1", "aws-standalone-cp-3.1"]);
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Char('/'));
+        type_str(&mut app, "rollout/aws");
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(
+            event_names(&app),
+            ["aws-standalone-cp-3.1", "aws-standalone-cp-3.2"]
+        );
+        // enter opens the object the event is about; y its YAML.
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(
+            app.screen(),
+            &Screen::Rollout(ObjKey {
+                kind: Kind::TemplateRollout,
+                namespace: "hmc-system".into(),
+                name: "aws-standalone-cp-3".into(),
+            })
+        );
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Char('y'));
+        let Screen::Yaml(key) = app.screen().clone() else {
+            panic!("{:?}", app.screen());
+        };
+        assert_eq!(key.kind, Kind::Event);
+        assert!(
+            app.data
+                .yaml(&key)
+                .unwrap()
+                .contains("reason: RequestRefused")
+        );
+    }
+
+    #[test]
+    fn the_cluster_detail_opens_its_events() {
+        let mut app = app();
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('v'));
+        let staging = ObjKey {
+            kind: Kind::ManagedCluster,
+            namespace: "hmc-system".into(),
+            name: "staging-1".into(),
+        };
+        assert_eq!(app.screen(), &Screen::Events(Some(staging.clone())));
+        assert_eq!(event_names(&app), ["staging-1.1"]);
+        assert_eq!(app.screen().crumb(), "events: staging-1");
+        // enter goes to the cluster again; esc twice back to the detail.
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.screen(), &Screen::ClusterDetail(staging));
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Esc);
+        assert!(matches!(app.screen(), Screen::ClusterDetail(_)));
+        // New events arrive through the store like any other kind.
+        assert_eq!(
+            update(&mut app, Msg::Changed(Kind::Event)),
+            vec![Command::Refresh]
         );
     }
 }

@@ -34,6 +34,8 @@ pub enum Action {
     Retry,
     /// Edit the selected service's values.
     Edit,
+    /// The engine's Events about what is on screen.
+    Events,
 }
 
 /// The screens, as far as keys are concerned.
@@ -47,6 +49,7 @@ pub enum ScreenKind {
     Editor,
     Rollouts,
     RolloutBoard,
+    Events,
     Yaml,
 }
 
@@ -185,6 +188,19 @@ const CLUSTERS: &[Binding] = &[
 const DETAIL: &[Binding] = &[
     bind(Key::char('e'), Action::Edit, "edit values", true)
         .explained("edit the selected service's values on this cluster"),
+    bind(Key::char('v'), Action::Events, "events", true)
+        .explained("the engine's events about this cluster"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const EVENTS: &[Binding] = &[
+    bind(
+        Key::plain(KeyCode::Enter),
+        Action::Open,
+        "open object",
+        true,
+    )
+    .explained("the screen of the object the event is about"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
 ];
 
@@ -320,6 +336,7 @@ pub fn bindings(screen: ScreenKind) -> Vec<&'static Binding> {
         ScreenKind::Editor => return Vec::new(),
         ScreenKind::Rollouts => &[ROLLOUTS, LIST],
         ScreenKind::RolloutBoard => &[BOARD, LIST],
+        ScreenKind::Events => &[EVENTS, LIST],
         ScreenKind::Yaml => &[YAML],
     };
     own.iter()
@@ -374,6 +391,7 @@ pub enum Goto {
     Clusters,
     Templates,
     Rollouts,
+    Events,
     Help,
     Quit,
 }
@@ -413,6 +431,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         aliases: &["ro", "rollout", "tr", "templaterollouts", "templaterollout"],
         description: "TemplateRollouts: waves, approvals",
         target: Goto::Rollouts,
+    },
+    CommandSpec {
+        name: "events",
+        aliases: &["ev", "event"],
+        description: "what the engine did, newest first",
+        target: Goto::Events,
     },
     CommandSpec {
         name: "help",
@@ -602,6 +626,9 @@ mod tests {
         for alias in ["rollouts", "ro", "rollout", "tr", ":RO"] {
             assert_eq!(resolve(alias), Some(Goto::Rollouts), "{alias}");
         }
+        for alias in ["events", "ev", "event", ":EV"] {
+            assert_eq!(resolve(alias), Some(Goto::Events), "{alias}");
+        }
         for alias in ["q", "quit"] {
             assert_eq!(resolve(alias), Some(Goto::Quit), "{alias}");
         }
@@ -615,6 +642,7 @@ mod tests {
         assert_eq!(complete("q"), "quit");
         assert_eq!(complete("r"), "rollouts");
         assert_eq!(complete("ro"), "rollouts");
+        assert_eq!(complete("e"), "events");
         // Aliases only when no name fits; then their common prefix.
         assert_eq!(candidates("s"), vec!["st", "svctmpl", "servicetemplates"]);
         assert_eq!(complete("s"), "s");

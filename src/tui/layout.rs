@@ -190,7 +190,9 @@ fn below(area: Rect, lines: u16) -> Rect {
 pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
     let body = bands(screen_area(app)).body;
     match &view.screen {
-        Screen::Clusters | Screen::Templates | Screen::Rollouts => Some(below(inner(body), 1)),
+        Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(_) => {
+            Some(below(inner(body), 1))
+        }
         Screen::Rollout(key) => {
             let groups = app
                 .data

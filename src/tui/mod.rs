@@ -14,6 +14,7 @@
 
 pub mod app;
 pub mod editor;
+pub mod events;
 pub mod keys;
 pub mod layout;
 pub mod logging;
@@ -88,6 +89,8 @@ struct Readers {
     cluster_templates: Store<ClusterTemplate>,
     service_templates: Store<ServiceTemplate>,
     rollouts: Store<TemplateRollout>,
+    /// The console's own: the engine does not watch Events.
+    events: Store<k8s_openapi::api::events::v1::Event>,
 }
 
 impl Readers {
@@ -98,6 +101,7 @@ impl Readers {
             self.service_templates.state(),
         )
         .with_rollouts(self.rollouts.state())
+        .with_events(self.events.state())
     }
 }
 
@@ -326,7 +330,9 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     let scope = Scope {
         namespace: opts.namespace.clone(),
     };
-    let (stores, watches) = Stores::new(&opts.client, &scope);
+    let (stores, mut watches) = Stores::new(&opts.client, &scope);
+    let (event_store, event_watches) = events::watch(&opts.client, &scope);
+    watches.extend(event_watches);
     let watches = tokio::spawn(futures::future::join_all(watches));
     let shutdown = CancellationToken::new();
     let engine = run_engine.then(|| {
@@ -343,6 +349,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         cluster_templates: stores.cluster_templates.clone(),
         service_templates: stores.service_templates.clone(),
         rollouts: stores.rollouts.clone(),
+        events: event_store.store.clone(),
     };
 
     let pending = Arc::new(AtomicBool::new(false));
@@ -368,6 +375,14 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         follow(
             app::Kind::TemplateRollout,
             stores.changes.rollouts.clone(),
+            tx.clone(),
+            pending.clone(),
+        ),
+        // Events do not hold up the first screen: a console not allowed to
+        // list them still shows the rest.
+        follow(
+            app::Kind::Event,
+            event_store.changes.clone(),
             tx.clone(),
             pending.clone(),
         ),

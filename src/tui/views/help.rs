@@ -74,6 +74,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                         keys::ScreenKind::Editor => "values editor",
                         keys::ScreenKind::Rollouts => "rollouts",
                         keys::ScreenKind::RolloutBoard => "rollout board",
+                        keys::ScreenKind::Events => "events",
                         keys::ScreenKind::Yaml => "yaml",
                     }
                 ),

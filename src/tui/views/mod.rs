@@ -5,6 +5,7 @@ mod board;
 mod clusters;
 mod detail;
 mod editor;
+mod events;
 mod help;
 mod modal;
 mod rollouts;
@@ -41,6 +42,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Edit(_) => editor::draw(app, frame, bands.body),
             Screen::Rollouts => rollouts::draw(app, frame, bands.body),
             Screen::Rollout(key) => board::draw(app, key, frame, bands.body),
+            Screen::Events(regarding) => events::draw(app, regarding.as_ref(), frame, bands.body),
             Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
         }
     }

@@ -290,6 +290,49 @@ fn the_editor_marks_the_error_position() {
 }
 
 #[test]
+fn events() {
+    snap("events", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "events");
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    snap("events_of_a_cluster", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('v'));
+        app
+    });
+}
+
+/// Warnings are in the failed colour, Normal events muted.
+#[test]
+fn event_types_are_coloured() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char(':'));
+    type_str(&mut app, "ev");
+    press(&mut app, KeyCode::Enter);
+    let theme = app.theme.clone();
+    let terminal = render(&mut app, (120, 40));
+    let buffer = terminal.backend().buffer();
+    let colour_of = |word: &str, hint: &str| {
+        for y in 0..buffer.area.height {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect();
+            if let (true, Some(byte)) = (line.contains(hint), line.find(word)) {
+                let x = line[..byte].chars().count() as u16;
+                return buffer[(x, y)].fg;
+            }
+        }
+        panic!("{word} not found on a line with {hint}");
+    };
+    assert_eq!(colour_of("Warning", "TemplateNotFound"), theme.failed);
+    assert_eq!(colour_of("Normal", "WaveApproved"), theme.muted);
+}
+
+#[test]
 fn yaml() {
     snap("yaml", || {
         let mut app = app();
