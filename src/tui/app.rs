@@ -17,6 +17,7 @@ use crate::api::{
     TemplateRolloutStatus,
 };
 use crate::plan::rollout::Request;
+use crate::tui::banner;
 use crate::tui::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
 use crate::tui::events;
 use crate::tui::keys::{self, Action, Goto, ScreenKind};
@@ -52,6 +53,11 @@ pub enum Msg {
         name: String,
         request: Request,
         result: Result<(), String>,
+    },
+    /// A watch's health changed: it fails (and why), or it delivers again.
+    Watch {
+        resource: String,
+        health: crate::store::WatchHealth,
     },
     /// How a [`Command::ApplyValues`] went.
     ValuesApplied {
@@ -439,6 +445,8 @@ pub struct App {
     pub user: Option<String>,
     /// The values editor, while [`Screen::Edit`] is on the stack.
     pub editor: Option<Editor>,
+    /// The watches that fail, for the banner.
+    pub problems: banner::Problems,
     pub quit: bool,
 }
 
@@ -458,6 +466,7 @@ impl App {
             flash: None,
             user: None,
             editor: None,
+            problems: banner::Problems::new(),
             quit: false,
         }
     }
@@ -488,6 +497,15 @@ impl App {
             text: text.into(),
             at: self.now,
         });
+    }
+
+    /// The banner under the header, when watches fail.
+    pub fn banner(&self) -> Option<String> {
+        banner::text(
+            &self.problems,
+            &self.target.cluster,
+            self.target.namespace.as_deref(),
+        )
     }
 
     /// The rows of the current view after its filter.
@@ -865,6 +883,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::Tick(now) => {
             app.now = now;
+            let shown = app.banner().is_some();
+            banner::expire(&mut app.problems, now);
+            banner_changed(app, shown);
             if app
                 .flash
                 .as_ref()
@@ -904,6 +925,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 format!("could not ask {}: {why}", request.to_annotation()),
             ),
         },
+        Msg::Watch { resource, health } => {
+            let shown = app.banner().is_some();
+            banner::record(&mut app.problems, resource, health, app.now);
+            banner_changed(app, shown);
+        }
         Msg::ValuesApplied { key, result } => values_applied(app, key, result),
         Msg::EngineStopped(why) => {
             app.target.engine = Engine::Stopped;
@@ -917,6 +943,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
     }
     Vec::new()
+}
+
+/// The banner takes a line from the body: lists keep their selection on
+/// screen when it comes or goes.
+fn banner_changed(app: &mut App, shown: bool) {
+    if app.banner().is_some() != shown {
+        fit_all(app);
+        fit_editor(app);
+    }
 }
 
 /// Swaps in new data; every selection follows its row.
@@ -3633,5 +3668,68 @@ pub(crate) mod tests {
             update(&mut app, Msg::Changed(Kind::Event)),
             vec![Command::Refresh]
         );
+    }
+
+    // -----------------------------------------------------------------------
+    // Watch failures
+
+    pub fn failing(failure: crate::store::WatchFailure) -> crate::store::WatchHealth {
+        crate::store::WatchHealth::Failing {
+            failure,
+            attempts: 1,
+        }
+    }
+
+    #[test]
+    fn failing_watches_show_a_banner_until_they_recover() {
+        use crate::store::{WatchFailure, WatchHealth};
+        let mut app = app();
+        assert_eq!(app.banner(), None);
+        let height = layout::rows_height(&app, app.view());
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "managedclusters".into(),
+                health: failing(WatchFailure::Unreachable("connection refused".into())),
+            },
+        );
+        assert_eq!(
+            app.banner().as_deref(),
+            Some("cannot reach https://127.0.0.1:6443: connection refused — retrying")
+        );
+        // The banner takes a line from the lists.
+        assert_eq!(layout::rows_height(&app, app.view()), height - 1);
+        // Warnings from the log do not repeat it; the console keeps going.
+        press(&mut app, KeyCode::Down);
+        assert_eq!(selected_key(&app).unwrap().name, "staging-1");
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "managedclusters".into(),
+                health: WatchHealth::Ok,
+            },
+        );
+        assert_eq!(app.banner(), None);
+        assert_eq!(layout::rows_height(&app, app.view()), height);
+
+        // Forbidden: the kinds and the namespace, until they list.
+        app.target.namespace = Some("team-a".into());
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "managedclusters".into(),
+                health: failing(WatchFailure::Forbidden),
+            },
+        );
+        assert_eq!(
+            app.banner().as_deref(),
+            Some("not allowed to list managedclusters in namespace team-a (RBAC) — retrying")
+        );
+        // A problem no failure confirms goes after a while.
+        let later = |s: i64| Msg::Tick(Timestamp::from_second(NOW + s).unwrap());
+        update(&mut app, later(banner::QUIET - 1));
+        assert!(app.banner().is_some());
+        update(&mut app, later(banner::QUIET + 1));
+        assert_eq!(app.banner(), None);
     }
 }

@@ -16,7 +16,7 @@ use kube::runtime::watcher;
 use tokio::sync::watch;
 
 use crate::engine::context::REPORTER;
-use crate::store::{Scope, Watches, reflected};
+use crate::store::{Scope, WatchState, Watches, reflected};
 use crate::tui::app::ObjKey;
 
 /// The console's store of the engine's Events.
@@ -24,6 +24,8 @@ pub struct EventStore {
     pub store: Store<Event>,
     /// Bumped on every change.
     pub changes: watch::Receiver<u64>,
+    /// Whether its watch fails (not allowed to list Events, say).
+    pub health: WatchState,
 }
 
 /// Only the Events the engine reported.
@@ -35,8 +37,16 @@ pub fn selector() -> watcher::Config {
 /// until the returned watches are driven.
 pub fn watch(client: &kube::Client, scope: &Scope) -> (EventStore, Watches) {
     let mut watches = Watches::new();
-    let (store, changes, _listed) = reflected(scope.api::<Event>(client), selector(), &mut watches);
-    (EventStore { store, changes }, watches)
+    let (store, changes, _listed, health) =
+        reflected(scope.api::<Event>(client), selector(), &mut watches);
+    (
+        EventStore {
+            store,
+            changes,
+            health,
+        },
+        watches,
+    )
 }
 
 /// When the Event was last seen: its series' last observation, else its

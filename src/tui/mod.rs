@@ -13,6 +13,7 @@
 //! the resourceVersion the editor opened).
 
 pub mod app;
+pub mod banner;
 pub mod editor;
 pub mod events;
 pub mod keys;
@@ -387,6 +388,16 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
             pending.clone(),
         ),
     ];
+    // Every watch's health, the engine's kinds too: the banner says which
+    // the console cannot list, or that it cannot reach the API server.
+    for state in stores
+        .health
+        .all()
+        .into_iter()
+        .chain([event_store.health.clone()])
+    {
+        tasks.push(follow_health(state, tx.clone()));
+    }
     tasks.push(tokio::spawn({
         let tx = tx.clone();
         let (a, b, c, d) = (
@@ -574,6 +585,22 @@ fn follow(
                     break;
                 }
             } else if tx.is_closed() {
+                break;
+            }
+        }
+    })
+}
+
+/// Tells the loop each time a watch fails, and when it delivers again.
+fn follow_health(mut state: crate::store::WatchState, tx: UnboundedSender<Msg>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        while state.health.changed().await.is_ok() {
+            let health = state.health.borrow_and_update().clone();
+            let msg = Msg::Watch {
+                resource: state.resource.clone(),
+                health,
+            };
+            if tx.send(msg).is_err() {
                 break;
             }
         }
@@ -816,6 +843,40 @@ mod tests {
             "the object has been modified"
         )));
         assert!(!is_conflict(&api(422, "Invalid", "bad")));
+    }
+
+    #[tokio::test]
+    async fn follow_health_reports_each_failure_and_the_recovery() {
+        use crate::store::{WatchFailure, WatchHealth, WatchState};
+        let (health, rx_health) = tokio::sync::watch::channel(WatchHealth::Ok);
+        let (tx, mut rx) = unbounded_channel();
+        let task = follow_health(
+            WatchState {
+                resource: "managedclusters".into(),
+                health: rx_health,
+            },
+            tx,
+        );
+        for attempts in 1..=2 {
+            health.send_replace(WatchHealth::Failing {
+                failure: WatchFailure::Forbidden,
+                attempts,
+            });
+            let Some(Msg::Watch { resource, health }) = next(&mut rx, 5.0).await else {
+                panic!("no message");
+            };
+            assert_eq!(resource, "managedclusters");
+            assert!(matches!(health, WatchHealth::Failing { .. }));
+        }
+        health.send_replace(WatchHealth::Ok);
+        assert!(matches!(
+            next(&mut rx, 5.0).await,
+            Some(Msg::Watch {
+                health: WatchHealth::Ok,
+                ..
+            })
+        ));
+        task.abort();
     }
 
     #[tokio::test]

@@ -29,8 +29,17 @@ use crate::tui::theme::Theme;
 
 /// Draws the whole console.
 pub fn draw(app: &App, frame: &mut Frame) {
-    let bands = layout::bands(frame.area());
+    let bands = layout::bands(frame.area(), app.banner().is_some());
     header(app, frame, bands.header);
+    if let Some(text) = app.banner() {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                ellipsize(&format!("✗ {text}"), bands.banner.width),
+                app.theme.error(),
+            )),
+            bands.banner,
+        );
+    }
     if !app.synced {
         connecting(app, frame, bands.body);
     } else {

@@ -6,8 +6,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
+use crate::store::WatchFailure;
 use crate::tui::app::tests::{
-    app, board_app, ctrl, detail_app, now, target, type_str, type_text, versioned,
+    app, board_app, ctrl, detail_app, failing, now, target, type_str, type_text, versioned,
 };
 use crate::tui::app::{App, Engine, Msg, update};
 use crate::tui::editor::{Base, SaveError};
@@ -279,7 +280,8 @@ fn the_editor_marks_the_error_position() {
     let theme = app.theme.clone();
     let terminal = render(&mut app, (80, 24));
     let buffer = terminal.backend().buffer();
-    let area = crate::tui::layout::editor(crate::tui::layout::bands(buffer.area).body, false).text;
+    let area =
+        crate::tui::layout::editor(crate::tui::layout::bands(buffer.area, false).body, false).text;
     let gutter = crate::tui::editor::gutter(3) as u16;
     let cell = &buffer[(area.x + gutter + column as u16, area.y + line as u16)];
     assert_eq!(cell.fg, theme.failed);
@@ -330,6 +332,50 @@ fn event_types_are_coloured() {
     };
     assert_eq!(colour_of("Warning", "TemplateNotFound"), theme.failed);
     assert_eq!(colour_of("Normal", "WaveApproved"), theme.muted);
+}
+
+#[test]
+fn banners() {
+    snap("banner_api_down", || {
+        let mut app = app();
+        for resource in ["managedclusters", "events", "helmreleases"] {
+            update(
+                &mut app,
+                Msg::Watch {
+                    resource: resource.into(),
+                    health: failing(WatchFailure::Unreachable("connection refused".into())),
+                },
+            );
+        }
+        app
+    });
+    snap("banner_forbidden", || {
+        let mut app = app();
+        app.target.namespace = Some("team-a".into());
+        for resource in ["managedclusters", "events"] {
+            update(
+                &mut app,
+                Msg::Watch {
+                    resource: resource.into(),
+                    health: failing(WatchFailure::Forbidden),
+                },
+            );
+        }
+        app
+    });
+    // Not allowed to list a kind before the first list: the console says
+    // why it waits.
+    snap("banner_forbidden_connecting", || {
+        let mut app = App::new(target(), Theme::default(), now());
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "templaterollouts".into(),
+                health: failing(WatchFailure::Forbidden),
+            },
+        );
+        app
+    });
 }
 
 #[test]
