@@ -14,6 +14,7 @@
 
 pub mod app;
 pub mod banner;
+pub mod config;
 pub mod editor;
 pub mod events;
 pub mod keys;
