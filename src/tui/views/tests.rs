@@ -226,6 +226,39 @@ fn editor() {
         ctrl(&mut app, 's');
         app
     });
+    // Only a comment added: the merged values do not change, and it says so.
+    snap("editor_review_no_change", || {
+        let mut app = app();
+        let mut data = versioned();
+        let mc = std::sync::Arc::make_mut(&mut data.clusters[0]);
+        mc.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("controller:\n  replicaCount: 3\n".into()),
+            ..Default::default()
+        }];
+        update(&mut app, Msg::Data(data));
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "# three for the peak\n");
+        ctrl(&mut app, 's');
+        app
+    });
+    // A ClusterTemplate's entry: a new revision, rolled out to its clusters.
+    snap("editor_template_review", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(versioned()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('e'));
+        type_text(
+            &mut app,
+            "controller:\n  replicaCount: 2\n  metrics:\n    enabled: true",
+        );
+        ctrl(&mut app, 's');
+        app
+    });
     snap("editor_discard", || {
         let mut app = editing(VALID);
         press(&mut app, KeyCode::Esc);
