@@ -40,9 +40,10 @@ struct Cli {
     /// Headless: where to serve /healthz, /readyz and /metrics.
     #[arg(long, default_value = "0.0.0.0:8080", env = "HMC_METRICS_ADDR")]
     metrics_addr: std::net::SocketAddr,
-    /// Console theme: default, light, high-contrast, or a path to a .yaml file.
-    #[arg(long, default_value = "default", env = "HMC_TUI_THEME")]
-    theme: String,
+    /// Console theme: default, light, high-contrast, or a path to a .yaml
+    /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
+    #[arg(long, env = "HMC_TUI_THEME")]
+    theme: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -78,7 +79,15 @@ async fn main() -> Result<()> {
 }
 
 async fn console(cli: &Cli) -> Result<()> {
-    let theme = hmc_tui::tui::Theme::load(&cli.theme)?;
+    use hmc_tui::tui::config;
+    let settings = match config::config_path() {
+        Some(path) => config::load(&path)?,
+        None => None,
+    };
+    let theme = hmc_tui::tui::Theme::load(&config::choose_theme(
+        cli.theme.as_deref(),
+        settings.as_ref(),
+    ))?;
     let config = config(cli).await?;
     let cluster = config
         .cluster_url

@@ -32,8 +32,8 @@ macro_rules! kinds {
             pub changes: Changes,
             /// One flag per kind: true once its store has its first full list.
             pub listed: Listed,
-            /// The kinds whose watch fails right now, with the last error.
-            pub watch_errors: watch::Receiver<WatchErrors>,
+            /// One health per kind: whether its watch fails, and why.
+            pub health: Health,
             /// Per kind: every object the store just applied (or deleted),
             /// sent after the store has it.
             pub applied: Applied,
@@ -44,6 +44,19 @@ macro_rules! kinds {
         #[derive(Clone)]
         pub struct Applied {
             $(pub $field: broadcast::Sender<std::sync::Arc<$ty>>,)*
+        }
+
+        /// Per kind: whether its watch can list and watch, and if not why.
+        #[derive(Clone)]
+        pub struct Health {
+            $(pub $field: WatchState,)*
+        }
+
+        impl Health {
+            /// Every kind's health.
+            pub fn all(&self) -> Vec<WatchState> {
+                vec![$(self.$field.clone(),)*]
+            }
         }
 
         /// Per kind: true once the store holds its first full list. (A
@@ -76,14 +89,18 @@ macro_rules! kinds {
 
             /// Which watches fail right now, in one line; `None` when all work.
             pub fn failing(&self) -> Option<String> {
-                let errors = self.watch_errors.borrow();
-                (!errors.is_empty()).then(|| {
-                    errors
-                        .iter()
-                        .map(|(kind, e)| format!("watching {kind}: {e}"))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                })
+                let failing: Vec<String> = self
+                    .health
+                    .all()
+                    .iter()
+                    .filter_map(|w| match &*w.health.borrow() {
+                        WatchHealth::Ok => None,
+                        WatchHealth::Failing { failure, .. } => {
+                            Some(format!("watching {}: {}", w.resource, failure.describe()))
+                        }
+                    })
+                    .collect();
+                (!failing.is_empty()).then(|| failing.join("; "))
             }
 
 
@@ -91,8 +108,123 @@ macro_rules! kinds {
     };
 }
 
-/// Kind → the last error of its watch, for the kinds whose watch fails now.
-pub type WatchErrors = std::collections::BTreeMap<String, String>;
+/// The tracing target of watch failures. They are logged as warnings; the
+/// console shows them as a banner from [`WatchHealth`] instead of as log
+/// messages.
+pub const WATCH_LOG_TARGET: &str = "hmc_tui::store::watch";
+
+/// Why a watch cannot list or watch its kind, in terms a person can act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WatchFailure {
+    /// The API server cannot be reached; why, in a few words
+    /// (`connection refused`).
+    Unreachable(String),
+    /// RBAC does not allow listing or watching the kind.
+    Forbidden,
+    /// The API server does not accept the credentials.
+    Unauthorized,
+    /// The API server does not serve the kind (its CRD is missing).
+    NotServed,
+    /// Anything else, as the error says it.
+    Other(String),
+}
+
+impl WatchFailure {
+    /// In a few words, for `/readyz` and logs.
+    pub fn describe(&self) -> String {
+        match self {
+            WatchFailure::Unreachable(why) => format!("cannot reach the API server ({why})"),
+            WatchFailure::Forbidden => "forbidden by RBAC".into(),
+            WatchFailure::Unauthorized => "credentials not accepted".into(),
+            WatchFailure::NotServed => "not served (is its CRD installed?)".into(),
+            WatchFailure::Other(why) => why.clone(),
+        }
+    }
+}
+
+/// The health of one watch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum WatchHealth {
+    /// Its last attempt worked (or it has not failed yet).
+    #[default]
+    Ok,
+    /// Its last attempt failed; `attempts` counts the failures in a row,
+    /// so every failure is a change that wakes the followers.
+    Failing {
+        failure: WatchFailure,
+        attempts: u64,
+    },
+}
+
+/// One watch's health, with the resource it watches (`managedclusters`).
+#[derive(Clone, Debug)]
+pub struct WatchState {
+    pub resource: String,
+    pub health: watch::Receiver<WatchHealth>,
+}
+
+/// What a watcher error means for a person; `None` for what the watcher
+/// recovers from by itself at once (an expired resourceVersion: it lists
+/// again).
+pub fn classify(error: &watcher::Error) -> Option<WatchFailure> {
+    match error {
+        watcher::Error::InitialListFailed(e)
+        | watcher::Error::WatchStartFailed(e)
+        | watcher::Error::WatchFailed(e) => Some(classify_client(e)),
+        watcher::Error::WatchError(status) => match status.code {
+            410 => None,
+            401 => Some(WatchFailure::Unauthorized),
+            403 => Some(WatchFailure::Forbidden),
+            _ => Some(WatchFailure::Other(status.message.clone())),
+        },
+        watcher::Error::NoResourceVersion => Some(WatchFailure::Other(error.to_string())),
+    }
+}
+
+fn classify_client(error: &kube::Error) -> WatchFailure {
+    match error {
+        kube::Error::Api(status) => match status.code {
+            401 => WatchFailure::Unauthorized,
+            403 => WatchFailure::Forbidden,
+            404 => WatchFailure::NotServed,
+            _ if status.message.is_empty() => {
+                WatchFailure::Other(format!("{} ({})", status.reason, status.code))
+            }
+            _ => WatchFailure::Other(status.message.clone()),
+        },
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => {
+            WatchFailure::Unreachable(cause(error))
+        }
+        other => WatchFailure::Other(other.to_string()),
+    }
+}
+
+/// The root cause of a connection error in a few words: the I/O error at
+/// the bottom of the chain (`connection refused`), else the innermost
+/// message.
+fn cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut innermost = error;
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connection refused".into(),
+                std::io::ErrorKind::ConnectionReset => "connection reset".into(),
+                std::io::ErrorKind::TimedOut => "timed out".into(),
+                _ => {
+                    let text = io.to_string();
+                    match text.find(" (os error") {
+                        Some(i) => text[..i].to_lowercase(),
+                        None => text,
+                    }
+                }
+            };
+        }
+        innermost = e;
+        current = e.source();
+    }
+    innermost.to_string()
+}
 
 /// The watch feeding a store ended before its first list.
 #[derive(Debug, Clone, Copy, thiserror::Error)]
@@ -155,15 +287,36 @@ pub fn kubeconfig_secrets() -> watcher::Config {
     watcher::Config::default().fields("type=cluster.x-k8s.io/secret")
 }
 
-fn reflected<K>(
+/// One watch feeding one store: the store, its change counter, its "first
+/// full list" flag and its health. The watch is pushed onto `watches`.
+pub fn reflected<K>(
     api: Api<K>,
     config: watcher::Config,
     watches: &mut Watches,
-    errors: &watch::Sender<WatchErrors>,
 ) -> (
     Store<K>,
     watch::Receiver<u64>,
     watch::Receiver<bool>,
+    WatchState,
+)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
+    let (store, changes, listed, health, _) = reflected_with_applied(api, config, watches);
+    (store, changes, listed, health)
+}
+
+/// [`reflected`], plus the broadcast of every object the store applied.
+fn reflected_with_applied<K>(
+    api: Api<K>,
+    config: watcher::Config,
+    watches: &mut Watches,
+) -> (
+    Store<K>,
+    watch::Receiver<u64>,
+    watch::Receiver<bool>,
+    WatchState,
     broadcast::Sender<std::sync::Arc<K>>,
 )
 where
@@ -173,8 +326,9 @@ where
     let (store, writer) = reflector::store();
     let (tx, rx) = watch::channel(0u64);
     let (listed_tx, listed_rx) = watch::channel(false);
+    let (health_tx, health_rx) = watch::channel(WatchHealth::Ok);
     let kind = K::kind(&Default::default()).to_string();
-    let errors = errors.clone();
+    let resource = K::plural(&Default::default()).to_string();
     // Large enough for a burst of a few thousand objects; a receiver that
     // falls behind learns it lagged and falls back to looking at everything.
     let (applied, _) = broadcast::channel(4096);
@@ -188,9 +342,8 @@ where
             let event: Result<watcher::Event<K>, _> = event;
             match event {
                 Ok(event) => {
-                    errors.send_if_modified(|e| e.remove(&kind).is_some());
-                    // The store has applied the event by the time it gets here.
-                    // No receiver yet is fine: nobody waits.
+                    // The store has applied the event by the time it gets
+                    // here. No receiver yet is fine: nobody waits.
                     match event {
                         watcher::Event::Init => relisted.clear(),
                         // A relist's objects show in the store only at its
@@ -206,19 +359,30 @@ where
                             let _ = sender.send(std::sync::Arc::new(o));
                         }
                     }
+                    health_tx.send_if_modified(|h| std::mem::take(h) != WatchHealth::Ok);
                     tx.send_modify(|n| *n += 1)
                 }
                 Err(error) => {
-                    tracing::warn!(%kind, %error, "watch failed; retrying with backoff");
-                    errors.send_modify(|e| {
-                        e.insert(kind.clone(), error.to_string());
-                    });
+                    if let Some(failure) = classify(&error) {
+                        health_tx.send_modify(|h| {
+                            let attempts = match h {
+                                WatchHealth::Failing { attempts, .. } => *attempts + 1,
+                                WatchHealth::Ok => 1,
+                            };
+                            *h = WatchHealth::Failing { failure, attempts };
+                        });
+                    }
+                    tracing::warn!(target: WATCH_LOG_TARGET, %kind, %error, "watch failed; retrying with backoff");
                 }
             }
             futures::future::ready(())
         });
     watches.push(stream.boxed());
-    (store, rx, listed_rx, applied)
+    let health = WatchState {
+        resource,
+        health: health_rx,
+    };
+    (store, rx, listed_rx, health, applied)
 }
 
 impl Stores {
@@ -226,42 +390,21 @@ impl Stores {
     /// watches are driven.
     pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
         let mut w = Watches::new();
-        let (errors, watch_errors) = watch::channel(WatchErrors::new());
         let secrets: Api<PartialObjectMeta<Secret>> = scope.api(client);
-        let kubeconfigs = reflected(secrets, kubeconfig_secrets(), &mut w, &errors);
-        let service_templates = reflected(
-            scope.api(client),
-            watcher::Config::default(),
-            &mut w,
-            &errors,
-        );
-        let cluster_templates = reflected(
-            scope.api(client),
-            watcher::Config::default(),
-            &mut w,
-            &errors,
-        );
-        let managed_clusters = reflected(
-            scope.api(client),
-            watcher::Config::default(),
-            &mut w,
-            &errors,
-        );
-        let rollouts = reflected(
-            scope.api(client),
-            watcher::Config::default(),
-            &mut w,
-            &errors,
-        );
-        let releases = reflected(scope.api(client), ours(), &mut w, &errors);
-        let charts = reflected(scope.api(client), ours(), &mut w, &errors);
-        let repositories = reflected(scope.api(client), ours(), &mut w, &errors);
-        let capi_clusters = reflected(
-            scope.api(client),
-            watcher::Config::default(),
-            &mut w,
-            &errors,
-        );
+        let kubeconfigs = reflected_with_applied(secrets, kubeconfig_secrets(), &mut w);
+        let service_templates =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
+        let cluster_templates =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
+        let managed_clusters =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
+        let rollouts =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
+        let releases = reflected_with_applied(scope.api(client), ours(), &mut w);
+        let charts = reflected_with_applied(scope.api(client), ours(), &mut w);
+        let repositories = reflected_with_applied(scope.api(client), ours(), &mut w);
+        let capi_clusters =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
         let stores = Stores {
             service_templates: service_templates.0,
             cluster_templates: cluster_templates.0,
@@ -283,8 +426,7 @@ impl Stores {
                 capi_clusters: capi_clusters.2,
                 kubeconfigs: kubeconfigs.2,
             },
-            watch_errors,
-            applied: Applied {
+            health: Health {
                 service_templates: service_templates.3,
                 cluster_templates: cluster_templates.3,
                 managed_clusters: managed_clusters.3,
@@ -294,6 +436,17 @@ impl Stores {
                 repositories: repositories.3,
                 capi_clusters: capi_clusters.3,
                 kubeconfigs: kubeconfigs.3,
+            },
+            applied: Applied {
+                service_templates: service_templates.4,
+                cluster_templates: cluster_templates.4,
+                managed_clusters: managed_clusters.4,
+                rollouts: rollouts.4,
+                releases: releases.4,
+                charts: charts.4,
+                repositories: repositories.4,
+                capi_clusters: capi_clusters.4,
+                kubeconfigs: kubeconfigs.4,
             },
             changes: Changes {
                 service_templates: service_templates.1,
@@ -318,4 +471,79 @@ where
     K::DynamicType: Eq + Hash + Clone + Default,
 {
     store.get(&reflector::ObjectRef::new(name).within(namespace))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+
+    fn api(code: u16, message: &str) -> kube::Error {
+        kube::Error::Api(Status::failure(message, "Reason").with_code(code).boxed())
+    }
+
+    /// An error that wraps another, as hyper's client errors do.
+    #[derive(Debug)]
+    struct Wrapped(&'static str, Box<dyn std::error::Error + Send + Sync>);
+
+    impl std::fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(self.1.as_ref())
+        }
+    }
+
+    #[test]
+    fn watch_errors_in_a_person_s_terms() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let connect = kube::Error::Service(Box::new(Wrapped(
+            "client error (Connect)",
+            Box::new(Wrapped("tcp connect error", Box::new(refused))),
+        )));
+        assert_eq!(
+            classify(&watcher::Error::InitialListFailed(connect)),
+            Some(WatchFailure::Unreachable("connection refused".into()))
+        );
+        let dns = std::io::Error::other("failed to lookup address information (os error -2)");
+        assert_eq!(
+            classify(&watcher::Error::WatchStartFailed(kube::Error::Service(
+                Box::new(dns)
+            ))),
+            Some(WatchFailure::Unreachable(
+                "failed to lookup address information".into()
+            ))
+        );
+        let nested = kube::Error::Service(Box::new(Wrapped(
+            "request failed",
+            Box::new(Wrapped("deadline has elapsed", Box::new(std::fmt::Error))),
+        )));
+        assert_eq!(
+            classify(&watcher::Error::WatchFailed(nested)),
+            Some(WatchFailure::Unreachable(std::fmt::Error.to_string()))
+        );
+        assert_eq!(
+            classify(&watcher::Error::InitialListFailed(api(403, "forbidden"))),
+            Some(WatchFailure::Forbidden)
+        );
+        assert_eq!(
+            classify(&watcher::Error::InitialListFailed(api(401, "Unauthorized"))),
+            Some(WatchFailure::Unauthorized)
+        );
+        assert_eq!(
+            classify(&watcher::Error::InitialListFailed(api(404, "not found"))),
+            Some(WatchFailure::NotServed)
+        );
+        assert_eq!(
+            classify(&watcher::Error::InitialListFailed(api(500, "etcd is down"))),
+            Some(WatchFailure::Other("etcd is down".into()))
+        );
+        // An expired resourceVersion is no failure: the watcher lists again.
+        let gone = Status::failure("too old", "Expired").with_code(410).boxed();
+        assert_eq!(classify(&watcher::Error::WatchError(gone)), None);
+    }
 }

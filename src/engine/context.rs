@@ -10,6 +10,8 @@ use crate::store::Stores;
 
 /// The one field manager for everything the engine writes.
 pub const FIELD_MANAGER: &str = "hmc-tui";
+/// The `reportingController` of the engine's Events.
+pub const REPORTER: &str = "hmc-tui";
 
 /// Tunables of the engine.
 #[derive(Clone, Debug)]
@@ -71,7 +73,7 @@ impl Context {
         options: EngineOptions,
     ) -> Self {
         let reporter = Reporter {
-            controller: "hmc-tui".into(),
+            controller: REPORTER.into(),
             instance: std::env::var("POD_NAME").ok(),
         };
         let recorder = Recorder::new(client.clone(), reporter);

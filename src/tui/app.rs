@@ -17,10 +17,14 @@ use crate::api::{
     TemplateRolloutStatus,
 };
 use crate::plan::rollout::Request;
+use crate::tui::banner;
+use crate::tui::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
+use crate::tui::events;
 use crate::tui::keys::{self, Action, Goto, ScreenKind};
 use crate::tui::layout;
 use crate::tui::rollouts::{self, BoardRow};
 use crate::tui::theme::{Health, Theme};
+use k8s_openapi::api::events::v1::Event;
 
 /// Everything that can happen to the console.
 #[derive(Debug)]
@@ -50,6 +54,16 @@ pub enum Msg {
         request: Request,
         result: Result<(), String>,
     },
+    /// A watch's health changed: it fails (and why), or it delivers again.
+    Watch {
+        resource: String,
+        health: crate::store::WatchHealth,
+    },
+    /// How a [`Command::ApplyValues`] went.
+    ValuesApplied {
+        key: EditKey,
+        result: Result<(), SaveError>,
+    },
 }
 
 /// Side effects `update` asks the loop for.
@@ -65,6 +79,13 @@ pub enum Command {
         name: String,
         request: Request,
     },
+    /// Send a values edit: a JSON merge patch of `spec.services` carrying
+    /// the resourceVersion the editor opened; the loop answers with
+    /// [`Msg::ValuesApplied`].
+    ApplyValues {
+        key: EditKey,
+        patch: serde_json::Value,
+    },
 }
 
 /// The kinds the console shows.
@@ -74,6 +95,8 @@ pub enum Kind {
     ClusterTemplate,
     ServiceTemplate,
     TemplateRollout,
+    /// The engine's Events (`events.k8s.io/v1`).
+    Event,
 }
 
 impl Kind {
@@ -83,6 +106,7 @@ impl Kind {
             Kind::ClusterTemplate => "ClusterTemplate",
             Kind::ServiceTemplate => "ServiceTemplate",
             Kind::TemplateRollout => "TemplateRollout",
+            Kind::Event => "Event",
         }
     }
 }
@@ -114,6 +138,8 @@ pub struct Snapshot {
     pub service_templates: Vec<Arc<ServiceTemplate>>,
     /// By namespace and template, the newest revision first.
     pub rollouts: Vec<Arc<TemplateRollout>>,
+    /// The engine's Events, the last seen first.
+    pub events: Vec<Arc<Event>>,
     /// How many clusters use each template.
     pub usage: HashMap<ObjKey, usize>,
 }
@@ -160,8 +186,16 @@ impl Snapshot {
             cluster_templates,
             service_templates,
             rollouts: Vec::new(),
+            events: Vec::new(),
             usage,
         }
+    }
+
+    /// The same snapshot with these Events.
+    pub fn with_events(mut self, mut events: Vec<Arc<Event>>) -> Snapshot {
+        events::sort(&mut events);
+        self.events = events;
+        self
     }
 
     /// The same snapshot with these rollouts.
@@ -192,6 +226,12 @@ impl Snapshot {
             .find(|c| c.metadata.namespace.as_deref() == Some(namespace) && c.name_any() == name)
     }
 
+    pub fn cluster_template(&self, namespace: &str, name: &str) -> Option<&Arc<ClusterTemplate>> {
+        self.cluster_templates
+            .iter()
+            .find(|t| t.metadata.namespace.as_deref() == Some(namespace) && t.name_any() == name)
+    }
+
     /// The YAML of an object, without managedFields.
     pub fn yaml(&self, key: &ObjKey) -> Option<String> {
         fn find<K: kube::Resource + serde::Serialize + Clone>(
@@ -214,6 +254,7 @@ impl Snapshot {
             Kind::ClusterTemplate => find(&self.cluster_templates, key),
             Kind::ServiceTemplate => find(&self.service_templates, key),
             Kind::TemplateRollout => find(&self.rollouts, key),
+            Kind::Event => find(&self.events, key),
         }
     }
 }
@@ -254,9 +295,15 @@ pub enum Screen {
     Clusters,
     ClusterDetail(ObjKey),
     Templates,
+    /// A ClusterTemplate and its services.
+    TemplateDetail(ObjKey),
+    /// The values editor; its state is [`App::editor`].
+    Edit(EditKey),
     Rollouts,
     /// The live wave board of one rollout.
     Rollout(ObjKey),
+    /// The engine's Events; about one object when set.
+    Events(Option<ObjKey>),
     Yaml(ObjKey),
 }
 
@@ -266,8 +313,11 @@ impl Screen {
             Screen::Clusters => ScreenKind::Clusters,
             Screen::ClusterDetail(_) => ScreenKind::ClusterDetail,
             Screen::Templates => ScreenKind::Templates,
+            Screen::TemplateDetail(_) => ScreenKind::TemplateDetail,
+            Screen::Edit(_) => ScreenKind::Editor,
             Screen::Rollouts => ScreenKind::Rollouts,
             Screen::Rollout(_) => ScreenKind::RolloutBoard,
+            Screen::Events(_) => ScreenKind::Events,
             Screen::Yaml(_) => ScreenKind::Yaml,
         }
     }
@@ -276,9 +326,14 @@ impl Screen {
     pub fn crumb(&self) -> String {
         match self {
             Screen::Clusters => "clusters".into(),
-            Screen::ClusterDetail(k) | Screen::Rollout(k) => format!("{}/{}", k.namespace, k.name),
+            Screen::ClusterDetail(k) | Screen::Rollout(k) | Screen::TemplateDetail(k) => {
+                format!("{}/{}", k.namespace, k.name)
+            }
+            Screen::Edit(k) => format!("values: {}", k.service),
             Screen::Templates => "templates".into(),
             Screen::Rollouts => "rollouts".into(),
+            Screen::Events(None) => "events".into(),
+            Screen::Events(Some(k)) => format!("events: {}", k.name),
             Screen::Yaml(_) => "yaml".into(),
         }
     }
@@ -388,6 +443,10 @@ pub struct App {
     pub flash: Option<Flash>,
     /// Who the console's requests say asked, once known.
     pub user: Option<String>,
+    /// The values editor, while [`Screen::Edit`] is on the stack.
+    pub editor: Option<Editor>,
+    /// The watches that fail, for the banner.
+    pub problems: banner::Problems,
     pub quit: bool,
 }
 
@@ -406,6 +465,8 @@ impl App {
             modal: None,
             flash: None,
             user: None,
+            editor: None,
+            problems: banner::Problems::new(),
             quit: false,
         }
     }
@@ -436,6 +497,15 @@ impl App {
             text: text.into(),
             at: self.now,
         });
+    }
+
+    /// The banner under the header, when watches fail.
+    pub fn banner(&self) -> Option<String> {
+        banner::text(
+            &self.problems,
+            &self.target.cluster,
+            self.target.namespace.as_deref(),
+        )
     }
 
     /// The rows of the current view after its filter.
@@ -532,10 +602,15 @@ pub fn age(
     now: Timestamp,
     then: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
 ) -> String {
+    age_of(now, then.map(|t| t.0))
+}
+
+/// [`age`] of a timestamp.
+pub fn age_of(now: Timestamp, then: Option<Timestamp>) -> String {
     let Some(then) = then else {
         return "-".into();
     };
-    let s = (now.as_second() - then.0.as_second()).max(0);
+    let s = (now.as_second() - then.as_second()).max(0);
     match s {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),
@@ -670,6 +745,27 @@ pub fn service_rows<'a>(
         .collect()
 }
 
+/// The services of a ClusterTemplate that its detail screen lists.
+pub fn template_service_rows<'a>(
+    ct: &'a ClusterTemplate,
+    filter: &str,
+) -> Vec<&'a crate::api::TemplateService> {
+    ct.spec
+        .services
+        .iter()
+        .filter(|s| matches(filter, &[&s.name, &s.template]))
+        .collect()
+}
+
+/// The Events the events screen shows.
+pub fn event_rows<'a>(
+    data: &'a Snapshot,
+    regarding: Option<&ObjKey>,
+    filter: &str,
+) -> Vec<&'a Arc<Event>> {
+    events::rows(&data.events, regarding, filter)
+}
+
 /// The rollouts the rollouts screen shows.
 pub fn rollout_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<TemplateRollout>> {
     rollouts::rollout_rows(&data.rollouts, filter)
@@ -720,6 +816,27 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
                     .collect()
             })
             .unwrap_or_default(),
+        Screen::TemplateDetail(key) => app
+            .data
+            .cluster_template(&key.namespace, &key.name)
+            .map(|ct| {
+                template_service_rows(ct, &view.filter)
+                    .into_iter()
+                    .map(|s| s.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Screen::Edit(_) => Vec::new(),
+        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
+            .into_iter()
+            .map(|e| {
+                format!(
+                    "{}/{}",
+                    e.metadata.namespace.as_deref().unwrap_or_default(),
+                    e.metadata.name.as_deref().unwrap_or_default()
+                )
+            })
+            .collect(),
         Screen::Yaml(key) => {
             let lines = app.data.yaml(key).map_or(0, |y| y.lines().count());
             (0..lines).map(|i| i.to_string()).collect()
@@ -740,7 +857,14 @@ fn selected_key(app: &App) -> Option<ObjKey> {
         Screen::Rollouts => rollout_rows(&app.data, &view.filter)
             .get(view.selected)
             .map(|r| ObjKey::of(Kind::TemplateRollout, &r.metadata)),
-        Screen::ClusterDetail(key) | Screen::Rollout(key) | Screen::Yaml(key) => Some(key.clone()),
+        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
+            .get(view.selected)
+            .map(|e| ObjKey::of(Kind::Event, &e.metadata)),
+        Screen::ClusterDetail(key)
+        | Screen::Rollout(key)
+        | Screen::Yaml(key)
+        | Screen::TemplateDetail(key) => Some(key.clone()),
+        Screen::Edit(key) => Some(key.object.clone()),
     }
 }
 
@@ -755,9 +879,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::Resize(w, h) => {
             app.size = (w, h);
             fit_all(app);
+            fit_editor(app);
         }
         Msg::Tick(now) => {
             app.now = now;
+            let shown = app.banner().is_some();
+            banner::expire(&mut app.problems, now);
+            banner_changed(app, shown);
             if app
                 .flash
                 .as_ref()
@@ -797,6 +925,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 format!("could not ask {}: {why}", request.to_annotation()),
             ),
         },
+        Msg::Watch { resource, health } => {
+            let shown = app.banner().is_some();
+            banner::record(&mut app.problems, resource, health, app.now);
+            banner_changed(app, shown);
+        }
+        Msg::ValuesApplied { key, result } => values_applied(app, key, result),
         Msg::EngineStopped(why) => {
             app.target.engine = Engine::Stopped;
             app.flash(
@@ -809,6 +943,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
     }
     Vec::new()
+}
+
+/// The banner takes a line from the body: lists keep their selection on
+/// screen when it comes or goes.
+fn banner_changed(app: &mut App, shown: bool) {
+    if app.banner().is_some() != shown {
+        fit_all(app);
+        fit_editor(app);
+    }
 }
 
 /// Swaps in new data; every selection follows its row.
@@ -898,6 +1041,10 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     if key.kind == crossterm::event::KeyEventKind::Release {
         return Vec::new();
     }
+    // The editor takes every key, ctrl-c too: it asks before losing changes.
+    if matches!(app.screen(), Screen::Edit(_)) && app.editor.is_some() {
+        return on_editor_key(app, key);
+    }
     if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
         app.quit = true;
         return vec![Command::Quit];
@@ -968,8 +1115,20 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         Action::Open => match (app.screen(), selected_key(app)) {
             (Screen::Clusters, Some(key)) => push(app, Screen::ClusterDetail(key)),
             (Screen::Rollouts, Some(key)) => push(app, Screen::Rollout(key)),
+            (Screen::Templates, Some(key)) if key.kind == Kind::ClusterTemplate => {
+                push(app, Screen::TemplateDetail(key))
+            }
+            (Screen::Templates, Some(key)) => push(app, Screen::Yaml(key)),
+            (Screen::Events(_), Some(key)) => open_regarded(app, &key),
             _ => {}
         },
+        Action::Edit => open_editor(app),
+        Action::Events => {
+            if let Screen::ClusterDetail(key) = app.screen() {
+                let key = key.clone();
+                push(app, Screen::Events(Some(key)));
+            }
+        }
         Action::Yaml => {
             if let Some(key) = selected_key(app) {
                 push(app, Screen::Yaml(key));
@@ -1186,6 +1345,220 @@ fn on_modal_key(app: &mut App, key: KeyEvent, modal: Modal) -> Vec<Command> {
     }
 }
 
+/// enter on an Event: the screen of the object it is about.
+fn open_regarded(app: &mut App, event: &ObjKey) {
+    let regarding = app
+        .data
+        .events
+        .iter()
+        .find(|e| ObjKey::of(Kind::Event, &e.metadata) == *event)
+        .and_then(|e| e.regarding.clone());
+    let Some(r) = regarding else {
+        app.flash(FlashLevel::Warn, "the event is about no object");
+        return;
+    };
+    let kind = match r.kind.as_deref() {
+        Some("ManagedCluster") => Kind::ManagedCluster,
+        Some("ClusterTemplate") => Kind::ClusterTemplate,
+        Some("ServiceTemplate") => Kind::ServiceTemplate,
+        Some("TemplateRollout") => Kind::TemplateRollout,
+        other => {
+            app.flash(
+                FlashLevel::Warn,
+                format!(
+                    "the console has no screen for {}",
+                    other.unwrap_or("that kind")
+                ),
+            );
+            return;
+        }
+    };
+    let key = ObjKey {
+        kind,
+        namespace: r.namespace.unwrap_or_default(),
+        name: r.name.unwrap_or_default(),
+    };
+    let screen = match kind {
+        Kind::ManagedCluster => Screen::ClusterDetail(key),
+        Kind::ClusterTemplate => Screen::TemplateDetail(key),
+        Kind::TemplateRollout => Screen::Rollout(key),
+        _ => Screen::Yaml(key),
+    };
+    push(app, screen);
+}
+
+// ---------------------------------------------------------------------------
+// The values editor
+
+/// `e` on a service: opens the editor on its values, on the cluster (its
+/// `spec.services` entry, made on save when it has none) or on the
+/// ClusterTemplate.
+fn open_editor(app: &mut App) {
+    if let Some(why) = refuse_writes(app, "edit values") {
+        app.flash(FlashLevel::Warn, why);
+        return;
+    }
+    let view = app.view();
+    let found = match &view.screen {
+        Screen::ClusterDetail(key) => app.data.cluster(&key.namespace, &key.name).map(|mc| {
+            let service = service_rows(mc, &view.filter)
+                .get(view.selected)
+                .map(|s| s.name.clone());
+            (Base::Cluster(mc.clone()), service)
+        }),
+        Screen::TemplateDetail(key) => {
+            app.data
+                .cluster_template(&key.namespace, &key.name)
+                .map(|ct| {
+                    let service = template_service_rows(ct, &view.filter)
+                        .get(view.selected)
+                        .map(|s| s.name.clone());
+                    (Base::Template(ct.clone()), service)
+                })
+        }
+        _ => return,
+    };
+    let (base, service) = match found {
+        None => {
+            let key = selected_key(app).map(|k| k.name).unwrap_or_default();
+            app.flash(FlashLevel::Warn, format!("{key} no longer exists"));
+            return;
+        }
+        Some((_, None)) => {
+            app.flash(FlashLevel::Warn, "no service selected to edit");
+            return;
+        }
+        Some((base, Some(service))) => (base, service),
+    };
+    if let Base::Cluster(mc) = &base {
+        let ns = mc.namespace().unwrap_or_default();
+        let in_template = app
+            .data
+            .cluster_template(&ns, &mc.spec.template)
+            .is_some_and(|ct| ct.spec.services.iter().any(|s| s.name == service));
+        if !in_template && !base.has_entry(&service) {
+            app.flash(
+                FlashLevel::Warn,
+                format!(
+                    "{service} is neither in template {} nor in the cluster's services: nothing to override",
+                    mc.spec.template
+                ),
+            );
+            return;
+        }
+    }
+    let editor = Editor::open(base, &service);
+    let key = editor.key.clone();
+    app.editor = Some(editor);
+    push(app, Screen::Edit(key));
+    fit_editor(app);
+}
+
+/// Keys while the editor is open.
+fn on_editor_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    if app
+        .flash
+        .as_ref()
+        .is_some_and(|f| f.level != FlashLevel::Warn)
+    {
+        app.flash = None;
+    }
+    let Some(editor) = app.editor.as_mut() else {
+        return Vec::new();
+    };
+    let step = editor.on_key(key, &app.data);
+    let edit_key = editor.key.clone();
+    fit_editor(app);
+    match step {
+        Step::Nothing => Vec::new(),
+        Step::Say(level, text) => {
+            app.flash(level, text);
+            Vec::new()
+        }
+        Step::Close => {
+            close_editor(app);
+            Vec::new()
+        }
+        Step::Quit => quit(app),
+        Step::Apply(patch) => {
+            // Checked once more: a question asked before the console became
+            // read-only sends nothing.
+            if let Some(why) = refuse_writes(app, "save values") {
+                if let Some(editor) = app.editor.as_mut() {
+                    editor.stage = Stage::Editing;
+                }
+                app.flash(FlashLevel::Warn, why);
+                return Vec::new();
+            }
+            app.flash(
+                FlashLevel::Info,
+                format!("saving the values of {}…", edit_key.service),
+            );
+            vec![Command::ApplyValues {
+                key: edit_key,
+                patch,
+            }]
+        }
+    }
+}
+
+/// Pops the editor's screen.
+fn close_editor(app: &mut App) {
+    app.editor = None;
+    if matches!(app.screen(), Screen::Edit(_)) && app.stack.len() > 1 {
+        app.stack.pop();
+    }
+    fit_all(app);
+}
+
+/// Keeps the editor's cursor on screen.
+fn fit_editor(app: &mut App) {
+    let (height, width) = layout::editor_text_size(app);
+    if let Some(editor) = app.editor.as_mut() {
+        editor.fit(height, width);
+    }
+}
+
+/// The answer to a save.
+fn values_applied(app: &mut App, key: EditKey, result: Result<(), SaveError>) {
+    let what = format!(
+        "the values of {} on {} {}",
+        key.service,
+        key.object.kind.label(),
+        key.object.name
+    );
+    let open = app
+        .editor
+        .as_ref()
+        .is_some_and(|e| e.key == key && e.stage == Stage::Saving);
+    match result {
+        Ok(()) => {
+            if open {
+                close_editor(app);
+            }
+            app.flash(FlashLevel::Info, format!("saved {what}"));
+        }
+        Err(SaveError::Conflict { current }) => {
+            if let (true, Some(editor)) = (open, app.editor.as_mut()) {
+                editor.stage = Stage::Conflict { current };
+            }
+            app.flash(
+                FlashLevel::Error,
+                format!(
+                    "not saved: {} changed by someone else since you opened it",
+                    key.object.name
+                ),
+            );
+        }
+        Err(SaveError::Failed(why)) => {
+            if let (true, Some(editor)) = (open, app.editor.as_mut()) {
+                editor.stage = Stage::Editing;
+            }
+            app.flash(FlashLevel::Error, format!("could not save {what}: {why}"));
+        }
+    }
+}
+
 fn push(app: &mut App, screen: Screen) {
     app.stack.push(View::new(screen));
     fit_all(app);
@@ -1294,6 +1667,10 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
             app.stack.truncate(1);
             push(app, Screen::Rollouts);
         }
+        Some(Goto::Events) => {
+            app.stack.truncate(1);
+            push(app, Screen::Events(None));
+        }
         None => app.flash(
             FlashLevel::Error,
             format!(
@@ -1310,8 +1687,9 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
 }
 
 fn on_mouse(app: &mut App, mouse: MouseEvent) {
-    // A question waits for its answer from the keyboard.
-    if app.modal.is_some() {
+    // A question waits for its answer from the keyboard; the editor is
+    // keyboard only.
+    if app.modal.is_some() || matches!(app.screen(), Screen::Edit(_)) {
         return;
     }
     match mouse.kind {
@@ -1638,6 +2016,107 @@ pub(crate) mod tests {
             ],
         )
         .with_rollouts(rollouts())
+        .with_events(sample_events())
+    }
+
+    fn event(
+        name: &str,
+        ns: &str,
+        warning: bool,
+        reason: &str,
+        regarding: (&str, &str),
+        note: &str,
+        ago: i64,
+    ) -> Event {
+        use k8s_openapi::api::core::v1::ObjectReference;
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+        Event {
+            metadata: meta(ns, name, ago),
+            type_: Some(if warning { "Warning" } else { "Normal" }.into()),
+            reason: Some(reason.into()),
+            note: Some(note.into()),
+            regarding: Some(ObjectReference {
+                kind: Some(regarding.0.into()),
+                name: Some(regarding.1.into()),
+                namespace: Some(ns.into()),
+                ..Default::default()
+            }),
+            event_time: Some(MicroTime(Timestamp::from_second(NOW - ago).unwrap())),
+            reporting_controller: Some("hmc-tui".into()),
+            reporting_instance: Some("hmc-tui".into()),
+            action: Some(note.chars().take(40).collect()),
+            ..Default::default()
+        }
+    }
+
+    /// What the engine reported about the sample objects, and one Event of
+    /// another controller that the console leaves out.
+    pub fn sample_events() -> Vec<Arc<Event>> {
+        use k8s_openapi::api::events::v1::EventSeries;
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+        let mut refused = event(
+            "aws-standalone-cp-3.1",
+            "hmc-system",
+            true,
+            "RequestRefused",
+            ("TemplateRollout", "aws-standalone-cp-3"),
+            "resume: nothing to resume: the rollout is WaitingForApproval",
+            3600,
+        );
+        refused.series = Some(EventSeries {
+            count: 3,
+            last_observed_time: MicroTime(Timestamp::from_second(NOW - 90).unwrap()),
+        });
+        let mut other = event(
+            "kube-1",
+            "hmc-system",
+            true,
+            "BackOff",
+            ("Pod", "web-1"),
+            "Back-off restarting failed container",
+            5,
+        );
+        other.reporting_controller = Some("kubelet".into());
+        vec![
+            Arc::new(event(
+                "prod-eu-1.1",
+                "hmc-system",
+                false,
+                "ServiceApplied",
+                ("ManagedCluster", "prod-eu-1"),
+                "ingress-nginx 4.11.3 at revision 2",
+                2 * 86400,
+            )),
+            Arc::new(event(
+                "dev-broken.1",
+                "team-a",
+                true,
+                "TemplateNotFound",
+                ("ManagedCluster", "dev-broken"),
+                "cluster template missing-template does not exist",
+                40,
+            )),
+            Arc::new(refused),
+            Arc::new(event(
+                "aws-standalone-cp-3.2",
+                "hmc-system",
+                false,
+                "WaveApproved",
+                ("TemplateRollout", "aws-standalone-cp-3"),
+                "wave 1 approved by alice@example.com",
+                110 * 60,
+            )),
+            Arc::new(event(
+                "staging-1.1",
+                "hmc-system",
+                false,
+                "ServiceApplied",
+                ("ManagedCluster", "staging-1"),
+                "ingress-nginx 4.11.3 at revision 2",
+                300,
+            )),
+            Arc::new(other),
+        ]
     }
 
     fn rollout_cluster(
@@ -2624,5 +3103,633 @@ pub(crate) mod tests {
         press(&mut app, KeyCode::Char('x'));
         update(&mut app, click(area.y + 1));
         assert_eq!(board_cursor(&app).as_deref(), Some("c-06"));
+    }
+
+    // -----------------------------------------------------------------------
+    // The values editor
+
+    /// The sample data with resourceVersions, as the API server gives them.
+    pub fn versioned() -> Snapshot {
+        let mut data = sample();
+        for (i, mc) in data.clusters.iter_mut().enumerate() {
+            Arc::make_mut(mc).metadata.resource_version = Some(format!("{}", 100 + i));
+        }
+        for (i, ct) in data.cluster_templates.iter_mut().enumerate() {
+            Arc::make_mut(ct).metadata.resource_version = Some(format!("{}", 200 + i));
+        }
+        data
+    }
+
+    /// The detail of prod-eu-1, with versioned data.
+    pub fn detail_app() -> App {
+        let mut app = app();
+        update(&mut app, Msg::Data(versioned()));
+        press(&mut app, KeyCode::Enter);
+        app
+    }
+
+    pub fn ctrl(app: &mut App, c: char) -> Vec<Command> {
+        update(
+            app,
+            Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)),
+        )
+    }
+
+    /// Types text into the editor, `\n` as enter.
+    pub fn type_text(app: &mut App, text: &str) {
+        for c in text.chars() {
+            if c == '\n' {
+                press(app, KeyCode::Enter);
+            } else {
+                press(app, KeyCode::Char(c));
+            }
+        }
+    }
+
+    fn editor(app: &App) -> &Editor {
+        app.editor.as_ref().expect("the editor is open")
+    }
+
+    fn edit_key(kind: Kind, ns: &str, name: &str, service: &str) -> EditKey {
+        EditKey {
+            object: ObjKey {
+                kind,
+                namespace: ns.into(),
+                name: name.into(),
+            },
+            service: service.into(),
+        }
+    }
+
+    #[test]
+    fn edit_check_refuse_review_apply() {
+        let mut app = detail_app();
+        assert!(press(&mut app, KeyCode::Char('e')).is_empty());
+        let key = edit_key(
+            Kind::ManagedCluster,
+            "hmc-system",
+            "prod-eu-1",
+            "ingress-nginx",
+        );
+        assert_eq!(app.screen(), &Screen::Edit(key.clone()));
+        assert_eq!(editor(&app).text(), "");
+        assert!(!editor(&app).dirty());
+        // Every key goes to the text: q does not quit, j does not move.
+        type_text(&mut app, "controller:\n  replicaCount: [3");
+        assert!(!app.quit);
+        assert_eq!(editor(&app).text(), "controller:\n  replicaCount: [3\n");
+        // Invalid YAML: the error has a place, and save is refused.
+        assert!(matches!(
+            editor(&app).check,
+            Err(crate::plan::values::ValuesError::Syntax { .. })
+        ));
+        assert!(editor(&app).error_at().is_some());
+        assert!(ctrl(&mut app, 's').is_empty());
+        assert_eq!(editor(&app).stage, Stage::Editing);
+        assert!(
+            flash_text(&app).starts_with("not saved: the values are not valid YAML (line "),
+            "{}",
+            flash_text(&app)
+        );
+        // Fixed: the review shows the merged values before → after.
+        press(&mut app, KeyCode::Home);
+        press(&mut app, KeyCode::End);
+        for _ in 0..2 {
+            press(&mut app, KeyCode::Backspace);
+        }
+        type_text(&mut app, "3");
+        assert_eq!(editor(&app).check, Ok(()));
+        assert!(ctrl(&mut app, 's').is_empty());
+        let Stage::Review(review) = editor(&app).stage.clone() else {
+            panic!("no review: {:?}", editor(&app).stage);
+        };
+        assert_eq!(review.changes, ["+ controller.replicaCount: 3"]);
+        assert_eq!(
+            review.notes,
+            ["adds an entry for ingress-nginx to the cluster's spec.services"]
+        );
+        // n keeps editing; y sends the patch with the resourceVersion.
+        press(&mut app, KeyCode::Char('n'));
+        assert_eq!(editor(&app).stage, Stage::Editing);
+        ctrl(&mut app, 's');
+        let cmds = press(&mut app, KeyCode::Char('y'));
+        assert_eq!(
+            cmds,
+            vec![Command::ApplyValues {
+                key: key.clone(),
+                patch: serde_json::json!({
+                    "metadata": {"resourceVersion": "100"},
+                    "spec": {"services": [{
+                        "name": "ingress-nginx",
+                        "values": "controller:\n  replicaCount: 3\n",
+                        "disable": false,
+                    }]},
+                }),
+            }]
+        );
+        assert_eq!(editor(&app).stage, Stage::Saving);
+        // Keys wait while saving.
+        assert!(press(&mut app, KeyCode::Esc).is_empty());
+        assert_eq!(app.screen(), &Screen::Edit(key.clone()));
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Ok(()),
+            },
+        );
+        assert!(app.editor.is_none());
+        assert!(matches!(app.screen(), Screen::ClusterDetail(_)));
+        assert_eq!(
+            flash_text(&app),
+            "saved the values of ingress-nginx on ManagedCluster prod-eu-1"
+        );
+    }
+
+    #[test]
+    fn a_conflict_reloads_and_keeps_the_typed_text() {
+        let mut app = detail_app();
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "controller:\n  replicaCount: 3");
+        ctrl(&mut app, 's');
+        let key = editor(&app).key.clone();
+        assert_eq!(press(&mut app, KeyCode::Char('y')).len(), 1);
+        // Someone else set the values meanwhile: the API server says 409
+        // and the writer read the object again.
+        let mut newer = (*app.data.clusters[0]).clone();
+        newer.metadata.resource_version = Some("107".into());
+        newer.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("controller:\n  replicaCount: 5\n".into()),
+            ..Default::default()
+        }];
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key: key.clone(),
+                result: Err(SaveError::Conflict {
+                    current: Some(Base::Cluster(Arc::new(newer))),
+                }),
+            },
+        );
+        assert!(matches!(editor(&app).stage, Stage::Conflict { .. }));
+        assert_eq!(
+            flash_text(&app),
+            "not saved: prod-eu-1 changed by someone else since you opened it"
+        );
+        // esc goes back to the text; saving again is refused again by the
+        // API server, never overwritten.
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(editor(&app).stage, Stage::Editing);
+        assert_eq!(editor(&app).text(), "controller:\n  replicaCount: 3\n");
+        ctrl(&mut app, 's');
+        let cmds = press(&mut app, KeyCode::Char('y'));
+        let [Command::ApplyValues { patch, .. }] = cmds.as_slice() else {
+            panic!("{cmds:?}");
+        };
+        assert_eq!(patch["metadata"]["resourceVersion"], "100");
+        let mut newer = (*app.data.clusters[0]).clone();
+        newer.metadata.resource_version = Some("107".into());
+        newer.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("controller:\n  replicaCount: 5\n".into()),
+            ..Default::default()
+        }];
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key: key.clone(),
+                result: Err(SaveError::Conflict {
+                    current: Some(Base::Cluster(Arc::new(newer))),
+                }),
+            },
+        );
+        // r: the current values, the typed text in the note.
+        press(&mut app, KeyCode::Char('r'));
+        let e = editor(&app);
+        assert_eq!(e.stage, Stage::Editing);
+        assert_eq!(e.text(), "controller:\n  replicaCount: 5\n");
+        assert_eq!(e.note.as_deref(), Some("controller:\n  replicaCount: 3\n"));
+        assert_eq!(e.base.resource_version(), Some("107"));
+        assert!(!e.dirty());
+        assert!(ctrl(&mut app, 's').is_empty());
+        assert_eq!(
+            flash_text(&app),
+            "nothing to save: the values are as you opened them"
+        );
+        // ctrl-o puts the typed text back; the review is against the newer
+        // version and the patch carries its resourceVersion.
+        ctrl(&mut app, 'o');
+        assert!(editor(&app).note.is_none());
+        ctrl(&mut app, 's');
+        let Stage::Review(review) = editor(&app).stage.clone() else {
+            panic!("no review");
+        };
+        assert_eq!(review.changes, ["controller.replicaCount: 5 → 3"]);
+        assert!(review.notes.is_empty(), "{:?}", review.notes);
+        let cmds = press(&mut app, KeyCode::Char('y'));
+        let [Command::ApplyValues { patch, .. }] = cmds.as_slice() else {
+            panic!("{cmds:?}");
+        };
+        assert_eq!(patch["metadata"]["resourceVersion"], "107");
+        assert_eq!(
+            patch["spec"]["services"][0]["values"],
+            "controller:\n  replicaCount: 3\n"
+        );
+    }
+
+    #[test]
+    fn a_conflict_without_the_newer_object_waits_for_the_store() {
+        let mut app = detail_app();
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "a: 1");
+        ctrl(&mut app, 's');
+        press(&mut app, KeyCode::Char('y'));
+        let key = editor(&app).key.clone();
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Conflict { current: None }),
+            },
+        );
+        press(&mut app, KeyCode::Char('r'));
+        assert!(matches!(editor(&app).stage, Stage::Conflict { .. }));
+        assert!(
+            flash_text(&app).contains("press r again"),
+            "{}",
+            flash_text(&app)
+        );
+        // The watch brings the newer version: r reloads it.
+        let mut data = versioned();
+        let mc = Arc::make_mut(&mut data.clusters[0]);
+        mc.metadata.resource_version = Some("150".into());
+        mc.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("b: 2\n".into()),
+            ..Default::default()
+        }];
+        update(&mut app, Msg::Data(data));
+        press(&mut app, KeyCode::Char('r'));
+        assert_eq!(editor(&app).stage, Stage::Editing);
+        assert_eq!(editor(&app).text(), "b: 2\n");
+        assert_eq!(editor(&app).note.as_deref(), Some("a: 1\n"));
+    }
+
+    #[test]
+    fn the_editor_sees_when_the_object_changes_under_it() {
+        let mut app = detail_app();
+        press(&mut app, KeyCode::Char('e'));
+        assert!(!editor(&app).changed_since_opened(&app.data));
+        let bump = |app: &mut App, rv: &str| {
+            let mut data = versioned();
+            Arc::make_mut(&mut data.clusters[0])
+                .metadata
+                .resource_version = Some(rv.into());
+            update(app, Msg::Data(data));
+        };
+        bump(&mut app, "300");
+        assert!(editor(&app).changed_since_opened(&app.data));
+        // After a reload from the API server the stores lag behind: their
+        // older version is not a change; a newer one is.
+        type_text(&mut app, "a: 1");
+        ctrl(&mut app, 's');
+        press(&mut app, KeyCode::Char('y'));
+        let key = editor(&app).key.clone();
+        let mut newer = (*app.data.clusters[0]).clone();
+        newer.metadata.resource_version = Some("301".into());
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Conflict {
+                    current: Some(Base::Cluster(Arc::new(newer))),
+                }),
+            },
+        );
+        press(&mut app, KeyCode::Char('r'));
+        assert!(!editor(&app).changed_since_opened(&app.data));
+        bump(&mut app, "301");
+        assert!(!editor(&app).changed_since_opened(&app.data));
+        bump(&mut app, "302");
+        assert!(editor(&app).changed_since_opened(&app.data));
+    }
+
+    #[test]
+    fn esc_and_ctrl_c_ask_before_losing_changes() {
+        let mut app = detail_app();
+        // Unchanged: esc closes at once.
+        press(&mut app, KeyCode::Char('e'));
+        press(&mut app, KeyCode::Esc);
+        assert!(app.editor.is_none());
+        assert!(matches!(app.screen(), Screen::ClusterDetail(_)));
+        // Changed: esc asks; n keeps editing; y discards.
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "x: 1");
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(editor(&app).stage, Stage::Discard { quit: false });
+        press(&mut app, KeyCode::Char('n'));
+        assert_eq!(editor(&app).stage, Stage::Editing);
+        assert_eq!(editor(&app).text(), "x: 1\n");
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Char('y'));
+        assert!(app.editor.is_none());
+        assert!(matches!(app.screen(), Screen::ClusterDetail(_)));
+        // ctrl-c asks too, then quits.
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "x: 1");
+        assert!(ctrl(&mut app, 'c').is_empty());
+        assert_eq!(editor(&app).stage, Stage::Discard { quit: true });
+        assert_eq!(press(&mut app, KeyCode::Char('y')), vec![Command::Quit]);
+    }
+
+    #[test]
+    fn a_read_only_console_does_not_open_the_editor() {
+        let mut app = detail_app();
+        app.target.readonly = true;
+        assert!(press(&mut app, KeyCode::Char('e')).is_empty());
+        assert!(app.editor.is_none());
+        assert!(matches!(app.screen(), Screen::ClusterDetail(_)));
+        assert_eq!(
+            flash_text(&app),
+            "read-only console (--readonly): cannot edit values"
+        );
+        // A review answered after the console became read-only sends nothing.
+        let mut app = detail_app();
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "a: 1");
+        ctrl(&mut app, 's');
+        app.target.readonly = true;
+        assert!(press(&mut app, KeyCode::Char('y')).is_empty());
+        assert_eq!(editor(&app).stage, Stage::Editing);
+        assert!(flash_text(&app).contains("read-only"));
+    }
+
+    #[test]
+    fn the_template_detail_edits_the_template_entry() {
+        let mut app = app();
+        update(&mut app, Msg::Data(versioned()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        // enter on a ClusterTemplate: its services.
+        press(&mut app, KeyCode::Enter);
+        let ct = ObjKey {
+            kind: Kind::ClusterTemplate,
+            namespace: "hmc-system".into(),
+            name: "aws-standalone-cp".into(),
+        };
+        assert_eq!(app.screen(), &Screen::TemplateDetail(ct.clone()));
+        assert_eq!(app.row_count(), 2);
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Char('e'));
+        let key = edit_key(
+            Kind::ClusterTemplate,
+            "hmc-system",
+            "aws-standalone-cp",
+            "cert-manager",
+        );
+        assert_eq!(app.screen(), &Screen::Edit(key.clone()));
+        type_text(&mut app, "crds:\n  enabled: true");
+        ctrl(&mut app, 's');
+        let Stage::Review(review) = editor(&app).stage.clone() else {
+            panic!("no review");
+        };
+        assert_eq!(review.changes, ["+ crds.enabled: true"]);
+        assert_eq!(
+            review.notes,
+            [
+                "a new revision of aws-standalone-cp: its rollout takes it to the 2 clusters that use it"
+            ]
+        );
+        let cmds = press(&mut app, KeyCode::Char('y'));
+        let [Command::ApplyValues { key: sent, patch }] = cmds.as_slice() else {
+            panic!("{cmds:?}");
+        };
+        assert_eq!(sent, &key);
+        assert_eq!(patch["metadata"]["resourceVersion"], "200");
+        assert_eq!(
+            patch["spec"]["services"][1],
+            serde_json::json!({"name": "cert-manager", "template": "cert-manager-1-16-2", "values": "crds:\n  enabled: true\n"})
+        );
+        assert_eq!(
+            patch["spec"]["services"][0],
+            serde_json::json!({"name": "ingress-nginx", "template": "ingress-nginx-4-11-3"})
+        );
+        // A failure other than a conflict: the text stays, the reason shows.
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Failed(
+                    "not allowed to change ClusterTemplate".into(),
+                )),
+            },
+        );
+        assert_eq!(editor(&app).stage, Stage::Editing);
+        assert_eq!(editor(&app).text(), "crds:\n  enabled: true\n");
+        assert!(flash_text(&app).starts_with("could not save the values of cert-manager"));
+        // enter on a ServiceTemplate still shows its YAML.
+        let mut app = self::app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::End);
+        press(&mut app, KeyCode::Enter);
+        assert!(matches!(app.screen(), Screen::Yaml(k) if k.kind == Kind::ServiceTemplate));
+    }
+
+    #[test]
+    fn the_review_uses_the_merged_values() {
+        // The ServiceTemplate and the ClusterTemplate set values below the
+        // cluster's entry; chart defaults are at the bottom.
+        let mut data = versioned();
+        let st = Arc::make_mut(&mut data.service_templates[1]);
+        assert_eq!(st.metadata.name.as_deref(), Some("ingress-nginx-4-11-3"));
+        st.spec.values = Some("controller:\n  replicaCount: 2\n".into());
+        st.status.as_mut().unwrap().config =
+            Some(serde_json::json!({"controller": {"replicaCount": 1, "kind": "Deployment"}}));
+        let ct = Arc::make_mut(&mut data.cluster_templates[0]);
+        ct.spec.services[0].values = Some("controller:\n  kind: DaemonSet\n".into());
+        let mut app = app();
+        update(&mut app, Msg::Data(data));
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "controller:\n  replicaCount: 4\n  kind: null");
+        ctrl(&mut app, 's');
+        let Stage::Review(review) = editor(&app).stage.clone() else {
+            panic!("no review: {:?}", editor(&app).check);
+        };
+        assert_eq!(
+            review.changes,
+            [
+                "- controller.kind: DaemonSet",
+                "controller.replicaCount: 2 → 4"
+            ]
+        );
+    }
+
+    // -----------------------------------------------------------------------
+    // Events
+
+    fn event_names(app: &App) -> Vec<String> {
+        let Screen::Events(regarding) = app.screen() else {
+            panic!("not on the events screen: {:?}", app.screen());
+        };
+        event_rows(&app.data, regarding.as_ref(), &app.view().filter)
+            .iter()
+            .map(|e| e.metadata.name.clone().unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn the_events_screen_lists_the_engine_s_events_newest_first() {
+        for alias in ["events", "ev", "event"] {
+            let mut app = app();
+            press(&mut app, KeyCode::Char(':'));
+            type_str(&mut app, alias);
+            press(&mut app, KeyCode::Enter);
+            assert_eq!(app.screen(), &Screen::Events(None), "{alias}");
+        }
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "ev");
+        press(&mut app, KeyCode::Enter);
+        // Last seen first: a series counts from its last observation; the
+        // kubelet's Event is not the engine's.
+        assert_eq!(
+            event_names(&app),
+            [
+                "dev-broken.1",
+                "aws-standalone-cp-3.1",
+                "staging-1.1",
+                "aws-standalone-cp-3.2",
+                "prod-eu-1.1"
+            ]
+        );
+        // / filters by type, reason, object or message.
+        press(&mut app, KeyCode::Char('/'));
+        type_str(&mut app, "warning");
+        assert_eq!(event_names(&app), ["dev-broken.1", "aws-standalone-cp-3.1"]);
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Char('/'));
+        type_str(&mut app, "rollout/aws");
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(
+            event_names(&app),
+            ["aws-standalone-cp-3.1", "aws-standalone-cp-3.2"]
+        );
+        // enter opens the object the event is about; y its YAML.
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(
+            app.screen(),
+            &Screen::Rollout(ObjKey {
+                kind: Kind::TemplateRollout,
+                namespace: "hmc-system".into(),
+                name: "aws-standalone-cp-3".into(),
+            })
+        );
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Char('y'));
+        let Screen::Yaml(key) = app.screen().clone() else {
+            panic!("{:?}", app.screen());
+        };
+        assert_eq!(key.kind, Kind::Event);
+        assert!(
+            app.data
+                .yaml(&key)
+                .unwrap()
+                .contains("reason: RequestRefused")
+        );
+    }
+
+    #[test]
+    fn the_cluster_detail_opens_its_events() {
+        let mut app = app();
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('v'));
+        let staging = ObjKey {
+            kind: Kind::ManagedCluster,
+            namespace: "hmc-system".into(),
+            name: "staging-1".into(),
+        };
+        assert_eq!(app.screen(), &Screen::Events(Some(staging.clone())));
+        assert_eq!(event_names(&app), ["staging-1.1"]);
+        assert_eq!(app.screen().crumb(), "events: staging-1");
+        // enter goes to the cluster again; esc twice back to the detail.
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.screen(), &Screen::ClusterDetail(staging));
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Esc);
+        assert!(matches!(app.screen(), Screen::ClusterDetail(_)));
+        // New events arrive through the store like any other kind.
+        assert_eq!(
+            update(&mut app, Msg::Changed(Kind::Event)),
+            vec![Command::Refresh]
+        );
+    }
+
+    // -----------------------------------------------------------------------
+    // Watch failures
+
+    pub fn failing(failure: crate::store::WatchFailure) -> crate::store::WatchHealth {
+        crate::store::WatchHealth::Failing {
+            failure,
+            attempts: 1,
+        }
+    }
+
+    #[test]
+    fn failing_watches_show_a_banner_until_they_recover() {
+        use crate::store::{WatchFailure, WatchHealth};
+        let mut app = app();
+        assert_eq!(app.banner(), None);
+        let height = layout::rows_height(&app, app.view());
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "managedclusters".into(),
+                health: failing(WatchFailure::Unreachable("connection refused".into())),
+            },
+        );
+        assert_eq!(
+            app.banner().as_deref(),
+            Some("cannot reach https://127.0.0.1:6443: connection refused — retrying")
+        );
+        // The banner takes a line from the lists.
+        assert_eq!(layout::rows_height(&app, app.view()), height - 1);
+        // Warnings from the log do not repeat it; the console keeps going.
+        press(&mut app, KeyCode::Down);
+        assert_eq!(selected_key(&app).unwrap().name, "staging-1");
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "managedclusters".into(),
+                health: WatchHealth::Ok,
+            },
+        );
+        assert_eq!(app.banner(), None);
+        assert_eq!(layout::rows_height(&app, app.view()), height);
+
+        // Forbidden: the kinds and the namespace, until they list.
+        app.target.namespace = Some("team-a".into());
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "managedclusters".into(),
+                health: failing(WatchFailure::Forbidden),
+            },
+        );
+        assert_eq!(
+            app.banner().as_deref(),
+            Some("not allowed to list managedclusters in namespace team-a (RBAC) — retrying")
+        );
+        // A problem no failure confirms goes after a while.
+        let later = |s: i64| Msg::Tick(Timestamp::from_second(NOW + s).unwrap());
+        update(&mut app, later(banner::QUIET - 1));
+        assert!(app.banner().is_some());
+        update(&mut app, later(banner::QUIET + 1));
+        assert_eq!(app.banner(), None);
     }
 }

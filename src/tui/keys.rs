@@ -32,6 +32,10 @@ pub enum Action {
     Skip,
     /// Rollout board: try the selected failed cluster again.
     Retry,
+    /// Edit the selected service's values.
+    Edit,
+    /// The engine's Events about what is on screen.
+    Events,
 }
 
 /// The screens, as far as keys are concerned.
@@ -40,8 +44,12 @@ pub enum ScreenKind {
     Clusters,
     ClusterDetail,
     Templates,
+    TemplateDetail,
+    /// The values editor: it takes every key itself.
+    Editor,
     Rollouts,
     RolloutBoard,
+    Events,
     Yaml,
 }
 
@@ -177,10 +185,34 @@ const CLUSTERS: &[Binding] = &[
     bind(Key::char('y'), Action::Yaml, "yaml", true),
 ];
 
-const DETAIL: &[Binding] = &[bind(Key::char('y'), Action::Yaml, "yaml", true)];
+const DETAIL: &[Binding] = &[
+    bind(Key::char('e'), Action::Edit, "edit values", true)
+        .explained("edit the selected service's values on this cluster"),
+    bind(Key::char('v'), Action::Events, "events", true)
+        .explained("the engine's events about this cluster"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const EVENTS: &[Binding] = &[
+    bind(
+        Key::plain(KeyCode::Enter),
+        Action::Open,
+        "open object",
+        true,
+    )
+    .explained("the screen of the object the event is about"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
 
 const TEMPLATES: &[Binding] = &[
-    bind(Key::plain(KeyCode::Enter), Action::Yaml, "yaml", false),
+    bind(Key::plain(KeyCode::Enter), Action::Open, "open", true)
+        .explained("a ClusterTemplate's services, a ServiceTemplate's YAML"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const TEMPLATE_DETAIL: &[Binding] = &[
+    bind(Key::char('e'), Action::Edit, "edit values", true)
+        .explained("edit the selected service's values in this template"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
 ];
 
@@ -268,14 +300,43 @@ pub const ABORT_CHOICE: &[(&str, &str)] =
 /// A yes/no question before a request that cannot be undone.
 pub const CONFIRM: &[(&str, &str)] = &[("y", "yes, ask"), ("n esc", "no")];
 
+/// The values editor (it takes every key; listed for the hint bar).
+pub const EDITOR: &[(&str, &str)] = &[
+    ("ctrl-s", "save"),
+    ("esc", "close"),
+    ("ctrl-z", "undo"),
+    ("ctrl-r", "redo"),
+];
+
+/// The values editor after a reload kept the text typed before.
+pub const EDITOR_NOTE: &[(&str, &str)] = &[
+    ("ctrl-s", "save"),
+    ("ctrl-o", "put your text back"),
+    ("esc", "close"),
+    ("ctrl-z", "undo"),
+];
+
+/// The merged values diff before a save.
+pub const EDITOR_REVIEW: &[(&str, &str)] = &[("y", "apply"), ("n esc", "keep editing")];
+
+/// Unsaved changes on esc.
+pub const EDITOR_DISCARD: &[(&str, &str)] = &[("y", "discard"), ("n esc", "keep editing")];
+
+/// The object changed since the editor opened.
+pub const EDITOR_CONFLICT: &[(&str, &str)] = &[("r", "reload"), ("esc", "keep my text")];
+
 /// Every binding of a screen, the screen's own first.
 pub fn bindings(screen: ScreenKind) -> Vec<&'static Binding> {
     let own: &[&[Binding]] = match screen {
         ScreenKind::Clusters => &[CLUSTERS, LIST],
         ScreenKind::ClusterDetail => &[DETAIL, LIST],
         ScreenKind::Templates => &[TEMPLATES, LIST],
+        ScreenKind::TemplateDetail => &[TEMPLATE_DETAIL, LIST],
+        // The editor reads its keys itself.
+        ScreenKind::Editor => return Vec::new(),
         ScreenKind::Rollouts => &[ROLLOUTS, LIST],
         ScreenKind::RolloutBoard => &[BOARD, LIST],
+        ScreenKind::Events => &[EVENTS, LIST],
         ScreenKind::Yaml => &[YAML],
     };
     own.iter()
@@ -330,6 +391,7 @@ pub enum Goto {
     Clusters,
     Templates,
     Rollouts,
+    Events,
     Help,
     Quit,
 }
@@ -369,6 +431,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         aliases: &["ro", "rollout", "tr", "templaterollouts", "templaterollout"],
         description: "TemplateRollouts: waves, approvals",
         target: Goto::Rollouts,
+    },
+    CommandSpec {
+        name: "events",
+        aliases: &["ev", "event"],
+        description: "what the engine did, newest first",
+        target: Goto::Events,
     },
     CommandSpec {
         name: "help",
@@ -480,7 +548,20 @@ mod tests {
                 ScreenKind::Templates,
                 &key(KeyCode::Enter, KeyModifiers::NONE)
             ),
-            Some(Action::Yaml)
+            Some(Action::Open)
+        );
+        for screen in [ScreenKind::ClusterDetail, ScreenKind::TemplateDetail] {
+            assert_eq!(
+                action(screen, &key(KeyCode::Char('e'), KeyModifiers::NONE)),
+                Some(Action::Edit)
+            );
+        }
+        assert_eq!(
+            action(
+                ScreenKind::Editor,
+                &key(KeyCode::Char('q'), KeyModifiers::NONE)
+            ),
+            None
         );
         assert_eq!(
             action(
@@ -545,6 +626,9 @@ mod tests {
         for alias in ["rollouts", "ro", "rollout", "tr", ":RO"] {
             assert_eq!(resolve(alias), Some(Goto::Rollouts), "{alias}");
         }
+        for alias in ["events", "ev", "event", ":EV"] {
+            assert_eq!(resolve(alias), Some(Goto::Events), "{alias}");
+        }
         for alias in ["q", "quit"] {
             assert_eq!(resolve(alias), Some(Goto::Quit), "{alias}");
         }
@@ -558,6 +642,7 @@ mod tests {
         assert_eq!(complete("q"), "quit");
         assert_eq!(complete("r"), "rollouts");
         assert_eq!(complete("ro"), "rollouts");
+        assert_eq!(complete("e"), "events");
         // Aliases only when no name fits; then their common prefix.
         assert_eq!(candidates("s"), vec!["st", "svctmpl", "servicetemplates"]);
         assert_eq!(complete("s"), "s");

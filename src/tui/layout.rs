@@ -5,11 +5,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::tui::app::{App, Screen, View};
 
-/// The four bands of the screen.
+/// The bands of the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bands {
     /// Context, cluster, engine, namespace.
     pub header: Rect,
+    /// Why the cluster cannot be seen, when it cannot; empty otherwise.
+    pub banner: Rect,
     /// The current screen.
     pub body: Rect,
     /// Prompt, filter or the last message.
@@ -18,9 +20,11 @@ pub struct Bands {
     pub hints: Rect,
 }
 
-pub fn bands(area: Rect) -> Bands {
-    let [header, body, status, hints] = Layout::vertical([
+/// The bands, with a banner line under the header when `banner`.
+pub fn bands(area: Rect, banner: bool) -> Bands {
+    let [header, banner, body, status, hints] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(u16::from(banner)),
         Constraint::Fill(1),
         Constraint::Length(1),
         Constraint::Length(1),
@@ -28,6 +32,7 @@ pub fn bands(area: Rect) -> Bands {
     .areas(area);
     Bands {
         header,
+        banner,
         body,
         status,
         hints,
@@ -36,6 +41,11 @@ pub fn bands(area: Rect) -> Bands {
 
 pub fn screen_area(app: &App) -> Rect {
     Rect::new(0, 0, app.size.0, app.size.1)
+}
+
+/// The bands of the app's screen.
+pub fn app_bands(app: &App) -> Bands {
+    bands(screen_area(app), app.banner().is_some())
 }
 
 /// Inside a bordered block.
@@ -111,6 +121,72 @@ pub fn board(area: Rect, groups: usize) -> BoardAreas {
     }
 }
 
+/// The parts of a ClusterTemplate's detail screen, inside its block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TemplateAreas {
+    pub info: Rect,
+    /// A title line, column names, the rows.
+    pub services: Rect,
+}
+
+pub fn template_detail(area: Rect) -> TemplateAreas {
+    let [info, services] =
+        Layout::vertical([Constraint::Length(2), Constraint::Fill(1)]).areas(inner(area));
+    TemplateAreas { info, services }
+}
+
+/// The parts of the values editor, inside its block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EditorAreas {
+    /// Which object and service.
+    pub info: Rect,
+    /// The text, with its line numbers.
+    pub text: Rect,
+    /// The text kept from before a reload: a title line and the text.
+    pub note: Option<Rect>,
+    /// Valid or the error, the cursor position.
+    pub status: Rect,
+}
+
+/// Wide screens put the note beside the text, narrow ones under it.
+pub fn editor(area: Rect, note: bool) -> EditorAreas {
+    let [info, middle, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner(area));
+    if !note {
+        return EditorAreas {
+            info,
+            text: middle,
+            note: None,
+            status,
+        };
+    }
+    let [text, note] = if middle.width >= 100 {
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+            .spacing(1)
+            .areas(middle)
+    } else {
+        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(middle)
+    };
+    EditorAreas {
+        info,
+        text,
+        note: Some(note),
+        status,
+    }
+}
+
+/// The editor's text pane as (height, width), for keeping the cursor on screen.
+pub fn editor_text_size(app: &App) -> (usize, usize) {
+    let body = app_bands(app).body;
+    let note = app.editor.as_ref().is_some_and(|e| e.note.is_some());
+    let text = editor(body, note).text;
+    (usize::from(text.height), usize::from(text.width))
+}
+
 /// Below a section's title line and a table's column names.
 fn below(area: Rect, lines: u16) -> Rect {
     Rect {
@@ -122,9 +198,11 @@ fn below(area: Rect, lines: u16) -> Rect {
 
 /// Where the rows of a view's list (or the lines of its YAML) are drawn.
 pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
-    let body = bands(screen_area(app)).body;
+    let body = app_bands(app).body;
     match &view.screen {
-        Screen::Clusters | Screen::Templates | Screen::Rollouts => Some(below(inner(body), 1)),
+        Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(_) => {
+            Some(below(inner(body), 1))
+        }
         Screen::Rollout(key) => {
             let groups = app
                 .data
@@ -141,6 +219,8 @@ pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
                 .map_or(0, |s| s.conditions.len());
             Some(below(detail(body, conditions).services, 2))
         }
+        Screen::TemplateDetail(_) => Some(below(template_detail(body).services, 2)),
+        Screen::Edit(_) => None,
         Screen::Yaml(_) => Some(inner(body)),
     }
 }

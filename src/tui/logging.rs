@@ -55,7 +55,10 @@ struct ToConsole {
 
 impl<S: Subscriber> Layer<S> for ToConsole {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        if *event.metadata().level() > Level::WARN {
+        // Watch failures show as the banner, from the stores' health.
+        if *event.metadata().level() > Level::WARN
+            || event.metadata().target() == crate::store::WATCH_LOG_TARGET
+        {
             return;
         }
         let mut visitor = Fields::default();

@@ -6,14 +6,21 @@
 //! something changed, at most every [`FRAME`].
 //!
 //! The console reads the same reflector stores as the engine, which it runs
-//! in-process unless told not to. Nothing polls the API server. Its only
-//! writes are operators' requests on rollouts ([`Command::Request`]): a
-//! merge patch of two annotations, refused when read-only.
+//! in-process unless told not to. Nothing polls the API server. It writes
+//! two things, both refused when read-only: operators' requests on rollouts
+//! ([`Command::Request`], a merge patch of two annotations) and values edits
+//! ([`Command::ApplyValues`], a merge patch of `spec.services` guarded by
+//! the resourceVersion the editor opened).
 
 pub mod app;
+pub mod banner;
+pub mod config;
+pub mod editor;
+pub mod events;
 pub mod keys;
 pub mod layout;
 pub mod logging;
+pub mod patch;
 pub mod rollouts;
 pub mod theme;
 pub mod views;
@@ -48,6 +55,7 @@ use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollo
 use crate::engine::{self, Context, Counters, EngineOptions};
 use crate::plan::rollout::Request;
 use crate::store::{Scope, Stores};
+use crate::tui::editor::{Base, EditKey, SaveError};
 
 pub use app::{App, Command, Msg, Snapshot};
 pub use theme::Theme;
@@ -83,6 +91,8 @@ struct Readers {
     cluster_templates: Store<ClusterTemplate>,
     service_templates: Store<ServiceTemplate>,
     rollouts: Store<TemplateRollout>,
+    /// The console's own: the engine does not watch Events.
+    events: Store<k8s_openapi::api::events::v1::Event>,
 }
 
 impl Readers {
@@ -93,10 +103,11 @@ impl Readers {
             self.service_templates.state(),
         )
         .with_rollouts(self.rollouts.state())
+        .with_events(self.events.state())
     }
 }
 
-/// What the loop needs to write: only requests on rollouts.
+/// What the loop needs to write: requests on rollouts and values edits.
 struct Writer {
     client: kube::Client,
     readonly: bool,
@@ -143,7 +154,7 @@ impl Writer {
                     }
                     Err(error) => {
                         tracing::warn!(%namespace, %name, request = %request.to_annotation(), %error, "cannot ask the rollout");
-                        Err(plain_error(&error, &name))
+                        Err(plain_error(&error, "TemplateRollout", &name))
                     }
                 }
             };
@@ -154,6 +165,87 @@ impl Writer {
             });
         });
     }
+}
+
+impl Writer {
+    /// Sends a values edit, in a task; the result comes back as
+    /// [`Msg::ValuesApplied`]. On a conflict the object is read again, so
+    /// the editor can reload it.
+    fn apply_values(self: &Arc<Self>, key: EditKey, patch: serde_json::Value) {
+        let writer = self.clone();
+        tokio::spawn(async move {
+            let result = if writer.readonly {
+                Err(SaveError::Failed(
+                    "the console is read-only (--readonly)".into(),
+                ))
+            } else {
+                writer.send_values(&key, &patch).await
+            };
+            let _ = writer.tx.send(Msg::ValuesApplied { key, result });
+        });
+    }
+
+    async fn send_values(&self, key: &EditKey, patch: &serde_json::Value) -> Result<(), SaveError> {
+        let object = &key.object;
+        let (ns, name) = (object.namespace.as_str(), object.name.as_str());
+        let params = kube::api::PatchParams {
+            field_manager: Some(FIELD_MANAGER.into()),
+            ..Default::default()
+        };
+        let body = kube::api::Patch::Merge(patch);
+        let client = self.client.clone();
+        let (sent, current) = match object.kind {
+            app::Kind::ManagedCluster => {
+                let api: Api<ManagedCluster> = Api::namespaced(client, ns);
+                match api.patch(name, &params, &body).await {
+                    Ok(_) => (Ok(()), None),
+                    Err(e) if is_conflict(&e) => {
+                        let now = api.get_opt(name).await.ok().flatten();
+                        (Err(e), Some(now.map(|o| Base::Cluster(Arc::new(o)))))
+                    }
+                    Err(e) => (Err(e), None),
+                }
+            }
+            app::Kind::ClusterTemplate => {
+                let api: Api<ClusterTemplate> = Api::namespaced(client, ns);
+                match api.patch(name, &params, &body).await {
+                    Ok(_) => (Ok(()), None),
+                    Err(e) if is_conflict(&e) => {
+                        let now = api.get_opt(name).await.ok().flatten();
+                        (Err(e), Some(now.map(|o| Base::Template(Arc::new(o)))))
+                    }
+                    Err(e) => (Err(e), None),
+                }
+            }
+            other => {
+                return Err(SaveError::Failed(format!(
+                    "the console does not edit values of {}",
+                    other.label()
+                )));
+            }
+        };
+        let kind = object.kind.label();
+        let service = &key.service;
+        match (sent, current) {
+            (Ok(()), _) => {
+                tracing::info!(kind, namespace = ns, name, service, "saved values");
+                Ok(())
+            }
+            (Err(error), Some(current)) => {
+                tracing::warn!(kind, namespace = ns, name, service, %error, "values not saved: the object changed meanwhile");
+                Err(SaveError::Conflict { current })
+            }
+            (Err(error), None) => {
+                tracing::warn!(kind, namespace = ns, name, service, %error, "values not saved");
+                Err(SaveError::Failed(plain_error(&error, kind, name)))
+            }
+        }
+    }
+}
+
+/// Whether the API server refused a write because the object changed.
+fn is_conflict(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(e) if e.code == 409)
 }
 
 /// The JSON merge patch that asks a rollout for `request` on behalf of `user`.
@@ -168,17 +260,18 @@ fn request_patch(request: &Request, user: &str) -> serde_json::Value {
     })
 }
 
-/// An API error in plain words.
-fn plain_error(error: &kube::Error, name: &str) -> String {
+/// An API error on a write to `kind` `name`, in plain words.
+fn plain_error(error: &kube::Error, kind: &str, name: &str) -> String {
     match error {
         kube::Error::Api(e) => match e.code {
             401 => "the cluster did not accept the console's credentials".into(),
             403 => format!(
-                "not allowed to change TemplateRollout {name} ({}); ask for patch on templaterollouts",
-                e.message
+                "not allowed to change {kind} {name} ({}); ask for patch on {}s",
+                e.message,
+                kind.to_lowercase()
             ),
-            404 => format!("TemplateRollout {name} no longer exists"),
-            409 => format!("TemplateRollout {name} changed meanwhile; try again"),
+            404 => format!("{kind} {name} no longer exists"),
+            409 => format!("{kind} {name} changed meanwhile; try again"),
             _ if e.message.is_empty() => format!("the API server said {} ({})", e.reason, e.code),
             _ => e.message.clone(),
         },
@@ -239,7 +332,9 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     let scope = Scope {
         namespace: opts.namespace.clone(),
     };
-    let (stores, watches) = Stores::new(&opts.client, &scope);
+    let (stores, mut watches) = Stores::new(&opts.client, &scope);
+    let (event_store, event_watches) = events::watch(&opts.client, &scope);
+    watches.extend(event_watches);
     let watches = tokio::spawn(futures::future::join_all(watches));
     let shutdown = CancellationToken::new();
     let engine = run_engine.then(|| {
@@ -256,6 +351,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         cluster_templates: stores.cluster_templates.clone(),
         service_templates: stores.service_templates.clone(),
         rollouts: stores.rollouts.clone(),
+        events: event_store.store.clone(),
     };
 
     let pending = Arc::new(AtomicBool::new(false));
@@ -284,7 +380,25 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
             tx.clone(),
             pending.clone(),
         ),
+        // Events do not hold up the first screen: a console not allowed to
+        // list them still shows the rest.
+        follow(
+            app::Kind::Event,
+            event_store.changes.clone(),
+            tx.clone(),
+            pending.clone(),
+        ),
     ];
+    // Every watch's health, the engine's kinds too: the banner says which
+    // the console cannot list, or that it cannot reach the API server.
+    for state in stores
+        .health
+        .all()
+        .into_iter()
+        .chain([event_store.health.clone()])
+    {
+        tasks.push(follow_health(state, tx.clone()));
+    }
     tasks.push(tokio::spawn({
         let tx = tx.clone();
         let (a, b, c, d) = (
@@ -429,6 +543,7 @@ async fn event_loop(
                             name,
                             request,
                         } => writer.request(namespace, name, request),
+                        Command::ApplyValues { key, patch } => writer.apply_values(key, patch),
                     }
                 }
                 dirty = true;
@@ -471,6 +586,22 @@ fn follow(
                     break;
                 }
             } else if tx.is_closed() {
+                break;
+            }
+        }
+    })
+}
+
+/// Tells the loop each time a watch fails, and when it delivers again.
+fn follow_health(mut state: crate::store::WatchState, tx: UnboundedSender<Msg>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        while state.health.changed().await.is_ok() {
+            let health = state.health.borrow_and_update().clone();
+            let msg = Msg::Watch {
+                resource: state.resource.clone(),
+                health,
+            };
+            if tx.send(msg).is_err() {
                 break;
             }
         }
@@ -680,20 +811,73 @@ mod tests {
         };
         let forbidden = plain_error(
             &api(403, "Forbidden", "user \"bob\" cannot patch resource"),
+            "TemplateRollout",
             "web-3",
         );
         assert!(
             forbidden.starts_with("not allowed to change TemplateRollout web-3"),
             "{forbidden}"
         );
+        assert!(
+            forbidden.ends_with("ask for patch on templaterollouts"),
+            "{forbidden}"
+        );
         assert_eq!(
-            plain_error(&api(404, "NotFound", "not found"), "web-3"),
+            plain_error(
+                &api(404, "NotFound", "not found"),
+                "TemplateRollout",
+                "web-3"
+            ),
             "TemplateRollout web-3 no longer exists"
         );
         assert_eq!(
-            plain_error(&api(422, "Invalid", "bad annotation"), "web-3"),
+            plain_error(
+                &api(422, "Invalid", "bad annotation"),
+                "TemplateRollout",
+                "web-3"
+            ),
             "bad annotation"
         );
+        assert!(is_conflict(&api(
+            409,
+            "Conflict",
+            "the object has been modified"
+        )));
+        assert!(!is_conflict(&api(422, "Invalid", "bad")));
+    }
+
+    #[tokio::test]
+    async fn follow_health_reports_each_failure_and_the_recovery() {
+        use crate::store::{WatchFailure, WatchHealth, WatchState};
+        let (health, rx_health) = tokio::sync::watch::channel(WatchHealth::Ok);
+        let (tx, mut rx) = unbounded_channel();
+        let task = follow_health(
+            WatchState {
+                resource: "managedclusters".into(),
+                health: rx_health,
+            },
+            tx,
+        );
+        for attempts in 1..=2 {
+            health.send_replace(WatchHealth::Failing {
+                failure: WatchFailure::Forbidden,
+                attempts,
+            });
+            let Some(Msg::Watch { resource, health }) = next(&mut rx, 5.0).await else {
+                panic!("no message");
+            };
+            assert_eq!(resource, "managedclusters");
+            assert!(matches!(health, WatchHealth::Failing { .. }));
+        }
+        health.send_replace(WatchHealth::Ok);
+        assert!(matches!(
+            next(&mut rx, 5.0).await,
+            Some(Msg::Watch {
+                health: WatchHealth::Ok,
+                ..
+            })
+        ));
+        task.abort();
     }
 
     #[tokio::test]

@@ -92,11 +92,7 @@ impl Theme {
     /// `${XDG_CONFIG_HOME:-~/.config}/hmc-tui/themes/<name>.yaml` first, then
     /// among the built-ins (`themes/<name>.yaml` in the repository).
     pub fn load(name_or_path: &str) -> Result<Theme, ThemeError> {
-        let looks_like_path = name_or_path.contains(std::path::MAIN_SEPARATOR)
-            || name_or_path.contains('/')
-            || name_or_path.ends_with(".yaml")
-            || name_or_path.ends_with(".yml");
-        if looks_like_path {
+        if looks_like_path(name_or_path) {
             return Self::load_file(Path::new(name_or_path));
         }
         if let Some(dir) = user_theme_dir() {
@@ -207,12 +203,17 @@ pub enum Health {
     Muted,
 }
 
+/// Whether a theme is given as a file rather than a name: it has a `/` or
+/// ends in `.yaml`/`.yml`.
+pub fn looks_like_path(name_or_path: &str) -> bool {
+    name_or_path.contains(std::path::MAIN_SEPARATOR)
+        || name_or_path.contains('/')
+        || name_or_path.ends_with(".yaml")
+        || name_or_path.ends_with(".yml")
+}
+
 fn user_theme_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("hmc-tui").join("themes"))
+    Some(crate::tui::config::config_dir()?.join("themes"))
 }
 
 #[cfg(test)]

@@ -70,8 +70,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                         keys::ScreenKind::Clusters => "clusters",
                         keys::ScreenKind::ClusterDetail => "cluster",
                         keys::ScreenKind::Templates => "templates",
+                        keys::ScreenKind::TemplateDetail => "template",
+                        keys::ScreenKind::Editor => "values editor",
                         keys::ScreenKind::Rollouts => "rollouts",
                         keys::ScreenKind::RolloutBoard => "rollout board",
+                        keys::ScreenKind::Events => "events",
                         keys::ScreenKind::Yaml => "yaml",
                     }
                 ),

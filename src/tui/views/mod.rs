@@ -4,9 +4,12 @@
 mod board;
 mod clusters;
 mod detail;
+mod editor;
+mod events;
 mod help;
 mod modal;
 mod rollouts;
+mod template_detail;
 mod templates;
 mod yaml;
 
@@ -26,8 +29,17 @@ use crate::tui::theme::Theme;
 
 /// Draws the whole console.
 pub fn draw(app: &App, frame: &mut Frame) {
-    let bands = layout::bands(frame.area());
+    let bands = layout::bands(frame.area(), app.banner().is_some());
     header(app, frame, bands.header);
+    if let Some(text) = app.banner() {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                ellipsize(&format!("✗ {text}"), bands.banner.width),
+                app.theme.error(),
+            )),
+            bands.banner,
+        );
+    }
     if !app.synced {
         connecting(app, frame, bands.body);
     } else {
@@ -35,8 +47,11 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Clusters => clusters::draw(app, frame, bands.body),
             Screen::ClusterDetail(key) => detail::draw(app, key, frame, bands.body),
             Screen::Templates => templates::draw(app, frame, bands.body),
+            Screen::TemplateDetail(key) => template_detail::draw(app, key, frame, bands.body),
+            Screen::Edit(_) => editor::draw(app, frame, bands.body),
             Screen::Rollouts => rollouts::draw(app, frame, bands.body),
             Screen::Rollout(key) => board::draw(app, key, frame, bands.body),
+            Screen::Events(regarding) => events::draw(app, regarding.as_ref(), frame, bands.body),
             Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
         }
     }
@@ -190,6 +205,18 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
         }
         Input::None if app.help => vec![("esc".into(), "close help"), ("q".into(), "quit")],
+        Input::None if matches!(app.screen(), Screen::Edit(_)) => {
+            use crate::tui::editor::Stage;
+            let keys = match app.editor.as_ref().map(|e| (&e.stage, e.note.is_some())) {
+                Some((Stage::Review(_), _)) => keys::EDITOR_REVIEW,
+                Some((Stage::Discard { .. }, _)) => keys::EDITOR_DISCARD,
+                Some((Stage::Conflict { .. }, _)) => keys::EDITOR_CONFLICT,
+                Some((Stage::Saving, _)) => &[],
+                Some((_, true)) => keys::EDITOR_NOTE,
+                _ => keys::EDITOR,
+            };
+            keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
+        }
         Input::None => keys::hints(app.screen().kind()),
     };
     let mut spans = Vec::new();

@@ -6,6 +6,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
+use ratatui::style::Style;
+
 use crate::tui::app::{App, Modal};
 
 pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
@@ -53,6 +55,20 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
             ],
         ),
     };
+    popup(app, frame, area, title, lines, t.error());
+}
+
+/// A question over the screen: `lines` in a bordered box with `title`,
+/// centred in `area`, 72 columns at most.
+pub(crate) fn popup(
+    app: &App,
+    frame: &mut Frame,
+    area: Rect,
+    title: String,
+    lines: Vec<Line<'_>>,
+    border: Style,
+) {
+    let t = &app.theme;
     let width = 72.min(area.width.saturating_sub(2));
     let inner_w = usize::from(width.saturating_sub(2)).max(1);
     let wrapped: usize = lines
@@ -67,7 +83,7 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
         .flex(Flex::Center)
         .areas(popup);
     let block = Block::bordered()
-        .border_style(t.error())
+        .border_style(border)
         .title(Line::from(Span::styled(title, t.title())));
     frame.render_widget(Clear, popup);
     frame.render_widget(
@@ -79,7 +95,7 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
 }
 
 /// How many lines `text` takes when wrapped at word boundaries to `width`.
-fn wrapped_height(text: &str, width: usize) -> usize {
+pub(crate) fn wrapped_height(text: &str, width: usize) -> usize {
     let mut lines = 1;
     let mut used = 0;
     for word in text.split(' ') {

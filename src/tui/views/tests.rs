@@ -6,8 +6,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
-use crate::tui::app::tests::{app, board_app, now, target, type_str};
+use crate::store::WatchFailure;
+use crate::tui::app::tests::{
+    app, board_app, ctrl, detail_app, failing, now, target, type_str, type_text, versioned,
+};
 use crate::tui::app::{App, Engine, Msg, update};
+use crate::tui::editor::{Base, SaveError};
 use crate::tui::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
@@ -187,6 +191,227 @@ fn board_colours_come_from_the_theme() {
 }
 
 #[test]
+fn template_detail() {
+    snap("template_detail", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(versioned()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+}
+
+/// prod-eu-1's ingress-nginx values, typed in the editor.
+fn editing(text: &str) -> App {
+    let mut app = detail_app();
+    update(&mut app, Msg::Identity("alice@example.com".into()));
+    press(&mut app, KeyCode::Char('e'));
+    type_text(&mut app, text);
+    app
+}
+
+const VALID: &str = "controller:\n  replicaCount: 3\n  service:\n    type: ClusterIP";
+
+#[test]
+fn editor() {
+    snap("editor_valid", || editing(VALID));
+    snap("editor_invalid", || {
+        editing("controller:\n  replicaCount: 3\n   service: {type: [ClusterIP}")
+    });
+    snap("editor_empty", || editing(""));
+    snap("editor_review", || {
+        let mut app = editing(VALID);
+        ctrl(&mut app, 's');
+        app
+    });
+    // Only a comment added: the merged values do not change, and it says so.
+    snap("editor_review_no_change", || {
+        let mut app = app();
+        let mut data = versioned();
+        let mc = std::sync::Arc::make_mut(&mut data.clusters[0]);
+        mc.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("controller:\n  replicaCount: 3\n".into()),
+            ..Default::default()
+        }];
+        update(&mut app, Msg::Data(data));
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('e'));
+        type_text(&mut app, "# three for the peak\n");
+        ctrl(&mut app, 's');
+        app
+    });
+    // A ClusterTemplate's entry: a new revision, rolled out to its clusters.
+    snap("editor_template_review", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(versioned()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('e'));
+        type_text(
+            &mut app,
+            "controller:\n  replicaCount: 2\n  metrics:\n    enabled: true",
+        );
+        ctrl(&mut app, 's');
+        app
+    });
+    snap("editor_discard", || {
+        let mut app = editing(VALID);
+        press(&mut app, KeyCode::Esc);
+        app
+    });
+    snap("editor_conflict", || {
+        let mut app = editing(VALID);
+        ctrl(&mut app, 's');
+        press(&mut app, KeyCode::Char('y'));
+        let key = app.editor.as_ref().unwrap().key.clone();
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Conflict { current: None }),
+            },
+        );
+        app
+    });
+    snap("editor_reloaded", || {
+        let mut app = editing(VALID);
+        ctrl(&mut app, 's');
+        press(&mut app, KeyCode::Char('y'));
+        let key = app.editor.as_ref().unwrap().key.clone();
+        let mut newer = (*app.data.clusters[0]).clone();
+        newer.metadata.resource_version = Some("107".into());
+        newer.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some("controller:\n  replicaCount: 5\n".into()),
+            ..Default::default()
+        }];
+        update(
+            &mut app,
+            Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Conflict {
+                    current: Some(Base::Cluster(std::sync::Arc::new(newer))),
+                }),
+            },
+        );
+        press(&mut app, KeyCode::Char('r'));
+        app
+    });
+}
+
+/// The YAML error's position is marked in the failed colour, and so is
+/// its line number.
+#[test]
+fn the_editor_marks_the_error_position() {
+    let mut app = editing("a: 1\nb: [1, 2\nc: 3");
+    let (line, column) = app.editor.as_ref().unwrap().error_at().unwrap();
+    let theme = app.theme.clone();
+    let terminal = render(&mut app, (80, 24));
+    let buffer = terminal.backend().buffer();
+    let area =
+        crate::tui::layout::editor(crate::tui::layout::bands(buffer.area, false).body, false).text;
+    let gutter = crate::tui::editor::gutter(3) as u16;
+    let cell = &buffer[(area.x + gutter + column as u16, area.y + line as u16)];
+    assert_eq!(cell.fg, theme.failed);
+    assert!(cell.modifier.contains(ratatui::style::Modifier::REVERSED));
+    assert_eq!(buffer[(area.x + 1, area.y + line as u16)].fg, theme.failed);
+    // Other lines are not marked.
+    assert_ne!(buffer[(area.x + gutter, area.y)].fg, theme.failed);
+}
+
+#[test]
+fn events() {
+    snap("events", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "events");
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    snap("events_of_a_cluster", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('v'));
+        app
+    });
+}
+
+/// Warnings are in the failed colour, Normal events muted.
+#[test]
+fn event_types_are_coloured() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char(':'));
+    type_str(&mut app, "ev");
+    press(&mut app, KeyCode::Enter);
+    let theme = app.theme.clone();
+    let terminal = render(&mut app, (120, 40));
+    let buffer = terminal.backend().buffer();
+    let colour_of = |word: &str, hint: &str| {
+        for y in 0..buffer.area.height {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect();
+            if let (true, Some(byte)) = (line.contains(hint), line.find(word)) {
+                let x = line[..byte].chars().count() as u16;
+                return buffer[(x, y)].fg;
+            }
+        }
+        panic!("{word} not found on a line with {hint}");
+    };
+    assert_eq!(colour_of("Warning", "TemplateNotFound"), theme.failed);
+    assert_eq!(colour_of("Normal", "WaveApproved"), theme.muted);
+}
+
+#[test]
+fn banners() {
+    snap("banner_api_down", || {
+        let mut app = app();
+        for resource in ["managedclusters", "events", "helmreleases"] {
+            update(
+                &mut app,
+                Msg::Watch {
+                    resource: resource.into(),
+                    health: failing(WatchFailure::Unreachable("connection refused".into())),
+                },
+            );
+        }
+        app
+    });
+    snap("banner_forbidden", || {
+        let mut app = app();
+        app.target.namespace = Some("team-a".into());
+        for resource in ["managedclusters", "events"] {
+            update(
+                &mut app,
+                Msg::Watch {
+                    resource: resource.into(),
+                    health: failing(WatchFailure::Forbidden),
+                },
+            );
+        }
+        app
+    });
+    // Not allowed to list a kind before the first list: the console says
+    // why it waits.
+    snap("banner_forbidden_connecting", || {
+        let mut app = App::new(target(), Theme::default(), now());
+        update(
+            &mut app,
+            Msg::Watch {
+                resource: "templaterollouts".into(),
+                health: failing(WatchFailure::Forbidden),
+            },
+        );
+        app
+    });
+}
+
+#[test]
 fn yaml() {
     snap("yaml", || {
         let mut app = app();
@@ -323,6 +548,41 @@ fn any_size_draws() {
             setup(&mut app);
             render(&mut app, size);
             press(&mut app, KeyCode::End);
+            render(&mut app, size);
+        }
+    }
+    // The editor, with a long line and many lines, in each of its stages.
+    let long = format!("a: {}\n{}", "x".repeat(300), "b: 1\n".repeat(120));
+    let editors: [fn(&mut App); 5] = [
+        |_| {},
+        |a| {
+            ctrl(a, 's');
+        },
+        |a| {
+            press(a, KeyCode::Esc);
+        },
+        |a| {
+            ctrl(a, 's');
+            press(a, KeyCode::Char('y'));
+            let key = a.editor.as_ref().unwrap().key.clone();
+            update(
+                a,
+                Msg::ValuesApplied {
+                    key,
+                    result: Err(SaveError::Conflict { current: None }),
+                },
+            );
+        },
+        |a| {
+            type_text(a, "\n  bad: [");
+        },
+    ];
+    for setup in editors {
+        for size in [(1, 1), (10, 3), (20, 5), (40, 10), (79, 23), (200, 60)] {
+            let mut app = editing(&long);
+            setup(&mut app);
+            render(&mut app, size);
+            press(&mut app, KeyCode::Up);
             render(&mut app, size);
         }
     }

@@ -1,0 +1,190 @@
+//! The console's settings file, `${XDG_CONFIG_HOME:-~/.config}/hmc-tui/config.yaml`:
+//!
+//! ```yaml
+//! theme: light          # a built-in name, a name in themes/, or a path
+//! ```
+//!
+//! A command-line flag (or its environment variable) wins over the file,
+//! and the file over the built-in default.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::tui::theme;
+
+/// What the settings file says.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// A theme name or a path; a relative path is relative to the file.
+    pub theme: Option<String>,
+}
+
+/// What went wrong reading the settings file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("bad settings file {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// `$XDG_CONFIG_HOME/hmc-tui`, else `$HOME/.config/hmc-tui`.
+pub fn config_dir_from(
+    xdg_config_home: Option<OsString>,
+    home: Option<OsString>,
+) -> Option<PathBuf> {
+    let base = xdg_config_home
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            home.filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".config"))
+        })?;
+    Some(base.join("hmc-tui"))
+}
+
+/// The console's configuration directory, from the environment.
+pub fn config_dir() -> Option<PathBuf> {
+    config_dir_from(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
+/// The settings file, from the environment.
+pub fn config_path() -> Option<PathBuf> {
+    config_dir().map(|d| d.join("config.yaml"))
+}
+
+/// Reads a settings file; `None` when there is none.
+pub fn load(path: &Path) -> Result<Option<Config>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    if text.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with('#')
+    }) {
+        return Ok(Some(Config::default()));
+    }
+    let mut config: Config = serde_yaml::from_str(&text).map_err(|e| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    // A relative theme path is relative to the file, not to where the
+    // console was started.
+    if let (Some(t), Some(dir)) = (&config.theme, path.parent())
+        && theme::looks_like_path(t)
+        && Path::new(t).is_relative()
+    {
+        config.theme = Some(dir.join(t).to_string_lossy().into_owned());
+    }
+    Ok(Some(config))
+}
+
+/// The theme to load: the flag's (`--theme` or `HMC_TUI_THEME`), else the
+/// settings file's, else `default`.
+pub fn choose_theme(flag: Option<&str>, config: Option<&Config>) -> String {
+    flag.filter(|f| !f.is_empty())
+        .map(str::to_string)
+        .or_else(|| config.and_then(|c| c.theme.clone()))
+        .unwrap_or_else(|| "default".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("hmc-tui-config-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_flag_wins_then_the_file_then_the_default() {
+        let file = Config {
+            theme: Some("light".into()),
+        };
+        assert_eq!(
+            choose_theme(Some("high-contrast"), Some(&file)),
+            "high-contrast"
+        );
+        assert_eq!(choose_theme(None, Some(&file)), "light");
+        assert_eq!(choose_theme(None, Some(&Config::default())), "default");
+        assert_eq!(choose_theme(None, None), "default");
+        assert_eq!(choose_theme(Some(""), Some(&file)), "light");
+    }
+
+    #[test]
+    fn the_directory_follows_xdg_then_home() {
+        let some = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            config_dir_from(some("/x/conf"), some("/home/a")),
+            Some(PathBuf::from("/x/conf/hmc-tui"))
+        );
+        assert_eq!(
+            config_dir_from(some(""), some("/home/a")),
+            Some(PathBuf::from("/home/a/.config/hmc-tui"))
+        );
+        assert_eq!(config_dir_from(None, None), None);
+    }
+
+    #[test]
+    fn the_file_names_a_theme_or_a_path_beside_it() {
+        let dir = tmp("load");
+        let path = dir.join("config.yaml");
+        assert_eq!(load(&path).unwrap(), None, "no file, no settings");
+        std::fs::write(&path, "theme: light\n").unwrap();
+        assert_eq!(
+            load(&path).unwrap().unwrap().theme.as_deref(),
+            Some("light")
+        );
+        std::fs::write(&path, "theme: themes/mine.yaml\n").unwrap();
+        let theme = load(&path).unwrap().unwrap().theme.unwrap();
+        assert_eq!(PathBuf::from(theme), dir.join("themes/mine.yaml"));
+        std::fs::write(&path, "theme: /etc/hmc/dark.yaml\n").unwrap();
+        assert_eq!(
+            load(&path).unwrap().unwrap().theme.as_deref(),
+            Some("/etc/hmc/dark.yaml")
+        );
+        std::fs::write(&path, "# nothing yet\n").unwrap();
+        assert_eq!(load(&path).unwrap(), Some(Config::default()));
+        std::fs::write(&path, "them: light\n").unwrap();
+        let err = load(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("config.yaml") && err.contains("unknown field"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The file's theme is loaded like the flag's: a path beside the file
+    /// works from anywhere.
+    #[test]
+    fn a_theme_file_beside_the_settings_loads() {
+        let dir = tmp("theme");
+        std::fs::write(dir.join("mine.yaml"), theme::BUILT_IN[1].1).unwrap();
+        let path = dir.join("config.yaml");
+        std::fs::write(&path, "theme: ./mine.yaml\n").unwrap();
+        let name = choose_theme(None, load(&path).unwrap().as_ref());
+        let loaded = theme::Theme::load(&name).unwrap();
+        assert_eq!(loaded.name, "mine");
+        assert_eq!(loaded.ready, theme::Theme::load("light").unwrap().ready);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,635 @@
+//! The values editor: one service's `values` on a ManagedCluster or a
+//! ClusterTemplate, as a state machine without I/O.
+//!
+//! The text is checked with [`parse_values`] on every change; save
+//! (`ctrl-s`) is refused while it is not valid, so invalid YAML never
+//! leaves the console. A valid save first shows what changes in the
+//! service's *merged* values (chart defaults < ServiceTemplate <
+//! ClusterTemplate entry < ManagedCluster entry, as [`plan_services`]
+//! computes them) and asks y/n; yes gives the patch to send
+//! ([`Step::Apply`]), built by [`crate::tui::patch`] from the object as it
+//! was when the editor opened, with its resourceVersion. A 409 answer comes
+//! back as [`Stage::Conflict`]: `r` reopens the editor on the current text
+//! and keeps the text typed so far in a note.
+//!
+//! [`tui_textarea`] does the editing (cursor, undo, words, paste); the view
+//! draws the lines itself so that the error position can be marked and the
+//! scroll position is part of the state.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kube::ResourceExt;
+use serde_json::Value;
+use tui_textarea::{CursorMove, TextArea};
+
+use crate::api::{ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterSpec};
+use crate::plan::services::{ServicePlan, plan_services};
+use crate::plan::values::{ValuesError, diff, parse_values};
+use crate::tui::app::{FlashLevel, Kind, ObjKey, Snapshot};
+
+use crate::tui::patch;
+
+/// Which values are edited: one service of one object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EditKey {
+    /// A ManagedCluster or a ClusterTemplate.
+    pub object: ObjKey,
+    pub service: String,
+}
+
+/// The object as the editor opened it: the patch is built from it and
+/// carries its resourceVersion.
+#[derive(Clone, Debug)]
+pub enum Base {
+    Cluster(Arc<ManagedCluster>),
+    Template(Arc<ClusterTemplate>),
+}
+
+/// The same object at the same version.
+impl PartialEq for Base {
+    fn eq(&self, other: &Base) -> bool {
+        self.key() == other.key() && self.resource_version() == other.resource_version()
+    }
+}
+
+impl Base {
+    pub fn key(&self) -> ObjKey {
+        let (kind, meta) = match self {
+            Base::Cluster(mc) => (Kind::ManagedCluster, &mc.metadata),
+            Base::Template(ct) => (Kind::ClusterTemplate, &ct.metadata),
+        };
+        ObjKey {
+            kind,
+            namespace: meta.namespace.clone().unwrap_or_default(),
+            name: meta.name.clone().unwrap_or_default(),
+        }
+    }
+
+    pub fn resource_version(&self) -> Option<&str> {
+        match self {
+            Base::Cluster(mc) => mc.metadata.resource_version.as_deref(),
+            Base::Template(ct) => ct.metadata.resource_version.as_deref(),
+        }
+    }
+
+    /// Whether the object has an entry for `service` in `spec.services`.
+    pub fn has_entry(&self, service: &str) -> bool {
+        match self {
+            Base::Cluster(mc) => mc.spec.services.iter().any(|s| s.name == service),
+            Base::Template(ct) => ct.spec.services.iter().any(|s| s.name == service),
+        }
+    }
+
+    /// The values text of `service`'s entry; empty without one.
+    pub fn values(&self, service: &str) -> String {
+        let values = match self {
+            Base::Cluster(mc) => mc
+                .spec
+                .services
+                .iter()
+                .find(|s| s.name == service)
+                .and_then(|s| s.values.clone()),
+            Base::Template(ct) => ct
+                .spec
+                .services
+                .iter()
+                .find(|s| s.name == service)
+                .and_then(|s| s.values.clone()),
+        };
+        values.unwrap_or_default()
+    }
+
+    /// The same object as it is in the stores now.
+    pub fn current(&self, data: &Snapshot) -> Option<Base> {
+        let key = self.key();
+        match self {
+            Base::Cluster(_) => data
+                .cluster(&key.namespace, &key.name)
+                .map(|c| Base::Cluster(c.clone())),
+            Base::Template(_) => data
+                .cluster_template(&key.namespace, &key.name)
+                .map(|t| Base::Template(t.clone())),
+        }
+    }
+}
+
+/// What the save would change, shown before it is sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Review {
+    /// `path: old → new` of the service's merged values.
+    pub changes: Vec<String>,
+    /// What else to know, in plain words.
+    pub notes: Vec<String>,
+}
+
+/// Where the editor is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stage {
+    Editing,
+    /// esc (`quit: false`) or ctrl-c with unsaved changes: y discards them.
+    Discard {
+        quit: bool,
+    },
+    /// ctrl-s on valid YAML: y applies.
+    Review(Review),
+    /// The patch is on its way.
+    Saving,
+    /// The API server refused the patch: the object changed since the
+    /// editor opened. `current` is the object as the API server has it now,
+    /// when it could be read.
+    Conflict {
+        current: Option<Base>,
+    },
+}
+
+/// Why a save did not go through.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SaveError {
+    /// 409: the object changed since the editor opened; `current` is the
+    /// object as the API server has it now, when it could be read.
+    Conflict { current: Option<Base> },
+    /// Anything else, in plain words.
+    Failed(String),
+}
+
+/// What the app does after a key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Nothing,
+    /// Put this on the status line.
+    Say(FlashLevel, String),
+    /// Close the editor.
+    Close,
+    /// Close the editor and the console.
+    Quit,
+    /// Send this merge patch.
+    Apply(Value),
+}
+
+/// The editor's whole state.
+#[derive(Clone, Debug)]
+pub struct Editor {
+    pub key: EditKey,
+    pub base: Base,
+    pub area: TextArea<'static>,
+    /// The text when opened (or reloaded), as [`Editor::text`] gives it.
+    original: String,
+    /// The text checked with [`parse_values`].
+    pub check: Result<(), ValuesError>,
+    pub stage: Stage,
+    /// The text typed before a reload, kept to look at or put back.
+    pub note: Option<String>,
+    /// The first line and column shown.
+    pub top: usize,
+    pub left: usize,
+    /// After a reload from the API server: the resourceVersion the stores
+    /// had then, which is older than the base's until the watch catches up.
+    behind: Option<String>,
+}
+
+/// The text of some lines as it is saved: lines joined, one final newline,
+/// blank text empty.
+fn join(lines: &[String]) -> String {
+    let mut text = lines.join("\n");
+    if text.trim().is_empty() {
+        return String::new();
+    }
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+fn textarea(text: &str) -> TextArea<'static> {
+    let mut area = TextArea::new(text.lines().map(String::from).collect());
+    // YAML indents with spaces.
+    area.set_tab_length(2);
+    area.set_hard_tab_indent(false);
+    area
+}
+
+fn check(text: &str) -> Result<(), ValuesError> {
+    parse_values(text).map(|_| ())
+}
+
+/// The width of the line-number gutter for `lines` lines, its space included.
+pub fn gutter(lines: usize) -> usize {
+    lines.max(1).to_string().len().max(2) + 1
+}
+
+impl Editor {
+    /// Opens the editor on `service`'s values of `base`.
+    pub fn open(base: Base, service: &str) -> Editor {
+        let text = base.values(service);
+        let area = textarea(&text);
+        let original = join(area.lines());
+        Editor {
+            key: EditKey {
+                object: base.key(),
+                service: service.to_string(),
+            },
+            check: check(&original),
+            base,
+            area,
+            original,
+            stage: Stage::Editing,
+            note: None,
+            top: 0,
+            left: 0,
+            behind: None,
+        }
+    }
+
+    /// Whether the stores hold a version of the object other than the one
+    /// the editor opened (and not merely an older one): someone changed it,
+    /// and saving will be refused.
+    pub fn changed_since_opened(&self, data: &Snapshot) -> bool {
+        let Some(now) = self.base.current(data) else {
+            return false;
+        };
+        let now = now.resource_version();
+        now != self.base.resource_version() && now != self.behind.as_deref()
+    }
+
+    /// The text as it would be saved.
+    pub fn text(&self) -> String {
+        join(self.area.lines())
+    }
+
+    /// Whether the text differs from what was opened.
+    pub fn dirty(&self) -> bool {
+        self.text() != self.original
+    }
+
+    /// Where the YAML error is, 0-based (line, column), when it has a place.
+    pub fn error_at(&self) -> Option<(usize, usize)> {
+        match &self.check {
+            Err(ValuesError::Syntax { line, column, .. }) => {
+                Some((line.saturating_sub(1), column.saturating_sub(1)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Reopens on `base`'s current text; the text typed so far goes to the
+    /// note when it differs.
+    pub fn reload(&mut self, base: Base) {
+        let mine = self.text();
+        let fresh = Editor::open(base, &self.key.service);
+        let note = (mine != fresh.original).then_some(mine);
+        *self = Editor { note, ..fresh };
+    }
+
+    fn set_text(&mut self, text: &str) {
+        self.area = textarea(text);
+        self.check = check(&self.text());
+        self.top = 0;
+        self.left = 0;
+    }
+
+    /// Keeps the cursor inside a text pane of `height` lines and `width`
+    /// columns (the gutter included).
+    pub fn fit(&mut self, height: usize, width: usize) {
+        let (row, col) = self.area.cursor();
+        let height = height.max(1);
+        let width = width.saturating_sub(gutter(self.area.lines().len())).max(1);
+        if row < self.top {
+            self.top = row;
+        } else if row >= self.top + height {
+            self.top = row + 1 - height;
+        }
+        if col < self.left {
+            self.left = col;
+        } else if col >= self.left + width {
+            self.left = col + 1 - width;
+        }
+    }
+
+    /// Handles one key; `data` is what the stores hold now (for the review
+    /// and for a reload).
+    pub fn on_key(&mut self, key: KeyEvent, data: &Snapshot) -> Step {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let answer = match key.code {
+            KeyCode::Char(c) if !ctrl => Some(c.to_ascii_lowercase()),
+            KeyCode::Esc => Some('\u{1b}'),
+            _ => None,
+        };
+        match self.stage.clone() {
+            Stage::Editing => self.edit(key, data),
+            Stage::Discard { quit } => match answer {
+                Some('y') if quit => Step::Quit,
+                Some('y') => Step::Close,
+                Some('n' | '\u{1b}') => {
+                    self.stage = Stage::Editing;
+                    Step::Nothing
+                }
+                _ => Step::Nothing,
+            },
+            Stage::Review(_) => match answer {
+                Some('y') => match self.patch() {
+                    Ok(patch) => {
+                        self.stage = Stage::Saving;
+                        Step::Apply(patch)
+                    }
+                    Err(e) => {
+                        self.stage = Stage::Editing;
+                        Step::Say(FlashLevel::Error, format!("not saved: {e}"))
+                    }
+                },
+                Some('n' | '\u{1b}') => {
+                    self.stage = Stage::Editing;
+                    Step::Say(FlashLevel::Info, "not saved; still editing".into())
+                }
+                _ => Step::Nothing,
+            },
+            Stage::Saving => Step::Nothing,
+            Stage::Conflict { current } => match answer {
+                Some('r') => {
+                    let newer = current.or_else(|| {
+                        self.base
+                            .current(data)
+                            .filter(|b| b.resource_version() != self.base.resource_version())
+                    });
+                    match newer {
+                        Some(base) => {
+                            let seen = self
+                                .base
+                                .current(data)
+                                .and_then(|b| b.resource_version().map(String::from));
+                            self.reload(base);
+                            if seen.as_deref() != self.base.resource_version() {
+                                self.behind = seen;
+                            }
+                            let kept = if self.note.is_some() {
+                                "; your text is in the note (ctrl-o puts it back)"
+                            } else {
+                                ""
+                            };
+                            Step::Say(FlashLevel::Info, format!("reloaded the current values{kept}"))
+                        }
+                        None => Step::Say(
+                            FlashLevel::Warn,
+                            "the newer version has not reached the console yet; press r again in a moment"
+                                .into(),
+                        ),
+                    }
+                }
+                Some('\u{1b}') => {
+                    self.stage = Stage::Editing;
+                    Step::Say(
+                        FlashLevel::Warn,
+                        "not saved: your text is still here; saving again is refused until you reload"
+                            .into(),
+                    )
+                }
+                _ => Step::Nothing,
+            },
+        }
+    }
+
+    fn edit(&mut self, key: KeyEvent, data: &Snapshot) -> Step {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc if self.dirty() => {
+                self.stage = Stage::Discard { quit: false };
+                Step::Nothing
+            }
+            KeyCode::Esc => Step::Close,
+            KeyCode::Char('c') if ctrl && self.dirty() => {
+                self.stage = Stage::Discard { quit: true };
+                Step::Nothing
+            }
+            KeyCode::Char('c') if ctrl => Step::Quit,
+            KeyCode::Char('s') if ctrl => self.save(data),
+            KeyCode::Char('o') if ctrl => match self.note.take() {
+                Some(note) => {
+                    self.set_text(&note);
+                    Step::Say(FlashLevel::Info, "your text is back in the editor".into())
+                }
+                None => Step::Nothing,
+            },
+            KeyCode::Char('z') if ctrl => {
+                if self.area.undo() {
+                    self.check = check(&self.text());
+                }
+                Step::Nothing
+            }
+            KeyCode::Home if ctrl => {
+                self.area.move_cursor(CursorMove::Top);
+                self.area.move_cursor(CursorMove::Head);
+                Step::Nothing
+            }
+            KeyCode::End if ctrl => {
+                self.area.move_cursor(CursorMove::Bottom);
+                self.area.move_cursor(CursorMove::End);
+                Step::Nothing
+            }
+            _ => {
+                if self.area.input(key) {
+                    self.check = check(&self.text());
+                }
+                Step::Nothing
+            }
+        }
+    }
+
+    /// ctrl-s: refused while the YAML is not valid or nothing changed;
+    /// otherwise shows the review.
+    fn save(&mut self, data: &Snapshot) -> Step {
+        if let Err(e) = &self.check {
+            return Step::Say(
+                FlashLevel::Error,
+                format!("not saved: the values are not valid YAML ({e})"),
+            );
+        }
+        if !self.dirty() {
+            return Step::Say(
+                FlashLevel::Info,
+                "nothing to save: the values are as you opened them".into(),
+            );
+        }
+        self.stage = Stage::Review(self.review(data));
+        Step::Nothing
+    }
+
+    /// The patch of the object as opened, with the text as it is now.
+    pub fn patch(&self) -> Result<Value, patch::PatchError> {
+        let text = self.text();
+        match &self.base {
+            Base::Cluster(mc) => patch::cluster_values(mc, &self.key.service, &text),
+            Base::Template(ct) => patch::template_values(ct, &self.key.service, &text),
+        }
+    }
+
+    /// What saving changes in the service's merged values.
+    pub fn review(&self, data: &Snapshot) -> Review {
+        let service = &self.key.service;
+        let (old_text, new_text) = (self.original.as_str(), self.text());
+        let ns = self.key.object.namespace.clone();
+        let lookup = |name: &str| {
+            data.service_templates
+                .iter()
+                .find(|s| s.namespace().as_deref() == Some(ns.as_str()) && s.name_any() == name)
+                .map(|s| s.as_ref())
+        };
+        let mut notes = Vec::new();
+        let (before, after) = match &self.base {
+            Base::Cluster(mc) => {
+                let template = data
+                    .cluster_template(&ns, &mc.spec.template)
+                    .map(|ct| services_given(ct, mc))
+                    .unwrap_or_default();
+                let mut spec = mc.spec.clone();
+                spec.services = patch::with_cluster_values(&mc.spec.services, service, &new_text);
+                if !self.base.has_entry(service) {
+                    notes.push(format!(
+                        "adds an entry for {service} to the cluster's spec.services"
+                    ));
+                }
+                (
+                    plan_services(&template, &mc.spec, lookup),
+                    plan_services(&template, &spec, lookup),
+                )
+            }
+            Base::Template(ct) => {
+                let mut spec = ct.spec.clone();
+                if let Some(entry) = spec.services.iter_mut().find(|s| s.name == *service) {
+                    entry.values = (!new_text.is_empty()).then(|| new_text.clone());
+                }
+                let cluster = ManagedClusterSpec {
+                    template: ct.name_any(),
+                    ..Default::default()
+                };
+                let used = data.usage.get(&self.key.object).copied().unwrap_or(0);
+                notes.push(match used {
+                    0 => format!("a new revision of {}; no cluster uses it yet", ct.name_any()),
+                    1 => format!(
+                        "a new revision of {}: its rollout takes it to the 1 cluster that uses it",
+                        ct.name_any()
+                    ),
+                    n => format!(
+                        "a new revision of {}: its rollout takes it to the {n} clusters that use it",
+                        ct.name_any()
+                    ),
+                });
+                (
+                    plan_services(&ct.spec, &cluster, lookup),
+                    plan_services(&spec, &cluster, lookup),
+                )
+            }
+        };
+        let merged = |plans: &[ServicePlan]| match plans.iter().find(|p| p.name() == service) {
+            Some(ServicePlan::Install(d)) => Ok(d.effective.clone()),
+            Some(ServicePlan::Blocked(b)) => Err(b.message.clone()),
+            None => Err(format!("{service} is disabled here")),
+        };
+        let changes = match (merged(&before), merged(&after)) {
+            (Ok(old), Ok(new)) => diff(&old, &new),
+            (old, new) => {
+                let why = old.err().or(new.err()).unwrap_or_default();
+                notes.push(format!(
+                    "the merged values cannot be computed ({why}); showing this entry's own values"
+                ));
+                let parse = |t: &str| parse_values(t).unwrap_or(Value::Object(Default::default()));
+                diff(&parse(old_text), &parse(&new_text))
+            }
+        };
+        Review {
+            changes: changes.iter().map(ToString::to_string).collect(),
+            notes,
+        }
+    }
+}
+
+/// The template services a cluster is given: those of its target revision
+/// when the template remembers it, else the template's current ones.
+fn services_given(ct: &ClusterTemplate, mc: &ManagedCluster) -> ClusterTemplateSpec {
+    let remembered = mc
+        .status
+        .as_ref()
+        .and_then(|s| s.target_revision)
+        .and_then(|r| ct.status.as_ref()?.services_at(r));
+    match remembered {
+        Some(services) => ClusterTemplateSpec {
+            services: services.to_vec(),
+            ..ct.spec.clone()
+        },
+        None => ct.spec.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::ManagedService;
+    use crossterm::event::KeyEvent;
+
+    fn base(values: Option<&str>) -> Base {
+        let mut mc = ManagedCluster::new(
+            "prod-eu-1",
+            ManagedClusterSpec {
+                template: "t".into(),
+                services: vec![ManagedService {
+                    name: "web".into(),
+                    values: values.map(String::from),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+        );
+        mc.metadata.namespace = Some("ns".into());
+        mc.metadata.resource_version = Some("1".into());
+        Base::Cluster(Arc::new(mc))
+    }
+
+    #[test]
+    fn the_text_is_saved_with_one_final_newline() {
+        assert_eq!(join(&["a: 1".into()]), "a: 1\n");
+        assert_eq!(join(&["a: 1".into(), String::new()]), "a: 1\n");
+        assert_eq!(join(&["  ".into(), String::new()]), "");
+        let e = Editor::open(base(Some("a: 1\n")), "web");
+        assert_eq!(e.text(), "a: 1\n");
+        assert!(!e.dirty(), "opening changes nothing");
+        let e = Editor::open(base(Some("a: 1")), "web");
+        assert!(!e.dirty(), "a missing final newline is not a change");
+    }
+
+    #[test]
+    fn the_view_follows_the_cursor() {
+        let text = format!(
+            "{}\n{}",
+            "k: ".to_string() + &"v".repeat(100),
+            "x: 1\n".repeat(50)
+        );
+        let mut e = Editor::open(base(Some(&text)), "web");
+        let data = Snapshot::default();
+        e.on_key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE), &data);
+        e.fit(10, 40);
+        assert_eq!(e.area.cursor(), (0, 103));
+        let width = 40 - gutter(51);
+        assert_eq!(e.left, 103 + 1 - width);
+        e.on_key(KeyEvent::new(KeyCode::End, KeyModifiers::CONTROL), &data);
+        e.fit(10, 40);
+        assert_eq!(e.area.cursor().0, 50);
+        assert_eq!(e.top, 41);
+        e.on_key(KeyEvent::new(KeyCode::Home, KeyModifiers::CONTROL), &data);
+        e.fit(10, 40);
+        assert_eq!((e.top, e.left), (0, 0));
+    }
+
+    #[test]
+    fn tab_indents_with_spaces() {
+        let mut e = Editor::open(base(None), "web");
+        let data = Snapshot::default();
+        for key in [
+            KeyCode::Char('a'),
+            KeyCode::Char(':'),
+            KeyCode::Enter,
+            KeyCode::Tab,
+        ] {
+            e.on_key(KeyEvent::new(key, KeyModifiers::NONE), &data);
+        }
+        assert_eq!(e.area.lines(), ["a:", "  "]);
+    }
+}

@@ -1,0 +1,339 @@
+//! The values editor: the text with line numbers and the YAML error marked,
+//! its status line, and its questions (discard, the merged diff before a
+//! save, a conflict).
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::modal::{popup, wrapped_height};
+use super::{body_block, ellipsize, empty_note, section};
+use crate::tui::app::App;
+use crate::tui::editor::{Editor, Stage, gutter};
+use crate::tui::layout;
+use crate::tui::theme::{Health, Theme};
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let block = body_block(app, Vec::new());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(editor) = app.editor.as_ref() else {
+        empty_note(
+            app,
+            frame,
+            inner,
+            "the editor is closed (esc goes back)".into(),
+        );
+        return;
+    };
+    let parts = layout::editor(area, editor.note.is_some());
+    info(app, editor, frame, parts.info);
+    text(t, editor, frame, parts.text);
+    if let Some(note_area) = parts.note {
+        note(app, editor, frame, note_area);
+    }
+    status(t, editor, frame, parts.status);
+    if editor.stage == Stage::Editing && frame.area().intersects(parts.text) {
+        let (row, col) = editor.area.cursor();
+        let g = gutter(editor.area.lines().len());
+        let x = parts.text.x as usize + g + col.saturating_sub(editor.left);
+        let y = parts.text.y as usize + row.saturating_sub(editor.top);
+        if x < parts.text.right() as usize && y < parts.text.bottom() as usize {
+            frame.set_cursor_position((x as u16, y as u16));
+        }
+    }
+    question(app, editor, frame, area);
+}
+
+/// Which object and service, and whether it changed since it was opened.
+fn info(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let key = &editor.key;
+    let changed = editor.stage != Stage::Saving && editor.changed_since_opened(&app.data);
+    let notice = "! changed by someone else since you opened it";
+    let room = if changed {
+        area.width.saturating_sub(notice.chars().count() as u16 + 1)
+    } else {
+        area.width
+    };
+    let mut text = format!(
+        "{} {}  services[{}].values",
+        key.object.kind.label(),
+        key.object.name,
+        key.service
+    );
+    if !editor.base.has_entry(&key.service) {
+        text.push_str(" (new entry)");
+    }
+    frame.render_widget(
+        Paragraph::new(Span::styled(ellipsize(&text, room), t.muted())),
+        area,
+    );
+    if changed {
+        frame.render_widget(
+            Paragraph::new(Span::styled(notice, t.health(Health::Progressing)))
+                .alignment(Alignment::Right),
+            area,
+        );
+    }
+}
+
+/// The lines in view, numbered, with the error position marked.
+fn text(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
+    let lines = editor.area.lines();
+    let g = gutter(lines.len());
+    let width = usize::from(area.width).saturating_sub(g);
+    let error = editor.error_at();
+    let mark = t.error().add_modifier(Modifier::REVERSED);
+    let mut out: Vec<Line> = Vec::new();
+    for (i, line) in lines
+        .iter()
+        .enumerate()
+        .skip(editor.top)
+        .take(usize::from(area.height))
+    {
+        let on_error_line = error.is_some_and(|(l, _)| l == i);
+        let number = format!("{:>w$} ", i + 1, w = g - 1);
+        let mut spans = vec![Span::styled(
+            number,
+            if on_error_line { t.error() } else { t.muted() },
+        )];
+        let chars: Vec<char> = line.chars().collect();
+        let shown: String = chars.iter().skip(editor.left).take(width).collect();
+        match error {
+            Some((l, c)) if l == i && c >= editor.left && c < editor.left + width => {
+                let at = c - editor.left;
+                let before: String = shown.chars().take(at).collect();
+                let marked: String = shown.chars().nth(at).map_or(" ".into(), String::from);
+                let after: String = shown.chars().skip(at + 1).collect();
+                let pad = at.saturating_sub(before.chars().count());
+                spans.push(Span::raw(before));
+                spans.push(Span::raw(" ".repeat(pad)));
+                spans.push(Span::styled(marked, mark));
+                spans.push(Span::raw(after));
+            }
+            _ => spans.push(Span::raw(shown)),
+        }
+        out.push(Line::from(spans));
+    }
+    if editor.text().is_empty() && editor.note.is_none() && area.height > 2 {
+        out.push(Line::default());
+        out.push(Line::from(Span::styled(
+            format!(
+                "{}empty: no overrides here; type YAML such as `replicaCount: 2`",
+                " ".repeat(g)
+            ),
+            t.muted(),
+        )));
+    }
+    frame.render_widget(Paragraph::new(out), area);
+}
+
+/// The text typed before a reload.
+fn note(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    frame.render_widget(
+        section(app, " your text, not saved (ctrl-o puts it back) ".into()),
+        area,
+    );
+    let body = Rect {
+        y: area.y + 1,
+        height: area.height.saturating_sub(1),
+        ..area
+    };
+    let lines: Vec<Line> = editor
+        .note
+        .as_deref()
+        .unwrap_or_default()
+        .lines()
+        .take(usize::from(body.height))
+        .map(|l| Line::from(Span::styled(ellipsize(l, body.width), t.muted())))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// Valid or where the error is; the cursor position and whether the text
+/// changed.
+fn status(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
+    let (row, col) = editor.area.cursor();
+    let mut right = format!("ln {}, col {}", row + 1, col + 1);
+    right.push_str(match (&editor.stage, editor.dirty()) {
+        (Stage::Saving, _) => "  saving…",
+        (_, true) => "  modified",
+        (_, false) => "  unchanged",
+    });
+    let right_width = right.chars().count() as u16;
+    let left_width = area.width.saturating_sub(right_width + 2);
+    let left = match &editor.check {
+        Ok(()) => Line::from(Span::styled("✓ valid YAML", t.health(Health::Ready))),
+        Err(e) => Line::from(Span::styled(
+            ellipsize(&format!("✗ {e}"), left_width),
+            t.error(),
+        )),
+    };
+    frame.render_widget(
+        Paragraph::new(left),
+        Rect {
+            width: left_width,
+            ..area
+        },
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled(right, t.muted())).alignment(Alignment::Right),
+        area,
+    );
+}
+
+/// The question the editor asks, if any.
+fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let key = |k: &'static str| Span::styled(k, t.title());
+    let object = format!(
+        "{} {}",
+        editor.key.object.kind.label(),
+        editor.key.object.name
+    );
+    let who = app
+        .user
+        .as_deref()
+        .map(|u| format!(" as {u}"))
+        .unwrap_or_default();
+    match &editor.stage {
+        Stage::Editing | Stage::Saving => {}
+        Stage::Discard { quit } => {
+            let question = if *quit {
+                format!(
+                    "Discard your changes to the values of {} and quit the console?",
+                    editor.key.service
+                )
+            } else {
+                format!(
+                    "Discard your changes to the values of {}?",
+                    editor.key.service
+                )
+            };
+            let lines = vec![
+                Line::from(question),
+                Line::default(),
+                Line::from(vec![
+                    key("  y  "),
+                    Span::raw("discard"),
+                    Span::raw("    "),
+                    key("n  "),
+                    Span::raw("keep editing"),
+                ]),
+            ];
+            popup(
+                app,
+                frame,
+                area,
+                " unsaved changes ".into(),
+                lines,
+                Style::new().fg(t.progressing),
+            );
+        }
+        Stage::Review(review) => {
+            let mut head = vec![Line::from(format!(
+                "Merged values of {}, before → after:",
+                editor.key.service
+            ))];
+            let mut tail: Vec<Line> = Vec::new();
+            if !review.notes.is_empty() {
+                tail.push(Line::default());
+            }
+            tail.extend(
+                review
+                    .notes
+                    .iter()
+                    .map(|n| Line::from(Span::styled(n.clone(), t.muted()))),
+            );
+            tail.push(Line::default());
+            tail.push(Line::from(vec![
+                key("  y  "),
+                Span::raw(format!("apply{who}")),
+                Span::raw("    "),
+                key("n  "),
+                Span::raw("keep editing"),
+            ]));
+            let inner_w =
+                usize::from(72.min(area.width.saturating_sub(2)).saturating_sub(2)).max(1);
+            let fixed: usize = head
+                .iter()
+                .chain(&tail)
+                .map(|l| wrapped_height(&l.to_string(), inner_w))
+                .sum();
+            let room = usize::from(area.height).saturating_sub(2 + fixed).max(1);
+            if review.changes.is_empty() {
+                head.push(Line::from(Span::styled(
+                    "  no change: only comments or layout differ",
+                    t.muted(),
+                )));
+            } else {
+                let shown = if review.changes.len() > room {
+                    room.saturating_sub(1).max(1)
+                } else {
+                    review.changes.len()
+                };
+                for change in review.changes.iter().take(shown) {
+                    let style = if change.starts_with("- ") {
+                        t.health(Health::Failed)
+                    } else if change.starts_with("+ ") {
+                        t.health(Health::Ready)
+                    } else {
+                        t.accent()
+                    };
+                    head.push(Line::from(Span::styled(
+                        format!("  {}", ellipsize(change, inner_w.saturating_sub(2) as u16)),
+                        style,
+                    )));
+                }
+                if shown < review.changes.len() {
+                    head.push(Line::from(Span::styled(
+                        format!("  … and {} more", review.changes.len() - shown),
+                        t.muted(),
+                    )));
+                }
+            }
+            head.extend(tail);
+            popup(
+                app,
+                frame,
+                area,
+                format!(" save {}: {} ", editor.key.service, object),
+                head,
+                t.accent(),
+            );
+        }
+        Stage::Conflict { .. } => {
+            let lines = vec![
+                Line::from(Span::styled(
+                    format!("{object} changed by someone else since you opened it."),
+                    t.error(),
+                )),
+                Line::from(
+                    "The API server refused the save (409 Conflict); nothing was overwritten.",
+                ),
+                Line::default(),
+                Line::from(vec![
+                    key("  r  "),
+                    Span::raw("reload: reopen on the current values; your text stays in a note"),
+                ]),
+                Line::from(vec![
+                    key("esc  "),
+                    Span::raw("back to your text (saving stays refused until you reload)"),
+                ]),
+            ];
+            popup(
+                app,
+                frame,
+                area,
+                " not saved: conflict ".into(),
+                lines,
+                t.error(),
+            );
+        }
+    }
+}

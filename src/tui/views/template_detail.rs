@@ -1,0 +1,135 @@
+//! One ClusterTemplate: its chart and the services every cluster made from
+//! it gets, with their values.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{Text, body_block, col, empty_note, flex, section, table};
+use crate::tui::app::{App, ObjKey, TemplateRef, template_service_rows};
+use crate::tui::layout;
+use crate::tui::theme::Health;
+
+/// A values text in one line: its first line that says something, and how
+/// many lines there are.
+fn summary(values: Option<&str>) -> String {
+    let Some(text) = values.filter(|v| !v.trim().is_empty()) else {
+        return "-".into();
+    };
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    match lines.as_slice() {
+        [] => "(comments only)".into(),
+        [one] => (*one).to_string(),
+        [first, ..] => format!("{first} … ({} lines)", lines.len()),
+    }
+}
+
+pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let view = app.view();
+    let Some(ct) = app.data.cluster_template(&key.namespace, &key.name) else {
+        let block = body_block(app, Vec::new());
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        empty_note(
+            app,
+            frame,
+            inner,
+            format!(
+                "ClusterTemplate {}/{} no longer exists (esc goes back)",
+                key.namespace, key.name
+            ),
+        );
+        return;
+    };
+    frame.render_widget(body_block(app, Vec::new()), area);
+    let parts = layout::template_detail(area);
+    let tr = TemplateRef::Cluster(ct);
+    let (valid, health) = tr.valid();
+    let used = app.data.usage.get(key).copied().unwrap_or(0);
+    let label = |s: &'static str| Span::styled(s, t.muted());
+    let info = Line::from(vec![
+        label("chart "),
+        Span::raw(tr.chart()),
+        label("  revision "),
+        Span::raw(tr.revision()),
+        label("  valid "),
+        Span::styled(valid, t.health(health)),
+        label("  clusters "),
+        Span::raw(used.to_string()),
+    ]);
+    let (message, is_error) = tr.message();
+    let message = Line::from(Span::styled(
+        message,
+        if is_error {
+            t.health(Health::Failed)
+        } else {
+            t.muted()
+        },
+    ));
+    frame.render_widget(Paragraph::new(vec![info, message]), parts.info);
+
+    let rows = template_service_rows(ct, &view.filter);
+    let total = ct.spec.services.len();
+    let title = if rows.len() == total {
+        format!(" services ({total}) ")
+    } else {
+        format!(" services ({}/{total}) ", rows.len())
+    };
+    frame.render_widget(section(app, title), parts.services);
+    let svc_area = Rect {
+        y: parts.services.y + 1,
+        height: parts.services.height.saturating_sub(1),
+        ..parts.services
+    };
+    let cols = [
+        col("NAME", 6, 24),
+        col("TEMPLATE", 8, 32),
+        col("NAMESPACE", 9, 20).drop(1),
+        flex("VALUES", 10),
+    ];
+    let cells: Vec<Vec<Text>> = rows
+        .iter()
+        .map(|s| {
+            vec![
+                (s.name.clone(), Style::new()),
+                (s.template.clone(), Style::new()),
+                (s.target_namespace().to_string(), t.muted()),
+                (summary(s.values.as_deref()), t.muted()),
+            ]
+        })
+        .collect();
+    let empty = cells.is_empty();
+    table(app, frame, svc_area, &cols, cells, view, true);
+    if empty {
+        let text = if total == 0 {
+            "no services: clusters made from this template get none".to_string()
+        } else {
+            format!("no service matches /{}", view.filter)
+        };
+        empty_note(app, frame, svc_area, text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn values_in_one_line() {
+        assert_eq!(summary(None), "-");
+        assert_eq!(summary(Some("  \n")), "-");
+        assert_eq!(summary(Some("# only\n")), "(comments only)");
+        assert_eq!(summary(Some("a: 1\n")), "a: 1");
+        assert_eq!(
+            summary(Some("# x\ncontroller:\n  replicaCount: 2\n")),
+            "controller: … (2 lines)"
+        );
+    }
+}
