@@ -307,18 +307,22 @@ where
     (store, changes, listed, health)
 }
 
-/// [`reflected`], plus the broadcast of every object the store applied.
-fn reflected_with_applied<K>(
-    api: Api<K>,
-    config: watcher::Config,
-    watches: &mut Watches,
-) -> (
+/// A store, its change counter, its listed flag, its health and the
+/// broadcast of what it applied.
+type Reflection<K> = (
     Store<K>,
     watch::Receiver<u64>,
     watch::Receiver<bool>,
     WatchState,
     broadcast::Sender<std::sync::Arc<K>>,
-)
+);
+
+/// [`reflected`], plus the broadcast of every object the store applied.
+fn reflected_with_applied<K>(
+    api: Api<K>,
+    config: watcher::Config,
+    watches: &mut Watches,
+) -> Reflection<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Default,
