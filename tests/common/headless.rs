@@ -20,6 +20,17 @@ impl Headless {
     /// Starts `hmc-tui --reconcile -n <ns>` with the lease in `ns` and
     /// /metrics on `port`; its JSON log goes to a file named after both.
     pub fn spawn(ns: &str, port: u16) -> Self {
+        Self::spawn_with(ns, port, &harness_dir().join("mgmt.kubeconfig"), ns)
+    }
+
+    /// As [`spawn`](Self::spawn), with another kubeconfig (other
+    /// credentials) and the lease in `lease_namespace`.
+    pub fn spawn_with(
+        ns: &str,
+        port: u16,
+        kubeconfig: &std::path::Path,
+        lease_namespace: &str,
+    ) -> Self {
         let log = std::env::temp_dir().join(format!("hmc-tui-{ns}-{port}.log"));
         let file = std::fs::File::create(&log).expect("create the engine's log file");
         let child = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
@@ -28,11 +39,11 @@ impl Headless {
                 "-n",
                 ns,
                 "--kubeconfig",
-                harness_dir().join("mgmt.kubeconfig").to_str().unwrap(),
+                kubeconfig.to_str().unwrap(),
                 "--metrics-addr",
                 &format!("127.0.0.1:{port}"),
             ])
-            .env("HMC_LEASE_NAMESPACE", ns)
+            .env("HMC_LEASE_NAMESPACE", lease_namespace)
             .env(
                 "RUST_LOG",
                 std::env::var("HMC_TEST_ENGINE_LOG").unwrap_or_else(|_| "info,kube=warn".into()),

@@ -163,7 +163,8 @@ pub async fn apply_json(
     .unwrap_or_else(|e| panic!("apply {name}: {e}"))
 }
 
-/// Applies every document of a YAML file, with `replace` substitutions.
+/// Applies every document of a YAML stream: into `ns` unless a document
+/// names its namespace or its kind is cluster-scoped.
 pub async fn apply_yaml(client: &Client, ns: &str, yaml: &str) {
     for doc in serde_yaml::Deserializer::from_str(yaml) {
         let value: serde_json::Value = serde::Deserialize::deserialize(doc).expect("yaml");
@@ -176,8 +177,27 @@ pub async fn apply_yaml(client: &Client, ns: &str, yaml: &str) {
             .unwrap()
             .split_once('/')
             .unwrap_or(("", "v1"));
-        let plural = format!("{}s", kind.to_ascii_lowercase());
-        apply_json(client, &ar(group, version, &kind, &plural), Some(ns), value).await;
+        let lower = kind.to_ascii_lowercase();
+        let plural = match lower.strip_suffix('y') {
+            Some(stem) => format!("{stem}ies"),
+            None => format!("{lower}s"),
+        };
+        let cluster_scoped = matches!(
+            kind.as_str(),
+            "Namespace" | "ClusterRole" | "ClusterRoleBinding" | "CustomResourceDefinition"
+        );
+        let namespace = value["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or(ns)
+            .to_string();
+        let scope = (!cluster_scoped).then_some(namespace.as_str());
+        apply_json(
+            client,
+            &ar(group, version, &kind, &plural),
+            scope,
+            value.clone(),
+        )
+        .await;
     }
 }
 

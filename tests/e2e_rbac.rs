@@ -1,0 +1,166 @@
+//! The engine runs with exactly the RBAC of `assets/deploy/`: a cluster
+//! gets its service, a new revision rolls out, the cluster is deleted, and
+//! nothing it asks for is forbidden.
+
+mod common;
+
+use std::time::Duration;
+
+use common::cases::*;
+use common::headless::*;
+use common::rollouts::request;
+use common::*;
+use hmc_tui::api::{ManagedCluster, RolloutPhase, TemplateRollout};
+use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::core::v1::ServiceAccount;
+use kube::api::{Api, PostParams};
+use serde_json::json;
+
+/// Applies the engine's ServiceAccount and RBAC from `assets/deploy/`.
+async fn apply_deploy_rbac(mgmt: &kube::Client) {
+    let dir = repo_root().join("assets/deploy");
+    for file in [
+        "namespace.yaml",
+        "serviceaccount.yaml",
+        "clusterrole.yaml",
+        "clusterrolebinding.yaml",
+        "lease-rbac.yaml",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        // Namespaced objects name their namespace; the argument is a default.
+        apply_yaml(mgmt, "hmc-system", &text).await;
+    }
+}
+
+/// A kubeconfig for the engine's ServiceAccount: the harness's server and
+/// CA, and a token from the TokenRequest API.
+async fn service_account_kubeconfig(mgmt: &kube::Client, path: &std::path::Path) {
+    let sas: Api<ServiceAccount> = Api::namespaced(mgmt.clone(), "hmc-system");
+    let request = TokenRequest {
+        spec: TokenRequestSpec {
+            audiences: vec![],
+            expiration_seconds: Some(3600),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let token = sas
+        .create_token_request("hmc-tui", &PostParams::default(), &request)
+        .await
+        .expect("a token for the hmc-tui ServiceAccount")
+        .status
+        .expect("a token")
+        .token;
+    let admin: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(harness_dir().join("mgmt.kubeconfig")).unwrap(),
+    )
+    .unwrap();
+    let config = json!({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": admin["clusters"],
+        "users": [{"name": "hmc-tui", "user": {"token": token}}],
+        "contexts": [{"name": "engine", "context": {"cluster": "mgmt", "user": "hmc-tui"}}],
+        "current-context": "engine",
+    });
+    std::fs::write(path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_needs_nothing_beyond_its_rbac() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "rbac").await;
+    let target = format!("{}-ingress", ns.name);
+    apply_deploy_rbac(&mgmt).await;
+    let kubeconfig = std::env::temp_dir().join(format!("hmc-tui-{}.kubeconfig", ns.name));
+    service_account_kubeconfig(&mgmt, &kubeconfig).await;
+    let engine = Headless::spawn_with(&ns.name, 17531, &kubeconfig, "kube-system");
+    eventually("the engine to lead", Duration::from_secs(60), || async {
+        engine.is_leader().await?.then_some(())
+    })
+    .await;
+
+    // Install, roll out a new version, delete: every verb the engine uses.
+    templates(&mgmt, &ns.name).await;
+    managed_cluster(&mgmt, &ns.name, "dev-1", json!([])).await;
+    provision(&ns.name, "dev-1", 1).await;
+    let child1 = child(1).await;
+    eventually("ingress-nginx on child-1", INSTALL, || {
+        available_replicas(&child1, &target)
+    })
+    .await;
+    common::rollouts::service_templates(&mgmt, &ns.name).await;
+    let ar = ar(
+        "hmc.mirantis.com",
+        "v1alpha1",
+        "ClusterTemplate",
+        "clustertemplates",
+    );
+    let cts: Api<kube::api::DynamicObject> = Api::namespaced_with(mgmt.clone(), &ns.name, &ar);
+    cts.patch(
+        "demo",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Json::<()>(
+            serde_json::from_value(json!([{
+                "op": "replace", "path": "/spec/services/0/template",
+                "value": "ingress-nginx-4-11-4",
+            }]))
+            .unwrap(),
+        ),
+    )
+    .await
+    .unwrap();
+    let rollouts: Api<TemplateRollout> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually("the rollout to succeed", INSTALL, || async {
+        let r = rollouts.get_opt("demo-2").await.ok()??;
+        (r.status?.phase == RolloutPhase::Succeeded).then_some(())
+    })
+    .await;
+    // A request is read, recorded and removed under the same RBAC.
+    request(&mgmt, &ns.name, "demo-2", "pause", "carol").await;
+    eventually(
+        "the request to be answered",
+        Duration::from_secs(60),
+        || async {
+            let r = rollouts.get_opt("demo-2").await.ok()??;
+            let gone = !r
+                .metadata
+                .annotations
+                .unwrap_or_default()
+                .contains_key("hmc.mirantis.com/request");
+            gone.then_some(())
+        },
+    )
+    .await;
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    mcs.delete("dev-1", &Default::default()).await.unwrap();
+    eventually("dev-1 deleted", INSTALL, || async {
+        mcs.get_opt("dev-1").await.ok()?.is_none().then_some(())
+    })
+    .await;
+
+    let (status, _) = engine.terminate().await;
+    assert!(status.success());
+    let log = std::fs::read_to_string(
+        std::env::temp_dir().join(format!("hmc-tui-{}-17531.log", ns.name)),
+    )
+    .unwrap();
+    assert!(
+        log.contains("holding the engine lease") && log.contains("engine stopped"),
+        "the engine's log is complete:\n{log}"
+    );
+    let forbidden: Vec<&str> = log
+        .lines()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("forbidden") || l.contains("\"code\":403") || l.contains("403")
+        })
+        .collect();
+    assert!(
+        forbidden.is_empty(),
+        "the engine was refused something:\n{}",
+        forbidden.join("\n")
+    );
+    drop_child_namespace(&child1, &target).await;
+    let _ = std::fs::remove_file(&kubeconfig);
+    ns.cleanup().await;
+}
