@@ -3,6 +3,9 @@
 //! locked down, and its RBAC grants exactly what the engine uses. No
 //! cluster needed.
 
+use k8s_openapi::api::admissionregistration::v1::{
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -32,6 +35,8 @@ struct Objects {
     pdbs: Vec<PodDisruptionBudget>,
     services: Vec<Service>,
     network_policies: Vec<NetworkPolicy>,
+    admission_policies: Vec<ValidatingAdmissionPolicy>,
+    admission_bindings: Vec<ValidatingAdmissionPolicyBinding>,
 }
 
 /// Every field of `want` is in `have` with the same value.
@@ -94,6 +99,10 @@ fn load() -> Objects {
                 "PodDisruptionBudget" => o.pdbs.push(typed(value, &what)),
                 "Service" => o.services.push(typed(value, &what)),
                 "NetworkPolicy" => o.network_policies.push(typed(value, &what)),
+                "ValidatingAdmissionPolicy" => o.admission_policies.push(typed(value, &what)),
+                "ValidatingAdmissionPolicyBinding" => {
+                    o.admission_bindings.push(typed(value, &what))
+                }
                 other => panic!("{}: unexpected kind {other:?}", path.display()),
             }
         }
@@ -455,4 +464,20 @@ fn the_lease_is_granted_in_its_namespace_only() {
     let subject = &rb.subjects.as_ref().unwrap()[0];
     assert_eq!(subject.name, "hmc-tui");
     assert_eq!(subject.namespace.as_deref(), Some("hmc-system"));
+}
+
+#[test]
+fn rollout_requests_name_their_requester() {
+    let o = load();
+    assert_eq!(o.admission_policies.len(), 1);
+    assert_eq!(o.admission_bindings.len(), 1);
+    let policy = &o.admission_policies[0];
+    let binding = o.admission_bindings[0].spec.as_ref().unwrap();
+    assert_eq!(
+        binding.policy_name.as_deref(),
+        policy.metadata.name.as_deref()
+    );
+    assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
+    let rules = &policy.spec.as_ref().unwrap().validations.as_ref().unwrap()[0];
+    assert!(rules.expression.contains("request.userInfo.username"));
 }

@@ -184,7 +184,12 @@ pub async fn apply_yaml(client: &Client, ns: &str, yaml: &str) {
         };
         let cluster_scoped = matches!(
             kind.as_str(),
-            "Namespace" | "ClusterRole" | "ClusterRoleBinding" | "CustomResourceDefinition"
+            "Namespace"
+                | "ClusterRole"
+                | "ClusterRoleBinding"
+                | "CustomResourceDefinition"
+                | "ValidatingAdmissionPolicy"
+                | "ValidatingAdmissionPolicyBinding"
         );
         let namespace = value["metadata"]["namespace"]
             .as_str()
