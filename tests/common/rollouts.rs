@@ -46,6 +46,17 @@ spec:
 /// The `fleet` ClusterTemplate: ingress-nginx from `service_template`, into
 /// `<ns>-ingress`, rolled out by `policy`.
 pub async fn fleet_template(mgmt: &Client, ns: &str, service_template: &str, policy: Value) {
+    fleet_template_with(mgmt, ns, service_template, "", policy).await
+}
+
+/// As [`fleet_template`], with more YAML appended under `controller:`.
+pub async fn fleet_template_with(
+    mgmt: &Client,
+    ns: &str,
+    service_template: &str,
+    controller_extra: &str,
+    policy: Value,
+) {
     let ar = ar(
         "hmc.mirantis.com",
         "v1alpha1",
@@ -53,7 +64,7 @@ pub async fn fleet_template(mgmt: &Client, ns: &str, service_template: &str, pol
         "clustertemplates",
     );
     let values = format!(
-        "controller:\n  service:\n    type: ClusterIP\n  ingressClassResource:\n    name: {ns}-nginx\n"
+        "controller:\n  service:\n    type: ClusterIP\n  ingressClassResource:\n    name: {ns}-nginx\n{controller_extra}"
     );
     apply_json(
         mgmt,
