@@ -438,15 +438,14 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         .iter()
         .any(|s| s.state == ServiceState::Pending);
     status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
-    // The trigger and the store come from different watches, so a trigger
-    // may arrive before the store has the change it announces (a release
-    // turning ready, a kubeconfig secret appearing). While something is in
-    // flight or waiting, look again soon: it reads the stores, not the API,
-    // and writes nothing unless something changed.
+    // Everything this reads triggers a reconcile once its store has the
+    // change (see `triggers`), so these looks are only a safety net; they
+    // read the stores, not the API, and write nothing unless something
+    // changed.
     let secs = if in_flight {
-        3
+        30
     } else if waiting {
-        10
+        60
     } else {
         300
     };

@@ -200,8 +200,8 @@ pub fn run(
         let (a, b) = (s.clone(), s.clone());
         Controller::new(scope.api::<ManagedCluster>(&client), all())
             .with_config(cfg)
-            // Releases, Cluster API clusters and kubeconfig secrets trigger
-            // from the stores, after the store has the change.
+            // Everything a cluster depends on triggers from the stores, after
+            // the store has the change: the reconcile always sees it.
             .reconcile_on(triggers::from_applied(
                 s.applied.releases.subscribe(),
                 |r: &HelmRelease| {
@@ -227,30 +227,39 @@ pub fn run(
                 },
                 triggers::all_clusters(s.managed_clusters.clone()),
             ))
-            .watches(scope.api::<ClusterTemplate>(&client), all(), move |ct| {
-                let name = ct.name_any();
-                clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
-            })
-            .watches(scope.api::<ServiceTemplate>(&client), all(), move |st| {
-                let name = st.name_any();
-                let ns = st.namespace();
-                let templates: Vec<String> = b
-                    .cluster_templates
-                    .state()
-                    .iter()
-                    .filter(|t| {
-                        t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
+            .reconcile_on(triggers::from_applied(
+                s.applied.cluster_templates.subscribe(),
+                move |ct: &ClusterTemplate| {
+                    let name = ct.name_any();
+                    clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
+                },
+                triggers::all_clusters(s.managed_clusters.clone()),
+            ))
+            .reconcile_on(triggers::from_applied(
+                s.applied.service_templates.subscribe(),
+                move |st: &ServiceTemplate| {
+                    let name = st.name_any();
+                    let ns = st.namespace();
+                    let templates: Vec<String> = b
+                        .cluster_templates
+                        .state()
+                        .iter()
+                        .filter(|t| {
+                            t.namespace() == ns
+                                && t.spec.services.iter().any(|x| x.template == name)
+                        })
+                        .map(|t| t.name_any())
+                        .collect();
+                    clusters_where(&b, ns, |c| {
+                        templates.contains(&c.spec.template)
+                            || c.spec
+                                .services
+                                .iter()
+                                .any(|x| x.template.as_deref() == Some(&name))
                     })
-                    .map(|t| t.name_any())
-                    .collect();
-                clusters_where(&b, ns, |c| {
-                    templates.contains(&c.spec.template)
-                        || c.spec
-                            .services
-                            .iter()
-                            .any(|x| x.template.as_deref() == Some(&name))
-                })
-            })
+                },
+                triggers::all_clusters(s.managed_clusters.clone()),
+            ))
             // A rollout reaching a cluster (or giving it back its last good
             // revision): only those clusters, once the store has it.
             .reconcile_on(triggers::rollout_clusters(

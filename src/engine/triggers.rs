@@ -108,22 +108,24 @@ pub fn rollout_clusters(
 /// Turns a store's broadcast of applied objects into triggers, through
 /// `map`. A receiver that fell behind gets `fallback`: everything it might
 /// have missed.
-pub fn from_applied<K, T>(
+pub fn from_applied<K, T, I>(
     rx: broadcast::Receiver<Arc<K>>,
-    map: impl Fn(&K) -> Option<ObjectRef<T>> + Send + 'static,
+    map: impl Fn(&K) -> I + Send + 'static,
     fallback: impl Fn() -> Vec<ObjectRef<T>> + Send + 'static,
 ) -> impl Stream<Item = ObjectRef<T>> + Send + 'static
 where
     K: Send + Sync + 'static,
     T: kube::Resource + 'static,
     T::DynamicType: Clone + Eq + std::hash::Hash + Send + Sync,
+    I: IntoIterator<Item = ObjectRef<T>>,
 {
     stream::unfold((rx, map, fallback), |(mut rx, map, fallback)| async move {
         let out = loop {
             match rx.recv().await {
                 Ok(obj) => {
-                    if let Some(r) = map(&obj) {
-                        break vec![r];
+                    let refs: Vec<ObjectRef<T>> = map(&obj).into_iter().collect();
+                    if !refs.is_empty() {
+                        break refs;
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(missed)) => {
