@@ -132,7 +132,31 @@ impl TestNamespace {
         }
     }
 
+    /// Deletes the namespace. The engine has stopped by now, so nothing
+    /// would remove our finalizers: templates and clusters let go first,
+    /// or the namespace would stay Terminating.
     pub async fn cleanup(self) {
+        for (kind, plural) in [
+            ("ManagedCluster", "managedclusters"),
+            ("ClusterTemplate", "clustertemplates"),
+            ("ServiceTemplate", "servicetemplates"),
+        ] {
+            let api: Api<DynamicObject> = Api::namespaced_with(
+                self.client.clone(),
+                &self.name,
+                &ar("hmc.mirantis.com", "v1alpha1", kind, plural),
+            );
+            let Ok(list) = api.list(&Default::default()).await else {
+                continue;
+            };
+            for obj in list.items {
+                let patch = serde_json::json!({"metadata": {"finalizers": null}});
+                let name = obj.metadata.name.unwrap_or_default();
+                let _ = api
+                    .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                    .await;
+            }
+        }
         let api: Api<Namespace> = Api::all(self.client.clone());
         let _ = api.delete(&self.name, &DeleteParams::default()).await;
     }

@@ -91,14 +91,24 @@ pub async fn fleet_template_with(
 
 /// The whole fleet at ingress-nginx 4.11.3, revision 1, in every child.
 pub async fn fleet_at_4_11_3(mgmt: &Client, ns: &str, policy: Value) {
+    fleet_at_4_11_3_of(mgmt, ns, policy, &FLEET).await
+}
+
+/// `clusters` (a part of [`FLEET`]) at ingress-nginx 4.11.3, revision 1.
+pub async fn fleet_at_4_11_3_of(
+    mgmt: &Client,
+    ns: &str,
+    policy: Value,
+    clusters: &[(&str, usize)],
+) {
     service_templates(mgmt, ns).await;
     fleet_template(mgmt, ns, "ingress-nginx-4-11-3", policy).await;
-    for (name, child_index) in FLEET {
+    for &(name, child_index) in clusters {
         managed_cluster_from(mgmt, ns, name, "fleet", json!([])).await;
         provision(ns, name, child_index).await;
     }
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), ns);
-    for (name, child_index) in FLEET {
+    for &(name, child_index) in clusters {
         let child = child(child_index).await;
         eventually(&format!("{name} at 4.11.3"), INSTALL, || {
             chart_is(&child, ns, "ingress-nginx-4.11.3")
