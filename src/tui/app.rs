@@ -24,6 +24,7 @@ use crate::tui::keys::{self, Action, Goto, ScreenKind};
 use crate::tui::layout;
 use crate::tui::rollouts::{self, BoardRow};
 use crate::tui::theme::{Health, Theme};
+use crate::tui::values::{self, ValuesKey};
 use k8s_openapi::api::events::v1::Event;
 
 /// Everything that can happen to the console.
@@ -232,6 +233,12 @@ impl Snapshot {
             .find(|t| t.metadata.namespace.as_deref() == Some(namespace) && t.name_any() == name)
     }
 
+    pub fn service_template(&self, namespace: &str, name: &str) -> Option<&Arc<ServiceTemplate>> {
+        self.service_templates
+            .iter()
+            .find(|t| t.metadata.namespace.as_deref() == Some(namespace) && t.name_any() == name)
+    }
+
     /// The YAML of an object, without managedFields.
     pub fn yaml(&self, key: &ObjKey) -> Option<String> {
         fn find<K: kube::Resource + serde::Serialize + Clone>(
@@ -305,6 +312,9 @@ pub enum Screen {
     /// The engine's Events; about one object when set.
     Events(Option<ObjKey>),
     Yaml(ObjKey),
+    /// The values of a service of a cluster (merged, as Helm gets them) or
+    /// of a ClusterTemplate (its defaults), or a ServiceTemplate's defaults.
+    Values(ValuesKey),
 }
 
 impl Screen {
@@ -319,6 +329,7 @@ impl Screen {
             Screen::Rollout(_) => ScreenKind::RolloutBoard,
             Screen::Events(_) => ScreenKind::Events,
             Screen::Yaml(_) => ScreenKind::Yaml,
+            Screen::Values(_) => ScreenKind::Values,
         }
     }
 
@@ -335,7 +346,17 @@ impl Screen {
             Screen::Events(None) => "events".into(),
             Screen::Events(Some(k)) => format!("events: {}", k.name),
             Screen::Yaml(_) => "yaml".into(),
+            Screen::Values(k) => match (k.object.kind, &k.service) {
+                (Kind::ManagedCluster, Some(service)) => format!("merged: {service}"),
+                (_, Some(service)) => format!("defaults: {service}"),
+                (_, None) => format!("defaults: {}", k.object.name),
+            },
         }
+    }
+
+    /// A text that scrolls, rather than a list with a selection.
+    pub fn scrolls(&self) -> bool {
+        matches!(self, Screen::Yaml(_) | Screen::Values(_))
     }
 }
 
@@ -841,7 +862,40 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             let lines = app.data.yaml(key).map_or(0, |y| y.lines().count());
             (0..lines).map(|i| i.to_string()).collect()
         }
+        Screen::Values(key) => {
+            let lines = values::shown(&app.data, key).values.lines().len();
+            (0..lines).map(|i| i.to_string()).collect()
+        }
     }
+}
+
+/// The values of the service selected on a cluster's or a ClusterTemplate's
+/// detail screen.
+pub fn selected_values(app: &App) -> Option<ValuesKey> {
+    let view = app.view();
+    let service = match &view.screen {
+        Screen::ClusterDetail(key) => app.data.cluster(&key.namespace, &key.name).and_then(|mc| {
+            service_rows(mc, &view.filter)
+                .get(view.selected)
+                .map(|s| s.name.clone())
+        }),
+        Screen::TemplateDetail(key) => app
+            .data
+            .cluster_template(&key.namespace, &key.name)
+            .and_then(|ct| {
+                template_service_rows(ct, &view.filter)
+                    .get(view.selected)
+                    .map(|s| s.name.clone())
+            }),
+        _ => None,
+    }?;
+    let (Screen::ClusterDetail(object) | Screen::TemplateDetail(object)) = &view.screen else {
+        return None;
+    };
+    Some(ValuesKey {
+        object: object.clone(),
+        service: Some(service),
+    })
 }
 
 /// The key of the selected row of a list view.
@@ -865,6 +919,7 @@ fn selected_key(app: &App) -> Option<ObjKey> {
         | Screen::Yaml(key)
         | Screen::TemplateDetail(key) => Some(key.clone()),
         Screen::Edit(key) => Some(key.object.clone()),
+        Screen::Values(key) => Some(key.object.clone()),
     }
 }
 
@@ -966,7 +1021,7 @@ fn set_data(app: &mut App, snapshot: Snapshot) {
         let ids = row_ids(app, &app.stack[i]);
         let view = &mut app.stack[i];
         if let Some(pos) = id.and_then(|id| ids.iter().position(|x| *x == id))
-            && !matches!(view.screen, Screen::Yaml(_))
+            && !view.screen.scrolls()
         {
             view.selected = pos;
         }
@@ -1023,7 +1078,7 @@ fn fit_board(view: &mut View, clusters: &[bool], height: usize) {
 
 fn fit(view: &mut View, count: usize, height: usize) {
     let height = height.max(1);
-    if matches!(view.screen, Screen::Yaml(_)) {
+    if view.screen.scrolls() {
         view.offset = view.offset.min(count.saturating_sub(height));
         return;
     }
@@ -1095,7 +1150,7 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         Action::Help => app.help = true,
         Action::Command => app.input = Input::Command(String::new()),
         Action::Filter => {
-            if !matches!(app.screen(), Screen::Yaml(_)) {
+            if !app.screen().scrolls() {
                 app.input = Input::Filter;
             }
         }
@@ -1118,7 +1173,19 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
             (Screen::Templates, Some(key)) if key.kind == Kind::ClusterTemplate => {
                 push(app, Screen::TemplateDetail(key))
             }
-            (Screen::Templates, Some(key)) => push(app, Screen::Yaml(key)),
+            (Screen::Templates, Some(key)) => push(
+                app,
+                Screen::Values(ValuesKey {
+                    object: key,
+                    service: None,
+                }),
+            ),
+            (Screen::ClusterDetail(_) | Screen::TemplateDetail(_), _) => {
+                match selected_values(app) {
+                    Some(key) => push(app, Screen::Values(key)),
+                    None => app.flash(FlashLevel::Warn, "no service selected"),
+                }
+            }
             (Screen::Events(_), Some(key)) => open_regarded(app, &key),
             _ => {}
         },
@@ -1583,7 +1650,7 @@ fn step(app: &mut App, delta: isize) {
     let height = layout::rows_height(app, app.view());
     let view = app.view_mut();
     let clamp = |v: isize, max: usize| v.clamp(0, max as isize) as usize;
-    if matches!(view.screen, Screen::Yaml(_)) {
+    if view.screen.scrolls() {
         let max = count.saturating_sub(height.max(1));
         view.offset = clamp(view.offset as isize + delta, max);
     } else {
@@ -1697,11 +1764,7 @@ fn on_mouse(app: &mut App, mouse: MouseEvent) {
             if app.help {
                 return;
             }
-            let lines = if matches!(app.screen(), Screen::Yaml(_)) {
-                3
-            } else {
-                1
-            };
+            let lines = if app.screen().scrolls() { 3 } else { 1 };
             let down = mouse.kind == MouseEventKind::ScrollDown;
             step(app, if down { lines } else { -lines });
         }
@@ -3120,6 +3183,67 @@ pub(crate) mod tests {
         data
     }
 
+    /// The versioned sample with values at every layer: chart defaults and
+    /// values on the ServiceTemplates, values on the ClusterTemplate's
+    /// ingress-nginx at revision 2 (3 replicas at revision 1), prod-eu-1
+    /// given revision 2 with its own service type, staging-1 still given
+    /// revision 1.
+    pub fn valued() -> Snapshot {
+        use crate::api::ServicesRevision;
+        let mut data = versioned();
+        for st in data.service_templates.iter_mut() {
+            let st = Arc::make_mut(st);
+            let status = st.status.as_mut().unwrap();
+            if st.metadata.name.as_deref() == Some("ingress-nginx-4-11-3") {
+                status.config = Some(serde_json::json!({"controller": {
+                    "replicaCount": 1,
+                    "kind": "Deployment",
+                    "service": {"type": "LoadBalancer"},
+                    "metrics": {"enabled": false},
+                }}));
+                st.spec.values = Some("controller:\n  metrics:\n    enabled: true\n".into());
+            } else {
+                status.config = Some(serde_json::json!({
+                    "crds": {"enabled": false},
+                    "replicaCount": 1,
+                }));
+                st.spec.values = Some("crds:\n  enabled: true\n".into());
+            }
+        }
+        let ct = Arc::make_mut(&mut data.cluster_templates[0]);
+        assert_eq!(ct.metadata.name.as_deref(), Some("aws-standalone-cp"));
+        let mut old = ct.spec.services.clone();
+        old[0].values = Some("controller:\n  replicaCount: 3\n".into());
+        ct.spec.services[0].values = Some("controller:\n  replicaCount: 2\n".into());
+        ct.status.as_mut().unwrap().revisions = vec![
+            ServicesRevision {
+                revision: 1,
+                services: old,
+            },
+            ServicesRevision {
+                revision: 2,
+                services: ct.spec.services.clone(),
+            },
+        ];
+        for (mc, revision) in data.clusters.iter_mut().zip([2, 1]) {
+            let mc = Arc::make_mut(mc);
+            let status = mc.status.as_mut().unwrap();
+            status.target_revision = Some(revision);
+            status.revision = Some(revision);
+            for service in &mut status.services {
+                service.revision = Some(revision);
+            }
+            if revision == 2 {
+                mc.spec.services = vec![ManagedService {
+                    name: "ingress-nginx".into(),
+                    values: Some("controller:\n  service:\n    type: ClusterIP\n".into()),
+                    ..Default::default()
+                }];
+            }
+        }
+        data
+    }
+
     /// The detail of prod-eu-1, with versioned data.
     pub fn detail_app() -> App {
         let mut app = app();
@@ -3466,6 +3590,86 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn enter_on_a_service_shows_all_its_values() {
+        let mut app = app();
+        update(&mut app, Msg::Data(valued()));
+        // prod-eu-1, then its second service.
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('j'));
+        press(&mut app, KeyCode::Enter);
+        let cluster = ObjKey {
+            kind: Kind::ManagedCluster,
+            namespace: "hmc-system".into(),
+            name: "prod-eu-1".into(),
+        };
+        assert_eq!(
+            app.screen(),
+            &Screen::Values(ValuesKey {
+                object: cluster.clone(),
+                service: Some("cert-manager".into()),
+            })
+        );
+        let crumbs: Vec<String> = app.stack.iter().map(|v| v.screen.crumb()).collect();
+        assert_eq!(
+            crumbs,
+            ["clusters", "hmc-system/prod-eu-1", "merged: cert-manager"]
+        );
+        // crds.enabled, replicaCount: one line per key and the map's own.
+        assert_eq!(app.row_count(), 3);
+        // A text: no filter, no selection; it scrolls only when it is longer
+        // than the screen.
+        press(&mut app, KeyCode::Char('/'));
+        assert_eq!(app.input, Input::None);
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(app.view().offset, 0);
+        // esc comes back to the same service.
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.screen(), &Screen::ClusterDetail(cluster.clone()));
+        assert_eq!(app.view().selected, 1);
+
+        // A long text scrolls, and stays in range when it gets shorter.
+        let mut data = valued();
+        let st = Arc::make_mut(&mut data.service_templates[0]);
+        let many: serde_json::Map<String, serde_json::Value> = (0..100)
+            .map(|i| (format!("key{i:03}"), serde_json::json!(i)))
+            .collect();
+        st.status.as_mut().unwrap().config = Some(serde_json::Value::Object(many));
+        update(&mut app, Msg::Data(data));
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.row_count(), 102);
+        press(&mut app, KeyCode::Char('G'));
+        let height = layout::rows_height(&app, app.view());
+        assert_eq!(app.view().offset, 102 - height);
+        update(&mut app, Msg::Data(valued()));
+        assert_eq!(app.view().offset, 0);
+
+        // enter on a cluster without services says so.
+        let mut app = self::app();
+        press(&mut app, KeyCode::Char('G'));
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        assert!(matches!(app.screen(), Screen::ClusterDetail(k) if k.name == "dev-broken"));
+        assert_eq!(flash_text(&app), "no service selected");
+
+        // On a ClusterTemplate: the selected service's defaults.
+        let mut app = self::app();
+        update(&mut app, Msg::Data(valued()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        let Screen::Values(key) = app.screen().clone() else {
+            panic!("not on the values screen: {:?}", app.screen());
+        };
+        assert_eq!(
+            (key.object.kind, key.service.as_deref()),
+            (Kind::ClusterTemplate, Some("ingress-nginx"))
+        );
+        assert_eq!(app.screen().crumb(), "defaults: ingress-nginx");
+    }
+
+    #[test]
     fn the_template_detail_edits_the_template_entry() {
         let mut app = app();
         update(&mut app, Msg::Data(versioned()));
@@ -3529,13 +3733,19 @@ pub(crate) mod tests {
         assert_eq!(editor(&app).stage, Stage::Editing);
         assert_eq!(editor(&app).text(), "crds:\n  enabled: true\n");
         assert!(flash_text(&app).starts_with("could not save the values of cert-manager"));
-        // enter on a ServiceTemplate still shows its YAML.
+        // enter on a ServiceTemplate shows its default values; y its YAML.
         let mut app = self::app();
         press(&mut app, KeyCode::Char(':'));
         type_str(&mut app, "tmpl");
         press(&mut app, KeyCode::Enter);
         press(&mut app, KeyCode::End);
         press(&mut app, KeyCode::Enter);
+        assert!(matches!(
+            app.screen(),
+            Screen::Values(ValuesKey { object, service: None }) if object.kind == Kind::ServiceTemplate
+        ));
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Char('y'));
         assert!(matches!(app.screen(), Screen::Yaml(k) if k.kind == Kind::ServiceTemplate));
     }
 

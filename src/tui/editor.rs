@@ -23,12 +23,13 @@ use kube::ResourceExt;
 use serde_json::Value;
 use tui_textarea::{CursorMove, TextArea};
 
-use crate::api::{ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterSpec};
+use crate::api::{ClusterTemplate, ManagedCluster, ManagedClusterSpec};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{ValuesError, diff, parse_values};
 use crate::tui::app::{FlashLevel, Kind, ObjKey, Snapshot};
 
 use crate::tui::patch;
+use crate::tui::values::services_given;
 
 /// Which values are edited: one service of one object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -478,7 +479,7 @@ impl Editor {
             Base::Cluster(mc) => {
                 let template = data
                     .cluster_template(&ns, &mc.spec.template)
-                    .map(|ct| services_given(ct, mc))
+                    .map(|ct| services_given(ct, mc).1)
                     .unwrap_or_default();
                 let mut spec = mc.spec.clone();
                 spec.services = patch::with_cluster_values(&mc.spec.services, service, &new_text);
@@ -539,23 +540,6 @@ impl Editor {
             changes: changes.iter().map(ToString::to_string).collect(),
             notes,
         }
-    }
-}
-
-/// The template services a cluster is given: those of its target revision
-/// when the template remembers it, else the template's current ones.
-fn services_given(ct: &ClusterTemplate, mc: &ManagedCluster) -> ClusterTemplateSpec {
-    let remembered = mc
-        .status
-        .as_ref()
-        .and_then(|s| s.target_revision)
-        .and_then(|r| ct.status.as_ref()?.services_at(r));
-    match remembered {
-        Some(services) => ClusterTemplateSpec {
-            services: services.to_vec(),
-            ..ct.spec.clone()
-        },
-        None => ct.spec.clone(),
     }
 }
 

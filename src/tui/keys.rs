@@ -51,6 +51,8 @@ pub enum ScreenKind {
     RolloutBoard,
     Events,
     Yaml,
+    /// A service's values, or a ServiceTemplate's defaults.
+    Values,
 }
 
 /// A key with its modifiers.
@@ -186,7 +188,9 @@ const CLUSTERS: &[Binding] = &[
 ];
 
 const DETAIL: &[Binding] = &[
-    bind(Key::char('e'), Action::Edit, "edit values", true)
+    bind(Key::plain(KeyCode::Enter), Action::Open, "values", true)
+        .explained("the selected service's merged values, as Helm gets them"),
+    bind(Key::char('e'), Action::Edit, "edit", true)
         .explained("edit the selected service's values on this cluster"),
     bind(Key::char('v'), Action::Events, "events", true)
         .explained("the engine's events about this cluster"),
@@ -206,12 +210,14 @@ const EVENTS: &[Binding] = &[
 
 const TEMPLATES: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Open, "open", true)
-        .explained("a ClusterTemplate's services, a ServiceTemplate's YAML"),
+        .explained("a ClusterTemplate's services, a ServiceTemplate's default values"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
 ];
 
 const TEMPLATE_DETAIL: &[Binding] = &[
-    bind(Key::char('e'), Action::Edit, "edit values", true)
+    bind(Key::plain(KeyCode::Enter), Action::Open, "values", true)
+        .explained("the selected service's default values, before a cluster's own"),
+    bind(Key::char('e'), Action::Edit, "edit", true)
         .explained("edit the selected service's values in this template"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
 ];
@@ -337,7 +343,7 @@ pub fn bindings(screen: ScreenKind) -> Vec<&'static Binding> {
         ScreenKind::Rollouts => &[ROLLOUTS, LIST],
         ScreenKind::RolloutBoard => &[BOARD, LIST],
         ScreenKind::Events => &[EVENTS, LIST],
-        ScreenKind::Yaml => &[YAML],
+        ScreenKind::Yaml | ScreenKind::Values => &[YAML],
     };
     own.iter()
         .flat_map(|b| b.iter())
@@ -555,7 +561,21 @@ mod tests {
                 action(screen, &key(KeyCode::Char('e'), KeyModifiers::NONE)),
                 Some(Action::Edit)
             );
+            // enter: the selected service's values, first in the hint bar.
+            assert_eq!(
+                action(screen, &key(KeyCode::Enter, KeyModifiers::NONE)),
+                Some(Action::Open)
+            );
+            assert_eq!(hints(screen)[0], ("enter".to_string(), "values"));
         }
+        // The values scroll like YAML.
+        assert_eq!(
+            action(
+                ScreenKind::Values,
+                &key(KeyCode::Char(' '), KeyModifiers::NONE)
+            ),
+            Some(Action::PageDown)
+        );
         assert_eq!(
             action(
                 ScreenKind::Editor,

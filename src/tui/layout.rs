@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use crate::tui::app::{App, Screen, View};
+use crate::tui::app::{App, Screen, View, service_rows, template_service_rows};
 
 /// The bands of the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,25 +64,50 @@ pub struct DetailAreas {
     pub info: Rect,
     pub conditions: Rect,
     pub services: Rect,
+    /// The selected service's values: a title line and the text; empty
+    /// when there is no room or no service.
+    pub values: Rect,
 }
 
-pub fn detail(area: Rect, conditions: usize) -> DetailAreas {
+/// `services` is how many service rows are listed.
+pub fn detail(area: Rect, conditions: usize, services: usize) -> DetailAreas {
     let inner = inner(area);
     // The conditions section: a title line, the column names and the rows,
     // never more than half of the space.
     let wanted = conditions.max(1) as u16 + 2;
     let cond_height = wanted.min(inner.height.saturating_sub(1) / 2).max(2);
-    let [info, conditions, services] = Layout::vertical([
+    let [info, conditions, rest] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(cond_height),
         Constraint::Fill(1),
     ])
     .areas(inner);
+    let (services, values) = list_and_values(rest, services);
     DetailAreas {
         info,
         conditions,
         services,
+        values,
     }
+}
+
+/// A list section over the values pane of its selected row. The list is as
+/// tall as its rows (a title line, the column names, the rows) but leaves
+/// the pane at least a third of the space; the pane needs three lines, and
+/// a list without rows has none.
+fn list_and_values(area: Rect, rows: usize) -> (Rect, Rect) {
+    const PANE_MIN: u16 = 3;
+    let wanted = u16::try_from(rows.max(1))
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let list = wanted.min(area.height - area.height / 3);
+    let pane = area.height - list;
+    if rows == 0 || pane < PANE_MIN {
+        return (area, Rect { height: 0, ..area });
+    }
+    let [list, pane] =
+        Layout::vertical([Constraint::Length(list), Constraint::Length(pane)]).areas(area);
+    (list, pane)
 }
 
 /// The parts of a rollout board, inside its block.
@@ -127,12 +152,43 @@ pub struct TemplateAreas {
     pub info: Rect,
     /// A title line, column names, the rows.
     pub services: Rect,
+    /// The selected service's default values, as on the cluster detail.
+    pub values: Rect,
 }
 
-pub fn template_detail(area: Rect) -> TemplateAreas {
-    let [info, services] =
+/// `services` is how many service rows are listed.
+pub fn template_detail(area: Rect, services: usize) -> TemplateAreas {
+    let [info, rest] =
         Layout::vertical([Constraint::Length(2), Constraint::Fill(1)]).areas(inner(area));
-    TemplateAreas { info, services }
+    let (services, values) = list_and_values(rest, services);
+    TemplateAreas {
+        info,
+        services,
+        values,
+    }
+}
+
+/// The parts of the values screen, inside its block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValuesAreas {
+    /// Where the values come from: one line, two when it is too long, none
+    /// without values.
+    pub layers: Rect,
+    /// The YAML, or why there is none.
+    pub text: Rect,
+}
+
+/// `layers` is how long the line that says where the values come from is.
+pub fn values(area: Rect, layers: usize) -> ValuesAreas {
+    let inner = inner(area);
+    let lines = match layers {
+        0 => 0,
+        n if n <= usize::from(inner.width) => 1,
+        _ => 2,
+    };
+    let [layers, text] =
+        Layout::vertical([Constraint::Length(lines), Constraint::Fill(1)]).areas(inner);
+    ValuesAreas { layers, text }
 }
 
 /// The parts of the values editor, inside its block.
@@ -212,16 +268,26 @@ pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
             Some(below(board(body, groups).waves, 2))
         }
         Screen::ClusterDetail(key) => {
-            let conditions = app
-                .data
-                .cluster(&key.namespace, &key.name)
+            let mc = app.data.cluster(&key.namespace, &key.name);
+            let conditions = mc
                 .and_then(|c| c.status.as_ref())
                 .map_or(0, |s| s.conditions.len());
-            Some(below(detail(body, conditions).services, 2))
+            let services = mc.map_or(0, |c| service_rows(c, &view.filter).len());
+            Some(below(detail(body, conditions, services).services, 2))
         }
-        Screen::TemplateDetail(_) => Some(below(template_detail(body).services, 2)),
+        Screen::TemplateDetail(key) => {
+            let services = app
+                .data
+                .cluster_template(&key.namespace, &key.name)
+                .map_or(0, |ct| template_service_rows(ct, &view.filter).len());
+            Some(below(template_detail(body, services).services, 2))
+        }
         Screen::Edit(_) => None,
         Screen::Yaml(_) => Some(inner(body)),
+        Screen::Values(key) => {
+            let layers = crate::tui::values::shown(&app.data, key).layers;
+            Some(values(body, layers.chars().count()).text)
+        }
     }
 }
 

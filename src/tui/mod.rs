@@ -23,6 +23,7 @@ pub mod logging;
 pub mod patch;
 pub mod rollouts;
 pub mod theme;
+pub mod values;
 pub mod views;
 
 use std::io::{Stdout, stdout};

@@ -1,4 +1,5 @@
-//! One cluster: its conditions and its services.
+//! One cluster: its conditions, its services and the selected service's
+//! merged values.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -6,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Text, body_block, col, empty_note, flex, section, table};
+use super::{Text, body_block, col, empty_note, flex, section, table, values};
 use crate::tui::app::{
     App, ObjKey, View, age, condition_health, service_health, service_rows, services_ready,
 };
@@ -33,7 +34,8 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     };
     frame.render_widget(body_block(app, Vec::new()), area);
     let status = mc.status.clone().unwrap_or_default();
-    let parts = layout::detail(area, status.conditions.len());
+    let listed = service_rows(mc, &view.filter);
+    let parts = layout::detail(area, status.conditions.len(), listed.len());
 
     // The summary line.
     let label = |s: &'static str| Span::styled(s, t.muted());
@@ -111,12 +113,11 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     }
 
     // Services.
-    let services = service_rows(mc, &view.filter);
     let total = status.services.len();
-    let title = if services.len() == total {
+    let title = if listed.len() == total {
         format!(" services ({total}) ")
     } else {
-        format!(" services ({}/{total}) ", services.len())
+        format!(" services ({}/{total}) ", listed.len())
     };
     frame.render_widget(section(title), parts.services);
     let svc_area = Rect {
@@ -131,7 +132,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         col("REV", 3, 5),
         flex("MESSAGE", 10),
     ];
-    let rows: Vec<Vec<Text>> = services
+    let rows: Vec<Vec<Text>> = listed
         .iter()
         .map(|s| {
             let health = service_health(s.state);
@@ -168,4 +169,5 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         };
         empty_note(app, frame, svc_area, text);
     }
+    values::pane(app, frame, parts.values);
 }

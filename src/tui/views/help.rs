@@ -76,6 +76,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                         keys::ScreenKind::RolloutBoard => "rollout board",
                         keys::ScreenKind::Events => "events",
                         keys::ScreenKind::Yaml => "yaml",
+                        keys::ScreenKind::Values => "values",
                     }
                 ),
                 t.title(),

@@ -11,6 +11,7 @@ mod modal;
 mod rollouts;
 mod template_detail;
 mod templates;
+mod values;
 mod yaml;
 
 #[cfg(test)]
@@ -53,6 +54,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Rollout(key) => board::draw(app, key, frame, bands.body),
             Screen::Events(regarding) => events::draw(app, regarding.as_ref(), frame, bands.body),
             Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
+            Screen::Values(key) => values::draw(app, key, frame, bands.body),
         }
     }
     status(app, frame, bands.status);
@@ -219,6 +221,16 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         }
         Input::None => keys::hints(app.screen().kind()),
     };
+    // Short of room: the command prompt's hint goes first (`?` lists it).
+    let needed: usize = pairs
+        .iter()
+        .map(|(k, d)| k.chars().count() + 1 + d.chars().count() + 2)
+        .sum::<usize>()
+        .saturating_sub(2);
+    let mut pairs = pairs;
+    if needed > usize::from(area.width) {
+        pairs.retain(|(k, _)| k != ":");
+    }
     let mut spans = Vec::new();
     for (i, (key, desc)) in pairs.into_iter().enumerate() {
         if i > 0 {

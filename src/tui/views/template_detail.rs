@@ -1,5 +1,5 @@
 //! One ClusterTemplate: its chart and the services every cluster made from
-//! it gets, with their values.
+//! it gets, with their values, and the selected service's default values.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Text, body_block, col, empty_note, flex, section, table};
+use super::{Text, body_block, col, empty_note, flex, section, table, values};
 use crate::tui::app::{App, ObjKey, TemplateRef, template_service_rows};
 use crate::tui::layout;
 use crate::tui::theme::Health;
@@ -49,7 +49,8 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         return;
     };
     frame.render_widget(body_block(app, Vec::new()), area);
-    let parts = layout::template_detail(area);
+    let rows = template_service_rows(ct, &view.filter);
+    let parts = layout::template_detail(area, rows.len());
     let tr = TemplateRef::Cluster(ct);
     let (valid, health) = tr.valid();
     let used = app.data.usage.get(key).copied().unwrap_or(0);
@@ -75,7 +76,6 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     ));
     frame.render_widget(Paragraph::new(vec![info, message]), parts.info);
 
-    let rows = template_service_rows(ct, &view.filter);
     let total = ct.spec.services.len();
     let title = if rows.len() == total {
         format!(" services ({total}) ")
@@ -115,6 +115,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         };
         empty_note(app, frame, svc_area, text);
     }
+    values::pane(app, frame, parts.values);
 }
 
 #[cfg(test)]

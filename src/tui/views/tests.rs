@@ -8,7 +8,7 @@ use ratatui::style::Color;
 
 use crate::store::WatchFailure;
 use crate::tui::app::tests::{
-    app, board_app, ctrl, detail_app, failing, now, target, type_str, type_text, versioned,
+    app, board_app, ctrl, detail_app, failing, now, target, type_str, type_text, valued, versioned,
 };
 use crate::tui::app::{App, Engine, Msg, update};
 use crate::tui::editor::{Base, SaveError};
@@ -75,6 +75,79 @@ fn cluster_detail() {
         press(&mut app, KeyCode::Enter);
         app
     });
+}
+
+/// The selected service's merged values under the services, at the
+/// revision the cluster is given.
+#[test]
+fn cluster_values() {
+    snap("cluster_values", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(valued()));
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    // staging-1 is still given revision 1.
+    snap("cluster_values_given_revision", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(valued()));
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    // Values that do not parse: the engine's reason instead.
+    snap("cluster_values_blocked", || {
+        let mut app = app();
+        let mut data = valued();
+        std::sync::Arc::make_mut(&mut data.clusters[0])
+            .spec
+            .services[0]
+            .values = Some("controller:\n  service: {type: [ClusterIP}\n".into());
+        update(&mut app, Msg::Data(data));
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    // The help says what enter and e do here.
+    snap("cluster_detail_help", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('?'));
+        app
+    });
+    // More values than the pane holds: it says how many more enter shows.
+    snap("cluster_values_long", long_values);
+    // enter: all of them, scrolled a little.
+    snap("values_screen", || {
+        let mut app = long_values();
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('j'));
+        press(&mut app, KeyCode::Char('j'));
+        app
+    });
+}
+
+/// prod-eu-1's detail, its ingress-nginx with a chart of more defaults.
+fn long_values() -> App {
+    let mut app = app();
+    let mut data = valued();
+    let st = std::sync::Arc::make_mut(&mut data.service_templates[1]);
+    let mut config = st.status.as_ref().unwrap().config.clone().unwrap();
+    config["controller"]["image"] = serde_json::json!({
+        "registry": "registry.k8s.io",
+        "image": "ingress-nginx/controller",
+        "tag": "v1.11.3",
+        "pullPolicy": "IfNotPresent",
+    });
+    config["controller"]["resources"] =
+        serde_json::json!({"requests": {"cpu": "100m", "memory": "90Mi"}});
+    config["controller"]["admissionWebhooks"] =
+        serde_json::json!({"enabled": true, "port": 8443, "failurePolicy": "Fail"});
+    config["defaultBackend"] = serde_json::json!({"enabled": false});
+    config["tcp"] = serde_json::json!({});
+    st.status.as_mut().unwrap().config = Some(config);
+    update(&mut app, Msg::Data(data));
+    press(&mut app, KeyCode::Enter);
+    app
 }
 
 #[test]
@@ -198,6 +271,41 @@ fn template_detail() {
         press(&mut app, KeyCode::Char(':'));
         type_str(&mut app, "tmpl");
         press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+}
+
+/// What every cluster made from the template gets, before its own values.
+#[test]
+fn template_values() {
+    snap("template_values", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(valued()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    snap("template_values_screen", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(valued()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    // A ServiceTemplate: its chart's defaults under its own values.
+    snap("service_template_defaults", || {
+        let mut app = app();
+        update(&mut app, Msg::Data(valued()));
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::End);
         press(&mut app, KeyCode::Enter);
         app
     });
@@ -512,7 +620,23 @@ fn themes_change_colours_only() {
 /// Small and odd sizes draw without panicking, on every screen.
 #[test]
 fn any_size_draws() {
-    let setups: [fn(&mut App); 10] = [
+    let setups: [fn(&mut App); 13] = [
+        |a| {
+            update(a, Msg::Data(valued()));
+            press(a, KeyCode::Enter);
+        },
+        |a| {
+            update(a, Msg::Data(valued()));
+            press(a, KeyCode::Enter);
+            press(a, KeyCode::Enter);
+        },
+        |a| {
+            update(a, Msg::Data(valued()));
+            press(a, KeyCode::Char(':'));
+            type_str(a, "tmpl");
+            press(a, KeyCode::Enter);
+            press(a, KeyCode::Enter);
+        },
         |a| {
             press(a, KeyCode::Char(':'));
             type_str(a, "ro");

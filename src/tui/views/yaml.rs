@@ -54,7 +54,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
 }
 
 /// Keys in the accent colour, comments muted.
-fn highlight<'a>(line: &'a str, t: &Theme) -> Line<'a> {
+pub(crate) fn highlight<'a>(line: &'a str, t: &Theme) -> Line<'a> {
     let body = line.trim_start();
     let indent = &line[..line.len() - body.len()];
     if body.starts_with('#') {
