@@ -44,6 +44,10 @@ struct Cli {
     /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
     #[arg(long, env = "HMC_TUI_THEME")]
     theme: Option<String>,
+    /// Console: quit right after the first full frame and print how long
+    /// the stores took to sync and the frame to come (for measuring).
+    #[arg(long, hide = true)]
+    exit_after_first_frame: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -61,6 +65,7 @@ enum Command {
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    let started = std::time::Instant::now();
     color_eyre::install()?;
     let cli = Cli::parse();
     match cli.command {
@@ -74,11 +79,11 @@ async fn main() -> Result<()> {
             Ok(())
         }
         None if cli.reconcile => reconcile(&cli).await,
-        None => console(&cli).await,
+        None => console(&cli, started).await,
     }
 }
 
-async fn console(cli: &Cli) -> Result<()> {
+async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
     use hmc_tui::tui::config;
     let settings = match config::config_path() {
         Some(path) => config::load(&path)?,
@@ -108,6 +113,7 @@ async fn console(cli: &Cli) -> Result<()> {
         theme,
         readonly: cli.readonly,
         kubeconfig_user: kubeconfig_user(cli),
+        exit_after_first_frame: cli.exit_after_first_frame.then_some(started),
     })
     .await
 }

@@ -1742,67 +1742,13 @@ pub(crate) mod tests {
         RolloutStrategy, TemplateRolloutSpec, TemplateRolloutStatus, WaveState, WaveStatus,
     };
     use crate::api::{
-        ClusterTemplateSpec, ClusterTemplateStatus, HelmSpec, ManagedClusterSpec,
-        ManagedClusterStatus, ManagedService, Repository, ServiceStatus, ServiceTemplateSpec,
-        TemplateService, TemplateStatus,
+        ClusterTemplateSpec, ClusterTemplateStatus, ManagedClusterSpec, ManagedClusterStatus,
+        ManagedService, ServiceTemplateSpec, TemplateService, TemplateStatus,
     };
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-    /// 2025-01-01T00:00:00Z: the "now" of every test.
-    pub const NOW: i64 = 1_735_689_600;
-
-    pub fn now() -> Timestamp {
-        Timestamp::from_second(NOW).unwrap()
-    }
-
-    fn time(ago: i64) -> Time {
-        Time(Timestamp::from_second(NOW - ago).unwrap())
-    }
-
-    fn meta(ns: &str, name: &str, ago: i64) -> ObjectMeta {
-        ObjectMeta {
-            namespace: Some(ns.into()),
-            name: Some(name.into()),
-            creation_timestamp: Some(time(ago)),
-            ..Default::default()
-        }
-    }
-
-    fn cond(type_: &str, status: bool, reason: &str, message: &str, ago: i64) -> Condition {
-        Condition {
-            type_: type_.into(),
-            status: if status { "True" } else { "False" }.into(),
-            reason: reason.into(),
-            message: message.into(),
-            observed_generation: Some(1),
-            last_transition_time: time(ago),
-        }
-    }
-
-    fn service(name: &str, state: ServiceState, version: &str, message: &str) -> ServiceStatus {
-        ServiceStatus {
-            name: name.into(),
-            namespace: Some(name.into()),
-            template: Some(format!("{name}-{}", version.replace('.', "-"))),
-            state,
-            version: Some(version.into()),
-            revision: Some(2),
-            message: Some(message.into()),
-        }
-    }
-
-    fn helm(chart: &str, version: &str) -> HelmSpec {
-        HelmSpec {
-            chart_name: Some(chart.into()),
-            chart_version: Some(version.into()),
-            repository: Some(Repository {
-                url: "https://charts.example.com".into(),
-                ..Default::default()
-            }),
-            chart_ref: None,
-        }
-    }
+    pub use crate::tui::fixtures::{NOW, now, target};
+    use crate::tui::fixtures::{cond, helm, meta, service, time};
 
     /// Three clusters in three states, two cluster templates (one invalid)
     /// and two service templates.
@@ -2276,22 +2222,9 @@ pub(crate) mod tests {
         ]
     }
 
-    pub fn target() -> super::Target {
-        super::Target {
-            context: "kind-hmc".into(),
-            cluster: "https://127.0.0.1:6443".into(),
-            namespace: None,
-            engine: Engine::InProcess,
-            readonly: false,
-        }
-    }
-
     /// A synced app over the sample data.
     pub fn app() -> App {
-        let mut app = App::new(target(), Theme::default(), now());
-        update(&mut app, Msg::Synced);
-        update(&mut app, Msg::Data(sample()));
-        app
+        crate::tui::fixtures::app(sample())
     }
 
     fn press(app: &mut App, code: KeyCode) -> Vec<Command> {

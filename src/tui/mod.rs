@@ -17,6 +17,8 @@ pub mod banner;
 pub mod config;
 pub mod editor;
 pub mod events;
+#[doc(hidden)]
+pub mod fixtures;
 pub mod keys;
 pub mod layout;
 pub mod logging;
@@ -83,10 +85,40 @@ pub struct TuiOptions {
     /// The kubeconfig context's user, for the name requests carry when the
     /// API server cannot say who the console is.
     pub kubeconfig_user: Option<String>,
+    /// Quit right after the first full frame (drawn once the stores
+    /// synced) and print how long it took from this instant, the start of
+    /// the process.
+    pub exit_after_first_frame: Option<std::time::Instant>,
+}
+
+/// When the stores synced and when the first full frame was drawn.
+#[derive(Default)]
+struct FirstFrame {
+    /// Quit once it is drawn.
+    exit: bool,
+    synced: Option<std::time::Instant>,
+    drawn: Option<std::time::Instant>,
+}
+
+impl FirstFrame {
+    /// `stores synced 812 ms after start; first full frame 14 ms later (826 ms after start)`.
+    fn report(&self, started: std::time::Instant) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        match (self.synced, self.drawn) {
+            (Some(synced), Some(drawn)) => format!(
+                "stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
+                ms(synced - started),
+                ms(drawn - synced),
+                ms(drawn - started)
+            ),
+            _ => "quit before the first full frame".to_string(),
+        }
+    }
 }
 
 /// The stores the console reads; it keeps no subscription it does not read.
-struct Readers {
+#[doc(hidden)]
+pub struct Readers {
     clusters: Store<ManagedCluster>,
     cluster_templates: Store<ClusterTemplate>,
     service_templates: Store<ServiceTemplate>,
@@ -96,7 +128,9 @@ struct Readers {
 }
 
 impl Readers {
-    fn snapshot(&self) -> Snapshot {
+    /// What the console shows, read from the stores: what it does each
+    /// time they change.
+    pub fn snapshot(&self) -> Snapshot {
         Snapshot::new(
             self.clusters.state(),
             self.cluster_templates.state(),
@@ -473,9 +507,16 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
 
     let original_hook = install_panic_hook();
     let mut engine = engine;
+    let mut first = FirstFrame {
+        exit: opts.exit_after_first_frame.is_some(),
+        ..Default::default()
+    };
     let result = match TerminalGuard::enter() {
         Ok((guard, terminal)) => {
-            let r = event_loop(&mut app, terminal, &mut rx, &readers, &writer, &pending).await;
+            let r = event_loop(
+                &mut app, terminal, &mut rx, &readers, &writer, &pending, &mut first,
+            )
+            .await;
             // The last frame says so while the engine stops.
             stop_engine(engine.take(), &shutdown).await;
             drop(guard);
@@ -489,6 +530,11 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         task.abort();
     }
     watches.abort();
+    if let Some(started) = opts.exit_after_first_frame {
+        let report = first.report(started);
+        tracing::info!(%report, "first frame");
+        eprintln!("{report}");
+    }
     tracing::info!("console stopped");
     result
 }
@@ -501,6 +547,7 @@ async fn event_loop(
     readers: &Readers,
     writer: &Arc<Writer>,
     pending: &AtomicBool,
+    first: &mut FirstFrame,
 ) -> Result<()> {
     let size = terminal.size()?;
     app::update(app, Msg::Resize(size.width, size.height));
@@ -525,6 +572,9 @@ async fn event_loop(
         match msg {
             Some(None) => return Ok(()),
             Some(Some(msg)) => {
+                if matches!(msg, Msg::Synced) && first.synced.is_none() {
+                    first.synced = Some(std::time::Instant::now());
+                }
                 for command in app::update(app, msg) {
                     match command {
                         Command::Quit => {
@@ -557,6 +607,12 @@ async fn event_loop(
                 terminal.draw(|f| views::draw(app, f))?;
                 last_frame = Instant::now();
                 dirty = false;
+                if app.synced && first.drawn.is_none() {
+                    first.drawn = Some(std::time::Instant::now());
+                    if first.exit {
+                        return Ok(());
+                    }
+                }
             }
         }
     }
