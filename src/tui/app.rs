@@ -531,7 +531,7 @@ impl App {
 
     /// The rows of the current view after its filter.
     pub fn row_count(&self) -> usize {
-        row_ids(self, self.view()).len()
+        row_count(self, self.view())
     }
 }
 
@@ -735,7 +735,7 @@ fn matches(filter: &str, fields: &[&str]) -> bool {
 pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<ManagedCluster>> {
     data.clusters
         .iter()
-        .filter(|c| matches(filter, &[&c.name_any(), &cluster_ready(c).2]))
+        .filter(|c| filter.is_empty() || matches(filter, &[&c.name_any(), &cluster_ready(c).2]))
         .collect()
 }
 
@@ -898,6 +898,21 @@ pub fn selected_values(app: &App) -> Option<ValuesKey> {
     })
 }
 
+/// How many rows a view has after its filter: as many as [`row_ids`], but
+/// the long lists are counted without making their ids.
+fn row_count(app: &App, view: &View) -> usize {
+    match &view.screen {
+        Screen::Clusters => cluster_rows(&app.data, &view.filter).len(),
+        Screen::Rollout(key) => board(&app.data, key, &view.filter)
+            .iter()
+            .filter(|r| r.is_cluster())
+            .count(),
+        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter).len(),
+        Screen::Yaml(key) => app.data.yaml(key).map_or(0, |y| y.lines().count()),
+        _ => row_ids(app, view).len(),
+    }
+}
+
 /// The key of the selected row of a list view.
 fn selected_key(app: &App) -> Option<ObjKey> {
     let view = app.view();
@@ -1045,7 +1060,7 @@ fn fit_at(app: &mut App, i: usize) {
         fit_board(&mut app.stack[i], &lines, height);
         return;
     }
-    let count = row_ids(app, &app.stack[i]).len();
+    let count = row_count(app, &app.stack[i]);
     fit(&mut app.stack[i], count, height);
 }
 

@@ -112,7 +112,7 @@ impl FirstFrame {
                 ms(drawn - synced),
                 ms(drawn - started)
             ),
-            _ => "quit before the stores synced: no full frame".to_string(),
+            _ => "quit before the first full frame".to_string(),
         }
     }
 }

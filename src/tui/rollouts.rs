@@ -129,14 +129,15 @@ pub fn board_rows<'a>(status: &'a TemplateRolloutStatus, filter: &str) -> Vec<Bo
             .iter()
             .copied()
             .filter(|c| {
-                matches(
-                    filter,
-                    &[
-                        &c.name,
-                        &c.state.to_string(),
-                        c.reason.as_deref().unwrap_or_default(),
-                    ],
-                )
+                filter.is_empty()
+                    || matches(
+                        filter,
+                        &[
+                            &c.name,
+                            &c.state.to_string(),
+                            c.reason.as_deref().unwrap_or_default(),
+                        ],
+                    )
             })
             .collect();
         if shown.is_empty() && !filter.is_empty() {

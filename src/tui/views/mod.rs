@@ -475,8 +475,19 @@ pub(crate) fn table(
             .collect::<Vec<_>>(),
     )
     .style(t.header());
+    // The widths come from every row; only the rows on screen are made
+    // into the table, scrolled as the table would scroll them.
+    let shown = on_screen(
+        rows.len(),
+        view.offset,
+        selectable.then_some(view.selected),
+        usize::from(area.height.saturating_sub(1)),
+    );
+    let first = shown.start;
     let body: Vec<Row> = rows
         .into_iter()
+        .skip(first)
+        .take(shown.len())
         .map(|r| {
             Row::new(
                 r.into_iter()
@@ -495,11 +506,33 @@ pub(crate) fn table(
         .row_highlight_style(t.selection())
         .highlight_symbol(Span::styled(SYMBOL, t.accent()))
         .highlight_spacing(HighlightSpacing::Always);
-    let mut state = TableState::default().with_offset(view.offset);
+    let mut state = TableState::default();
     if selectable && !empty {
-        state = state.with_selected(Some(view.selected));
+        state = state.with_selected(Some(view.selected.saturating_sub(first)));
     }
     frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// The rows of a table `height` lines high, one line each, that show from
+/// `offset`: moved just enough to show `selected`, as ratatui's table does.
+fn on_screen(
+    len: usize,
+    offset: usize,
+    selected: Option<usize>,
+    height: usize,
+) -> std::ops::Range<usize> {
+    if len == 0 {
+        return 0..0;
+    }
+    let height = height.max(1);
+    let mut start = offset.min(len - 1);
+    if let Some(selected) = selected.map(|s| s.min(len - 1)) {
+        if selected >= start + height {
+            start = selected + 1 - height;
+        }
+        start = start.min(selected);
+    }
+    start..(start + height).min(len)
 }
 
 /// A muted line in the middle of the rows area, for empty lists.

@@ -713,3 +713,43 @@ fn any_size_draws() {
     let mut app = App::new(target(), Theme::default(), now());
     render(&mut app, (5, 2));
 }
+
+/// A table made of only the rows on screen draws what the table of every
+/// row draws, whatever the offset and the selection.
+#[test]
+fn tables_draw_only_the_rows_on_screen() {
+    use ratatui::widgets::{Row, Table, TableState};
+    let draw = |rows: &[usize], state: &mut TableState, height: u16| {
+        let mut terminal = Terminal::new(TestBackend::new(6, height)).unwrap();
+        let table = Table::new(
+            rows.iter().map(|r| Row::new([r.to_string()])),
+            [ratatui::layout::Constraint::Length(3)],
+        )
+        .highlight_symbol(">");
+        terminal
+            .draw(|f| f.render_stateful_widget(table, f.area(), state))
+            .unwrap();
+        terminal.backend().to_string()
+    };
+    for len in 0..6 {
+        let all: Vec<usize> = (0..len).collect();
+        for height in 1..5u16 {
+            for offset in 0..8 {
+                for selected in std::iter::once(None).chain((0..8).map(Some)) {
+                    let mut state = TableState::default()
+                        .with_offset(offset)
+                        .with_selected(selected);
+                    let whole = draw(&all, &mut state, height);
+                    let shown = super::on_screen(len, offset, selected, usize::from(height));
+                    let mut state = TableState::default()
+                        .with_selected(selected.map(|s| s.saturating_sub(shown.start)));
+                    let part = draw(&all[shown.clone()], &mut state, height);
+                    assert_eq!(
+                        whole, part,
+                        "{len} rows, {height} high, offset {offset}, selected {selected:?}"
+                    );
+                }
+            }
+        }
+    }
+}
