@@ -151,6 +151,18 @@ pub struct ServicesRevision {
     pub services: Vec<TemplateService>,
 }
 
+impl ClusterTemplate {
+    /// The template as it was at `revision`: its spec with the services of
+    /// that revision, if the status still remembers them.
+    pub fn spec_at(&self, revision: i64) -> Option<ClusterTemplateSpec> {
+        let services = self.status.as_ref()?.services_at(revision)?;
+        Some(ClusterTemplateSpec {
+            services: services.to_vec(),
+            ..self.spec.clone()
+        })
+    }
+}
+
 impl ClusterTemplateStatus {
     /// The services of `revision`, if the template still remembers it.
     pub fn services_at(&self, revision: i64) -> Option<&[TemplateService]> {

@@ -24,7 +24,7 @@ use crate::api::conditions::{
 };
 use crate::api::{
     ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterStatus, ServiceState,
-    ServiceStatus, TemplateService, labels, rollout_name,
+    ServiceStatus, labels, rollout_name,
 };
 use crate::flux::{self, HelmRelease};
 use crate::plan::rollout::desired_revision;
@@ -479,12 +479,8 @@ fn given_revision(
         &mc.name_any(),
         current,
     );
-    let spec = |services: &[TemplateService]| ClusterTemplateSpec {
-        services: services.to_vec(),
-        ..template.spec.clone()
-    };
-    match wanted.and_then(|r| status.services_at(r)) {
-        Some(services) => (wanted, Some(spec(services))),
+    match wanted.and_then(|r| template.spec_at(r)) {
+        Some(spec) => (wanted, Some(spec)),
         // A template that predates remembered revisions, or one that forgot
         // this one: its current services, if the status describes them.
         None if status.services_hash.as_deref()

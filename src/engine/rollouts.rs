@@ -22,9 +22,8 @@ use super::context::Context;
 use super::error::Result;
 use crate::api::conditions::CLUSTER_READY;
 use crate::api::{
-    ClusterRolloutState, ClusterTemplate, ClusterTemplateSpec, ManagedCluster, RolloutPhase,
-    ServiceState, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels,
-    rollout_name,
+    ClusterRolloutState, ClusterTemplate, ManagedCluster, RolloutPhase, ServiceState,
+    TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels, rollout_name,
 };
 use crate::plan::rollout::{
     Candidate, Health, Note, Request, advance, apply_request, health_timeout, plan, preview_groups,
@@ -79,19 +78,7 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
     let clusters = clusters_of(ctx, &ns, &name);
     let current = rollouts.iter().find(|r| r.spec.revision == revision);
     let Some(current) = current else {
-        let candidates: Vec<Candidate> = clusters
-            .iter()
-            .filter(|c| c.meta().deletion_timestamp.is_none())
-            .filter_map(|c| {
-                let given = c.status.as_ref().and_then(|s| s.target_revision)?;
-                (given != revision).then(|| Candidate {
-                    name: c.name_any(),
-                    labels: c.labels().clone(),
-                    revision: Some(given),
-                })
-            })
-            .collect();
-        if candidates.is_empty() {
+        if candidates(&clusters, revision).is_empty() {
             return Ok(Action::await_change());
         }
         return start(ct, ctx, revision, &clusters).await;
@@ -116,7 +103,7 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
     let mut status = match &current.status {
         Some(s) if !s.waves.is_empty() || !s.clusters.is_empty() => s.clone(),
         // Created, but the engine stopped before writing its plan.
-        _ => planned(ct, ctx, &current.spec, &clusters, &health),
+        _ => planned(ct, ctx, &current.spec, &clusters),
     };
     let mut notes = Vec::new();
     let request = current.annotations().get(labels::REQUEST).cloned();
@@ -179,8 +166,7 @@ async fn start(
         status: None,
     };
     apply_if_changed(ctx, &obj, None).await?;
-    let health = health_of(clusters);
-    let status = planned(ct, ctx, &spec, clusters, &health);
+    let status = planned(ct, ctx, &spec, clusters);
     let summary = status.change_summary.clone().unwrap_or_default();
     let waves = status.waves.len();
     // The status subresource needs the object's identity only.
@@ -207,26 +193,32 @@ async fn start(
     Ok(Action::requeue(Duration::from_secs(5)))
 }
 
+/// The clusters a rollout of `revision` reaches: those given another
+/// revision already. (A cluster given none yet gets the newest when its
+/// services can first reach it.)
+fn candidates(clusters: &[Arc<ManagedCluster>], revision: i64) -> Vec<Candidate> {
+    clusters
+        .iter()
+        .filter(|c| c.meta().deletion_timestamp.is_none())
+        .filter_map(|c| {
+            let given = c.status.as_ref().and_then(|s| s.target_revision)?;
+            (given != revision).then(|| Candidate {
+                name: c.name_any(),
+                labels: c.labels().clone(),
+                revision: Some(given),
+            })
+        })
+        .collect()
+}
+
 /// The plan of a rollout, with its preview, from the clusters as they are.
 fn planned(
     ct: &ClusterTemplate,
     ctx: &Context,
     spec: &TemplateRolloutSpec,
     clusters: &[Arc<ManagedCluster>],
-    health: &BTreeMap<String, Health>,
 ) -> TemplateRolloutStatus {
-    let candidates: Vec<Candidate> = clusters
-        .iter()
-        .filter(|c| c.meta().deletion_timestamp.is_none())
-        .filter_map(|c| {
-            let given = health.get(&c.name_any()).and_then(|h| h.target)?;
-            (given != spec.revision).then(|| Candidate {
-                name: c.name_any(),
-                labels: c.labels().clone(),
-                revision: Some(given),
-            })
-        })
-        .collect();
+    let candidates = candidates(clusters, spec.revision);
     let mut status = plan(spec, &candidates);
     status.preview = preview(ct, ctx, spec.revision, clusters, &candidates);
     summarize(spec, &mut status);
@@ -242,9 +234,6 @@ fn preview(
     clusters: &[Arc<ManagedCluster>],
     candidates: &[Candidate],
 ) -> Vec<crate::api::PreviewGroup> {
-    let Some(status) = ct.status.as_ref() else {
-        return Vec::new();
-    };
     let ns = ct.namespace().unwrap_or_default();
     let templates = ctx
         .stores
@@ -264,13 +253,7 @@ fn preview(
                 .or_else(|| s.spec.helm.chart_version.clone())
         })
     };
-    let spec_at = |r: Option<i64>| {
-        r.and_then(|r| status.services_at(r))
-            .map(|services| ClusterTemplateSpec {
-                services: services.to_vec(),
-                ..ct.spec.clone()
-            })
-    };
+    let spec_at = |r: Option<i64>| r.and_then(|r| ct.spec_at(r));
     let Some(new_spec) = spec_at(Some(revision)) else {
         return Vec::new();
     };

@@ -86,15 +86,9 @@ pub fn services_given(
         .status
         .as_ref()
         .and_then(|s| s.target_revision)
-        .and_then(|r| Some((r, ct.status.as_ref()?.services_at(r)?)));
+        .and_then(|r| Some((r, ct.spec_at(r)?)));
     match remembered {
-        Some((revision, services)) => (
-            Some(revision),
-            ClusterTemplateSpec {
-                services: services.to_vec(),
-                ..ct.spec.clone()
-            },
-        ),
+        Some((revision, spec)) => (Some(revision), spec),
         None => (None, ct.spec.clone()),
     }
 }

@@ -26,21 +26,13 @@ const SYMBOL: &str = "▶ ";
 const INDENT: &str = "  ";
 
 pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
+    let Some(rollout) = app.data.rollout(&key.namespace, &key.name) else {
+        super::gone(app, key, frame, area);
+        return;
+    };
     let block = body_block(app, Vec::new());
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let Some(rollout) = app.data.rollout(&key.namespace, &key.name) else {
-        empty_note(
-            app,
-            frame,
-            inner,
-            format!(
-                "TemplateRollout {}/{} no longer exists (esc goes back)",
-                key.namespace, key.name
-            ),
-        );
-        return;
-    };
     let Some(status) = rollout.status.as_ref() else {
         empty_note(
             app,

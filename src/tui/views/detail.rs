@@ -18,18 +18,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let view = app.view();
     let Some(mc) = app.data.cluster(&key.namespace, &key.name) else {
-        let block = body_block(app, Vec::new());
-        let inner = block.inner(area);
-        frame.render_widget(block, area);
-        empty_note(
-            app,
-            frame,
-            inner,
-            format!(
-                "ManagedCluster {}/{} no longer exists (esc goes back)",
-                key.namespace, key.name
-            ),
-        );
+        super::gone(app, key, frame, area);
         return;
     };
     frame.render_widget(body_block(app, Vec::new()), area);

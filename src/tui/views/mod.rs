@@ -550,3 +550,21 @@ pub(crate) fn empty_note(app: &App, frame: &mut Frame, area: Rect, text: String)
         area,
     );
 }
+
+/// The body of a screen whose object is gone: says so, and how to go back.
+pub fn gone(app: &App, key: &crate::tui::app::ObjKey, frame: &mut Frame, area: Rect) {
+    let block = body_block(app, Vec::new());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    empty_note(
+        app,
+        frame,
+        inner,
+        format!(
+            "{} {}/{} no longer exists (esc goes back)",
+            key.kind.label(),
+            key.namespace,
+            key.name
+        ),
+    );
+}
