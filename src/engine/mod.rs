@@ -183,7 +183,7 @@ pub fn run(
     let rollouts = Controller::new(scope.api::<ClusterTemplate>(&client), all())
         .with_config(cfg.clone())
         .reconcile_on(triggers::rollout_templates(
-            s.changes.rollouts.clone(),
+            s.applied.rollouts.subscribe(),
             s.rollouts.clone(),
         ))
         .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
@@ -263,8 +263,8 @@ pub fn run(
             // A rollout reaching a cluster (or giving it back its last good
             // revision): only those clusters, once the store has it.
             .reconcile_on(triggers::rollout_clusters(
-                s.changes.rollouts.clone(),
-                s.rollouts.clone(),
+                s.applied.rollouts.subscribe(),
+                s.managed_clusters.clone(),
             ))
             .graceful_shutdown_on(shutdown.clone().cancelled_owned())
             .run(clusters::reconcile, error_policy, ctx.clone())

@@ -4,105 +4,62 @@
 //! reconciler reads has it. For rollouts that race matters: a reconcile that
 //! reads the rollout before the store has an operator's request, or a cluster
 //! that reads it before its wave started, finds nothing to do and would wait
-//! for the next periodic look. These triggers fire after the store has
-//! applied the change, so the reconcile always sees it.
-
-use std::collections::HashMap;
+//! for the next periodic look. These triggers come from the stores'
+//! broadcasts of what they applied, so the reconcile always sees the change.
 
 use futures::{Stream, StreamExt, stream};
 use kube::ResourceExt;
 use kube::runtime::reflector::{ObjectRef, Store};
 use std::sync::Arc;
 
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
 use crate::api::{ClusterRolloutState, ClusterTemplate, ManagedCluster, TemplateRollout};
 
-/// Calls `diff` with the store after every change it announces and emits
-/// what `diff` returns. `diff` keeps its own memory of what it saw.
-fn after_each_change<T, S>(
-    changes: watch::Receiver<u64>,
-    store: Store<TemplateRollout>,
-    memory: S,
-    diff: fn(&Store<TemplateRollout>, &mut S) -> Vec<T>,
-) -> impl Stream<Item = T> + Send + 'static
-where
-    T: Send + 'static,
-    S: Send + 'static,
-{
-    stream::unfold((changes, memory), move |(mut rx, mut memory)| {
-        let store = store.clone();
-        async move {
-            rx.changed().await.ok()?;
-            let out = diff(&store, &mut memory);
-            Some((stream::iter(out), (rx, memory)))
-        }
-    })
-    .flatten()
-}
-
-type Key = (String, String);
-
-fn key(r: &TemplateRollout) -> Key {
-    (r.namespace().unwrap_or_default(), r.name_any())
-}
-
-/// The ClusterTemplate of every rollout that changed (a request, a status
-/// written, the rollout deleted).
+/// The ClusterTemplate of every rollout the store applied (a request, a
+/// status written, the rollout deleted).
 pub fn rollout_templates(
-    changes: watch::Receiver<u64>,
-    store: Store<TemplateRollout>,
+    rx: broadcast::Receiver<Arc<TemplateRollout>>,
+    rollouts: Store<TemplateRollout>,
 ) -> impl Stream<Item = ObjectRef<ClusterTemplate>> + Send + 'static {
-    let memory: HashMap<Key, (String, Option<String>)> = HashMap::new();
-    after_each_change(changes, store, memory, |store, seen| {
-        let mut now: HashMap<Key, (String, Option<String>)> = HashMap::new();
-        let mut out = Vec::new();
-        for r in store.state() {
-            let entry = (r.spec.template.clone(), r.resource_version());
-            if seen.get(&key(&r)) != Some(&entry) {
-                out.push(ObjectRef::new(&entry.0).within(&key(&r).0));
-            }
-            now.insert(key(&r), entry);
-        }
-        for (k, (template, _)) in seen.iter() {
-            if !now.contains_key(k) {
-                out.push(ObjectRef::new(template).within(&k.0));
-            }
-        }
-        *seen = now;
-        out
-    })
+    from_applied(
+        rx,
+        |r: &TemplateRollout| Some(template_of(r)),
+        move || rollouts.state().iter().map(|r| template_of(r)).collect(),
+    )
 }
 
-/// The clusters whose revision a rollout just changed: a wave reached them,
-/// or a rollback or skip gave them back their previous one.
+fn template_of(r: &TemplateRollout) -> ObjectRef<ClusterTemplate> {
+    ObjectRef::new(&r.spec.template).within(&r.namespace().unwrap_or_default())
+}
+
+/// The clusters whose revision a rollout may just have changed: those a
+/// wave reached and those a rollback or skip gave back their previous one.
+/// (Clusters waiting or already updated keep theirs.)
 pub fn rollout_clusters(
-    changes: watch::Receiver<u64>,
-    store: Store<TemplateRollout>,
+    rx: broadcast::Receiver<Arc<TemplateRollout>>,
+    clusters: Store<ManagedCluster>,
 ) -> impl Stream<Item = ObjectRef<ManagedCluster>> + Send + 'static {
-    let memory: HashMap<(Key, String), ClusterRolloutState> = HashMap::new();
-    after_each_change(changes, store, memory, |store, seen| {
-        let mut now = HashMap::new();
-        let mut out = Vec::new();
-        for r in store.state() {
-            let k = key(&r);
-            for c in r.status.iter().flat_map(|s| s.clusters.iter()) {
-                let id = (k.clone(), c.name.clone());
-                let moved = matches!(
-                    c.state,
-                    ClusterRolloutState::Updating
-                        | ClusterRolloutState::RolledBack
-                        | ClusterRolloutState::Skipped
-                );
-                if moved && seen.get(&id) != Some(&c.state) {
-                    out.push(ObjectRef::new(&c.name).within(&k.0));
-                }
-                now.insert(id, c.state);
-            }
-        }
-        *seen = now;
-        out
-    })
+    from_applied(
+        rx,
+        |r: &TemplateRollout| {
+            let ns = r.namespace().unwrap_or_default();
+            r.status
+                .iter()
+                .flat_map(|s| s.clusters.iter())
+                .filter(|c| {
+                    matches!(
+                        c.state,
+                        ClusterRolloutState::Updating
+                            | ClusterRolloutState::RolledBack
+                            | ClusterRolloutState::Skipped
+                    )
+                })
+                .map(|c| ObjectRef::new(&c.name).within(&ns))
+                .collect::<Vec<_>>()
+        },
+        all_clusters(clusters),
+    )
 }
 
 /// Turns a store's broadcast of applied objects into triggers, through
