@@ -151,10 +151,6 @@ fn context_name(cli: &Cli) -> String {
         .unwrap_or_else(|| "in-cluster".into())
 }
 
-async fn client(cli: &Cli) -> Result<kube::Client> {
-    Ok(kube::Client::try_from(config(cli).await?)?)
-}
-
 async fn config(cli: &Cli) -> Result<kube::Config> {
     let options = kube::config::KubeConfigOptions {
         context: cli.context.clone(),
@@ -180,13 +176,13 @@ async fn reconcile(cli: &Cli) -> Result<()> {
                 .unwrap_or_else(|_| "info,kube=warn".into()),
         )
         .init();
-    let client = client(cli).await?;
+    let counters = Arc::new(Counters::default());
+    let client = engine::requests::counted_client(config(cli).await?, counters.requests.clone())?;
     engine::check_crds(&client).await.map_err(|e| eyre!(e))?;
     let scope = Scope {
         namespace: cli.namespace.clone(),
     };
     let (stores, watches) = Stores::new(&client, &scope);
-    let counters = Arc::new(Counters::default());
     let ctx = Arc::new(Context::new(
         client,
         stores.clone(),

@@ -45,6 +45,9 @@ pub struct Counters {
     pub errors: AtomicU64,
     /// Per controller: reconciles, errors, durations, in flight.
     pub controllers: super::metrics::ControllerMetrics,
+    /// Every request sent to the API server, when the client counts them
+    /// (see [`super::requests::counted_client`]).
+    pub requests: Arc<super::requests::ApiRequests>,
 }
 
 impl Counters {

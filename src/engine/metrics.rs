@@ -112,6 +112,17 @@ pub fn render(counters: &Counters, stores: &Stores, role: Role) -> String {
         "Create, apply, patch and delete requests sent.",
     );
     lines.push(format!("hmc_engine_writes_total {}", counters.writes()));
+    head(
+        &mut lines,
+        "hmc_api_requests_total",
+        "counter",
+        "Requests sent to the API server, by verb and resource: reads, writes, watches and lease renewals.",
+    );
+    for ((verb, resource), n) in counters.requests.snapshot() {
+        lines.push(format!(
+            "hmc_api_requests_total{{verb=\"{verb}\",resource=\"{resource}\"}} {n}"
+        ));
+    }
 
     let controllers = counters.controllers.snapshot();
     head(

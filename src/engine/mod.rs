@@ -16,6 +16,7 @@ pub mod finalizer;
 pub mod leader;
 pub mod metrics;
 pub mod releases;
+pub mod requests;
 pub mod rollouts;
 pub mod templates;
 pub mod triggers;

@@ -1,0 +1,150 @@
+//! The engine under measurement: the real binary (`hmc-tui --reconcile`)
+//! scoped to the bench namespace, read through its `/metrics` and its
+//! peak resident memory from `/proc`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hmc_tui::engine::requests::is_read;
+
+use crate::common::headless::Headless;
+
+pub struct Engine {
+    process: Headless,
+    pid: u32,
+}
+
+/// What an engine's `/metrics` says, at one moment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// `hmc_api_requests_total` by (verb, resource).
+    pub requests: BTreeMap<(String, String), u64>,
+    /// `hmc_engine_writes_total`.
+    pub writes: u64,
+    /// `hmc_reconcile_total` of the ManagedCluster controller.
+    pub cluster_reconciles: u64,
+    /// `hmc_reconcile_in_flight`, all controllers.
+    pub in_flight: i64,
+}
+
+impl Metrics {
+    /// Reads and writes sent for the fleet: everything but the lease's
+    /// renewals, which depend on time, not on clusters.
+    pub fn reads_writes(&self) -> (u64, u64) {
+        self.requests
+            .iter()
+            .filter(|((_, resource), _)| resource != "leases")
+            .fold((0, 0), |(r, w), ((verb, _), n)| {
+                if is_read(verb) {
+                    (r + n, w)
+                } else {
+                    (r, w + n)
+                }
+            })
+    }
+
+    /// The requests a quiet engine would not send.
+    fn activity(&self) -> (u64, u64) {
+        let (r, w) = self.reads_writes();
+        (r + w, self.writes)
+    }
+
+    fn parse(text: &str) -> Self {
+        let mut m = Metrics::default();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let Some((key, value)) = line.rsplit_once(' ') else {
+                continue;
+            };
+            let Ok(value) = value.parse::<f64>() else {
+                continue;
+            };
+            let (name, labels) = key.split_once('{').unwrap_or((key, ""));
+            let label = |l: &str| {
+                labels
+                    .split(',')
+                    .find_map(|kv| kv.strip_prefix(&format!("{l}=\"")))
+                    .map(|v| v.trim_end_matches(['"', '}']).to_string())
+            };
+            match name {
+                "hmc_api_requests_total" => {
+                    if let (Some(verb), Some(resource)) = (label("verb"), label("resource")) {
+                        m.requests.insert((verb, resource), value as u64);
+                    }
+                }
+                "hmc_engine_writes_total" => m.writes = value as u64,
+                "hmc_reconcile_total"
+                    if label("controller").as_deref() == Some("managedclusters") =>
+                {
+                    m.cluster_reconciles = value as u64
+                }
+                "hmc_reconcile_in_flight" => m.in_flight += value as i64,
+                _ => {}
+            }
+        }
+        m
+    }
+}
+
+impl Engine {
+    pub fn start(ns: &str, port: u16) -> Self {
+        let process = Headless::spawn(ns, port);
+        let pid = process.child.id().expect("the engine runs");
+        Self { process, pid }
+    }
+
+    pub async fn metrics(&self) -> Option<Metrics> {
+        let (_, text) = self.process.get("/metrics").await?;
+        Some(Metrics::parse(&text))
+    }
+
+    /// Waits until the engine has reconciled at least `clusters` clusters
+    /// and sent nothing for 3 s (no request, no write, nothing in flight),
+    /// and returns its metrics then.
+    pub async fn settle(&self, clusters: u64, timeout: Duration) -> Metrics {
+        let start = std::time::Instant::now();
+        let mut last: Option<Metrics> = None;
+        let mut quiet = 0;
+        loop {
+            assert!(
+                start.elapsed() < timeout,
+                "the engine did not settle within {timeout:?}; its log: {}",
+                self.process.log.display()
+            );
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let Some(now) = self.metrics().await else {
+                continue;
+            };
+            let same = last
+                .as_ref()
+                .is_some_and(|l| l.activity() == now.activity());
+            quiet = if same && now.in_flight == 0 && now.cluster_reconciles >= clusters {
+                quiet + 1
+            } else {
+                0
+            };
+            if quiet >= 3 {
+                return now;
+            }
+            last = Some(now);
+        }
+    }
+
+    /// The engine's peak resident memory so far, in MiB (`VmHWM`).
+    pub fn peak_rss_mib(&self) -> f64 {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid)).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+            .map_or(0.0, |kib| kib / 1024.0)
+    }
+
+    /// Stops it (SIGTERM) and returns its peak resident memory in MiB.
+    pub async fn stop(self) -> f64 {
+        let peak = self.peak_rss_mib();
+        let (status, _) = self.process.terminate().await;
+        assert!(status.success(), "the engine exited with {status}");
+        peak
+    }
+}

@@ -1,0 +1,233 @@
+//! The fleet a benchmark run works on: one ClusterTemplate with three
+//! services, N ManagedClusters made from it, and what an infrastructure
+//! provider would write for each (a provisioned CAPI Cluster and its
+//! kubeconfig secret), created in bulk with a bounded number of requests in
+//! flight.
+
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use serde_json::{Value, json};
+
+use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
+
+use crate::common::{self, ar, cases::chart_repo_url};
+
+/// The three services of the bench template: (service, ServiceTemplate, chart version).
+pub const SERVICES: [(&str, &str, &str); 3] = [
+    ("a", "bench-a", "4.11.3"),
+    ("b", "bench-b", "4.11.4"),
+    ("c", "bench-c", "4.11.3"),
+];
+pub const TEMPLATE: &str = "bench";
+/// Requests in flight while creating the fleet (setup, not measured).
+const SETUP_CONCURRENCY: usize = 64;
+
+pub fn cluster_name(i: usize) -> String {
+    format!("c{i:05}")
+}
+
+/// The values a service gets at `revision`: what the checks look for.
+pub fn service_values(service: &str, revision: i64) -> Value {
+    json!({"bench": {"service": service, "revision": revision}})
+}
+
+fn cluster_template(revision: i64) -> Value {
+    let services: Vec<Value> = SERVICES
+        .iter()
+        .map(|(name, template, _)| {
+            json!({
+                "name": name, "template": template, "namespace": format!("bench-{name}"),
+                "values": serde_yaml::to_string(&service_values(name, revision)).unwrap(),
+            })
+        })
+        .collect();
+    json!({
+        "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ClusterTemplate",
+        "metadata": {"name": TEMPLATE},
+        "spec": {
+            "helm": {
+                "chartName": "hmc-test-cluster", "chartVersion": "0.1.0",
+                "repository": {"url": chart_repo_url()},
+            },
+            "services": services,
+            "rollout": {"strategy": "Automatic", "maxConcurrent": "100%"},
+        },
+    })
+}
+
+/// The ServiceTemplates and the ClusterTemplate (services at revision 1).
+pub async fn templates(client: &Client, ns: &str) {
+    for (_, name, version) in SERVICES {
+        common::apply_json(
+            client,
+            &ar(
+                "hmc.mirantis.com",
+                "v1alpha1",
+                "ServiceTemplate",
+                "servicetemplates",
+            ),
+            Some(ns),
+            json!({
+                "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ServiceTemplate",
+                "metadata": {"name": name},
+                "spec": {"helm": {
+                    "chartName": "ingress-nginx", "chartVersion": version,
+                    "repository": {"url": chart_repo_url()},
+                }},
+            }),
+        )
+        .await;
+    }
+    set_template_revision(client, ns, 1).await;
+}
+
+/// Changes the template's service values so that they are those of `revision`.
+pub async fn set_template_revision(client: &Client, ns: &str, revision: i64) {
+    common::apply_json(
+        client,
+        &ar(
+            "hmc.mirantis.com",
+            "v1alpha1",
+            "ClusterTemplate",
+            "clustertemplates",
+        ),
+        Some(ns),
+        cluster_template(revision),
+    )
+    .await;
+}
+
+/// True once every template's chart was fetched (Flux must run for that).
+pub async fn templates_valid(client: &Client, ns: &str) -> Option<()> {
+    let st: Api<ServiceTemplate> = Api::namespaced(client.clone(), ns);
+    let ct: Api<ClusterTemplate> = Api::namespaced(client.clone(), ns);
+    for (_, name, _) in SERVICES {
+        st.get_opt(name).await.ok()??.status?.valid.then_some(())?;
+    }
+    ct.get_opt(TEMPLATE)
+        .await
+        .ok()??
+        .status?
+        .chart
+        .valid
+        .then_some(())
+}
+
+/// Creates `n` ManagedClusters and, with `provisioned`, a provisioned CAPI
+/// Cluster and a kubeconfig secret for each.
+pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
+    let mcs: Api<ManagedCluster> = Api::namespaced(client.clone(), ns);
+    let capi: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        ns,
+        &ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
+    );
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let kubeconfig = common::child_kubeconfig_text(1);
+    futures::stream::iter(0..n)
+        .map(|i| {
+            let (mcs, capi, secrets, kubeconfig) = (&mcs, &capi, &secrets, &kubeconfig);
+            async move {
+                let name = cluster_name(i);
+                if provisioned {
+                    provision(capi, secrets, &name, kubeconfig).await?;
+                }
+                let mc: ManagedCluster = serde_json::from_value(json!({
+                    "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ManagedCluster",
+                    "metadata": {"name": name},
+                    "spec": {"template": TEMPLATE},
+                }))
+                .expect("a ManagedCluster");
+                mcs.create(&PostParams::default(), &mc).await.map(drop)
+            }
+        })
+        .buffer_unordered(SETUP_CONCURRENCY)
+        .try_collect::<Vec<()>>()
+        .await
+        .unwrap_or_else(|e| panic!("create the fleet in {ns}: {e}"));
+}
+
+/// What Cluster API and its providers write for a cluster whose control
+/// plane is up, the way `tests/harness/harness provision` writes it.
+async fn provision(
+    capi: &Api<DynamicObject>,
+    secrets: &Api<Secret>,
+    name: &str,
+    kubeconfig: &str,
+) -> kube::Result<()> {
+    let cluster: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
+        "metadata": {"name": name},
+        "spec": {},
+    }))
+    .expect("a CAPI Cluster");
+    capi.create(&PostParams::default(), &cluster).await?;
+    let status = json!({"status": {
+        "phase": "Provisioned",
+        "controlPlaneReady": true,
+        "initialization": {"controlPlaneInitialized": true},
+        "conditions": [{"type": "ControlPlaneInitialized", "status": "True",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+    }});
+    capi.patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+        .await?;
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": format!("{name}-kubeconfig"),
+                     "labels": {"cluster.x-k8s.io/cluster-name": name}},
+        "type": "cluster.x-k8s.io/secret",
+        "stringData": {"value": kubeconfig},
+    }))
+    .expect("a kubeconfig secret");
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .map(drop)
+}
+
+/// Removes the finalizers of everything in `ns` that has ours, so that the
+/// namespace can go with no engine running, then deletes it and waits.
+pub async fn delete_namespace(client: &Client, ns: &str) {
+    for (kind, plural) in [
+        ("ManagedCluster", "managedclusters"),
+        ("ClusterTemplate", "clustertemplates"),
+        ("ServiceTemplate", "servicetemplates"),
+    ] {
+        let api: Api<DynamicObject> = Api::namespaced_with(
+            client.clone(),
+            ns,
+            &ar("hmc.mirantis.com", "v1alpha1", kind, plural),
+        );
+        let names: Vec<String> = api
+            .list_metadata(&ListParams::default())
+            .await
+            .map(|l| {
+                l.items
+                    .into_iter()
+                    .filter(|o| o.finalizers().iter().any(|f| f == labels::FINALIZER))
+                    .map(|o| o.name_any())
+                    .collect()
+            })
+            .unwrap_or_default();
+        futures::stream::iter(names)
+            .for_each_concurrent(SETUP_CONCURRENCY, |name| {
+                let api = &api;
+                async move {
+                    let patch = json!({"metadata": {"finalizers": null}});
+                    let _ = api
+                        .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                        .await;
+                }
+            })
+            .await;
+    }
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+    let _ = namespaces.delete(ns, &Default::default()).await;
+    common::eventually(
+        &format!("namespace {ns} deleted"),
+        std::time::Duration::from_secs(600),
+        || async { namespaces.get_opt(ns).await.ok()?.is_none().then_some(()) },
+    )
+    .await;
+}

@@ -1,0 +1,231 @@
+//! The engine at fleet scale, against the harness, next to a baseline.
+//!
+//! For each N: one ClusterTemplate with three services and N ManagedClusters,
+//! each provisioned (a CAPI Cluster whose control plane is up and a
+//! kubeconfig secret). Flux's controllers are stopped, so that only the
+//! engine's own work is measured. Then:
+//!
+//! 1. convergence: the time from starting `hmc-tui --reconcile` until every
+//!    release exists with the right spec and every cluster's status is
+//!    written, and the API requests it took;
+//! 2. the baseline: a plain client writing the same objects to a second
+//!    namespace with the same concurrency;
+//! 3. steady state: a second engine process resyncs everything, and must
+//!    write nothing;
+//! 4. a new template revision rolled out with `maxConcurrent: 100%`, and
+//!    the baseline writing the same releases;
+//! 5. the console's first frame over those N clusters;
+//! 6. the engine's peak resident memory.
+//!
+//! `cargo bench --bench engine` runs N = 100, 1,000 and 3,000 three times
+//! each (`-- --sizes 100,1000 --runs 1` for fewer). Under `cargo test` it
+//! runs once at N = 10 and checks that every step still works.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+mod baseline;
+mod console;
+mod converge;
+mod engine;
+mod fleet;
+mod report;
+
+use std::time::{Duration, Instant};
+
+use converge::{Goal, Tracker};
+use engine::Engine;
+
+/// The bench engine's `/metrics` port.
+const PORT: u16 = 17690;
+
+struct Options {
+    sizes: Vec<usize>,
+    runs: usize,
+    smoke: bool,
+}
+
+fn options() -> Options {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let smoke = !args.iter().any(|a| a == "--bench");
+    let sizes = match value("--sizes") {
+        Some(list) => list
+            .split(',')
+            .map(|n| n.trim().parse().expect("--sizes takes numbers: 100,1000"))
+            .collect(),
+        None if smoke => vec![10],
+        None => vec![100, 1000, 3000],
+    };
+    let runs = match value("--runs") {
+        Some(n) => n.parse().expect("--runs takes a number"),
+        None if smoke => 1,
+        None => 3,
+    };
+    Options { sizes, runs, smoke }
+}
+
+/// Flux's controllers stopped for the measurement; started again when this
+/// is dropped, even on a panic, so the harness is left as it was found.
+struct FluxStopped;
+
+const FLUX: [&str; 2] = ["source-controller", "helm-controller"];
+
+impl FluxStopped {
+    async fn stop() -> Self {
+        for c in FLUX {
+            common::headless::harness(&["stop", c]).await;
+        }
+        FluxStopped
+    }
+}
+
+impl Drop for FluxStopped {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(common::repo_root().join("tests/harness/harness"))
+            .arg("up")
+            .output();
+    }
+}
+
+/// Time allowed for one fleet to converge.
+fn patience(n: usize) -> Duration {
+    Duration::from_secs(120) + Duration::from_millis(200 * n as u64)
+}
+
+fn progress(what: &str) {
+    eprintln!("[bench {}] {what}", report::clock());
+}
+
+async fn run_once(n: usize) -> report::Run {
+    let client = common::mgmt().await;
+    let ns = common::TestNamespace::create(&client, &format!("bench-{n}"))
+        .await
+        .name;
+    let base = common::TestNamespace::create(&client, &format!("bench-{n}-base"))
+        .await
+        .name;
+    let mut run = report::Run {
+        n,
+        ..Default::default()
+    };
+
+    progress(&format!("{ns}: templates, with Flux fetching their charts"));
+    fleet::templates(&client, &ns).await;
+    let setup = Engine::start(&ns, PORT);
+    common::eventually(
+        "the bench templates valid",
+        Duration::from_secs(120),
+        || fleet::templates_valid(&client, &ns),
+    )
+    .await;
+    setup.stop().await;
+
+    let flux = FluxStopped::stop().await;
+    progress(&format!(
+        "{ns}: {n} provisioned clusters, and {n} in {base}"
+    ));
+    fleet::clusters(&client, &ns, n, true).await;
+    fleet::clusters(&client, &base, n, false).await;
+
+    // 1. Convergence.
+    let goal = Goal {
+        clusters: n,
+        revision: 1,
+        statuses: true,
+    };
+    let tracker = Tracker::start(&client, &ns, goal).await;
+    progress("engine: converging");
+    let start = Instant::now();
+    let first = Engine::start(&ns, PORT);
+    run.engine = tracker
+        .wait(start, patience(n))
+        .await
+        .unwrap_or_else(|e| panic!("the engine: {e}"));
+    let converged = first.settle(n as u64, patience(n)).await;
+    (run.reads, run.writes) = converged.reads_writes();
+    eprintln!("{}", report::requests(&converged.requests, n));
+    run.rss_converge = first.stop().await;
+
+    // 2. The baseline.
+    progress("baseline: writing the same objects");
+    let plan = baseline::copy(&client, &ns, &base, true, true).await;
+    let tracker = Tracker::start(&client, &base, goal).await;
+    let start = Instant::now();
+    run.baseline_writes = baseline::write(&client, &base, plan).await as u64;
+    run.baseline = tracker
+        .wait(start, patience(n))
+        .await
+        .unwrap_or_else(|e| panic!("the baseline: {e}"));
+
+    // 3. Steady state: a new process lists everything and reconciles it all.
+    progress("engine: resync");
+    let second = Engine::start(&ns, PORT);
+    let resync = second.settle(n as u64, patience(n)).await;
+    run.resync_writes = resync.writes;
+    run.resync_requests = resync.reads_writes();
+
+    // 4. A new revision, to every cluster at once.
+    progress("engine: revision 2");
+    let goal = Goal {
+        clusters: n,
+        revision: 2,
+        statuses: false,
+    };
+    let tracker = Tracker::start(&client, &ns, goal).await;
+    let start = Instant::now();
+    fleet::set_template_revision(&client, &ns, 2).await;
+    run.revision = tracker
+        .wait(start, patience(n))
+        .await
+        .unwrap_or_else(|e| panic!("the revision: {e}"));
+    second.settle(n as u64, patience(n)).await;
+    run.rss_resync = second.stop().await;
+
+    progress("baseline: revision 2");
+    let plan = baseline::copy(&client, &ns, &base, false, false).await;
+    let tracker = Tracker::start(&client, &base, goal).await;
+    let start = Instant::now();
+    baseline::write(&client, &base, plan).await;
+    run.revision_baseline = tracker
+        .wait(start, patience(n))
+        .await
+        .unwrap_or_else(|e| panic!("the baseline revision: {e}"));
+
+    // 5. The console over the fleet.
+    progress("console: first frame");
+    (run.synced_ms, run.first_frame_ms) = console::first_frame(&ns).await;
+
+    drop(flux);
+    progress("cleaning up");
+    fleet::delete_namespace(&client, &ns).await;
+    fleet::delete_namespace(&client, &base).await;
+    eprintln!("{}", report::table(std::slice::from_ref(&run)));
+    run
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let options = options();
+    let mut runs = Vec::new();
+    for &n in &options.sizes {
+        for i in 0..options.runs {
+            progress(&format!("N = {n}, run {} of {}", i + 1, options.runs));
+            runs.push(run_once(n).await);
+        }
+    }
+    println!("{}", report::table(&runs));
+    println!("{}", report::medians(&runs));
+    if options.smoke {
+        for r in &runs {
+            assert_eq!(r.resync_writes, 0, "a resync of a converged fleet wrote");
+            assert!(r.reads > 0 && r.writes > 0, "no requests counted: {r:?}");
+            assert!(r.rss_converge > 0.0, "no peak memory read");
+        }
+    }
+}
