@@ -25,6 +25,8 @@ pub struct Metrics {
     pub cluster_reconciles: u64,
     /// `hmc_reconcile_in_flight`, all controllers.
     pub in_flight: i64,
+    /// Per controller: reconciles and the seconds they took.
+    pub controllers: BTreeMap<String, (u64, f64)>,
 }
 
 impl Metrics {
@@ -47,6 +49,23 @@ impl Metrics {
     fn activity(&self) -> (u64, u64) {
         let (r, w) = self.reads_writes();
         (r + w, self.writes)
+    }
+
+    /// What happened between `before` and `self`.
+    pub fn since(&self, before: &Metrics) -> Metrics {
+        let mut d = self.clone();
+        for (k, n) in d.requests.iter_mut() {
+            *n -= before.requests.get(k).copied().unwrap_or(0);
+        }
+        d.requests.retain(|_, n| *n > 0);
+        for (k, (n, secs)) in d.controllers.iter_mut() {
+            let (bn, bs) = before.controllers.get(k).copied().unwrap_or_default();
+            *n -= bn;
+            *secs -= bs;
+        }
+        d.writes -= before.writes;
+        d.cluster_reconciles -= before.cluster_reconciles;
+        d
     }
 
     fn parse(text: &str) -> Self {
@@ -78,6 +97,17 @@ impl Metrics {
                     m.cluster_reconciles = value as u64
                 }
                 "hmc_reconcile_in_flight" => m.in_flight += value as i64,
+                "hmc_reconcile_duration_seconds_count" | "hmc_reconcile_duration_seconds_sum" => {
+                    let entry = m
+                        .controllers
+                        .entry(label("controller").unwrap_or_default())
+                        .or_default();
+                    if name.ends_with("_count") {
+                        entry.0 = value as u64;
+                    } else {
+                        entry.1 = value;
+                    }
+                }
                 _ => {}
             }
         }

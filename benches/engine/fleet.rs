@@ -186,6 +186,14 @@ async fn provision(
         .map(drop)
 }
 
+/// Deletes every release in `ns` at once.
+pub async fn delete_releases(client: &Client, ns: &str) {
+    Api::<hmc_tui::flux::HelmRelease>::namespaced(client.clone(), ns)
+        .delete_collection(&Default::default(), &ListParams::default())
+        .await
+        .unwrap_or_else(|e| panic!("delete the releases in {ns}: {e}"));
+}
+
 /// Removes the finalizers of everything in `ns` that has ours, so that the
 /// namespace can go with no engine running, then deletes it and waits.
 pub async fn delete_namespace(client: &Client, ns: &str) {

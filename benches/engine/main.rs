@@ -149,7 +149,7 @@ async fn run_once(n: usize) -> report::Run {
         .unwrap_or_else(|e| panic!("the engine: {e}"));
     let converged = first.settle(n as u64, patience(n)).await;
     (run.reads, run.writes) = converged.reads_writes();
-    eprintln!("{}", report::requests(&converged.requests, n));
+    eprintln!("{}", report::requests(&converged, n));
     run.rss_converge = first.stop().await;
 
     // 2. The baseline.
@@ -184,7 +184,8 @@ async fn run_once(n: usize) -> report::Run {
         .wait(start, patience(n))
         .await
         .unwrap_or_else(|e| panic!("the revision: {e}"));
-    second.settle(n as u64, patience(n)).await;
+    let rolled = second.settle(n as u64, patience(n)).await;
+    eprintln!("{}", report::requests(&rolled.since(&resync), n));
     run.rss_resync = second.stop().await;
 
     progress("baseline: revision 2");
@@ -201,8 +202,12 @@ async fn run_once(n: usize) -> report::Run {
     progress("console: first frame");
     (run.synced_ms, run.first_frame_ms) = console::first_frame(&ns).await;
 
-    drop(flux);
+    // The releases go while Flux is stopped: they carry no finalizer of
+    // Flux's yet, and Flux must never try to install thousands of them.
     progress("cleaning up");
+    fleet::delete_releases(&client, &ns).await;
+    fleet::delete_releases(&client, &base).await;
+    drop(flux);
     fleet::delete_namespace(&client, &ns).await;
     fleet::delete_namespace(&client, &base).await;
     eprintln!("{}", report::table(std::slice::from_ref(&run)));

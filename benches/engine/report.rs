@@ -140,10 +140,20 @@ pub fn clock() -> String {
     )
 }
 
-/// The engine's requests by verb and resource, per cluster.
-pub fn requests(requests: &std::collections::BTreeMap<(String, String), u64>, n: usize) -> String {
-    let mut out = String::from("| verb | resource | requests | per cluster |\n|---|---|---|---|\n");
-    for ((verb, resource), count) in requests {
+/// The engine's requests by verb and resource, and its reconciles by
+/// controller, per cluster.
+pub fn requests(m: &crate::engine::Metrics, n: usize) -> String {
+    let mut out =
+        String::from("| controller | reconciles | per cluster | mean ms |\n|---|---|---|---|\n");
+    for (c, (count, secs)) in &m.controllers {
+        out.push_str(&format!(
+            "| {c} | {count} | {:.2} | {:.1} |\n",
+            *count as f64 / n as f64,
+            secs * 1000.0 / (*count).max(1) as f64
+        ));
+    }
+    out.push_str("\n| verb | resource | requests | per cluster |\n|---|---|---|---|\n");
+    for ((verb, resource), count) in &m.requests {
         out.push_str(&format!(
             "| {verb} | {resource} | {count} | {:.2} |\n",
             *count as f64 / n as f64

@@ -66,7 +66,56 @@ where
     Ok(true)
 }
 
-/// Server-side applies `status` unless it equals `current`.
+/// The last status the engine wrote for each object (by uid): the
+/// resourceVersion of the object the write replaced, and a hash of the
+/// status written.
+///
+/// A reconcile may be handed an object from a store that has not yet seen
+/// the engine's own last status write. Comparing with that object would
+/// write the same status again; comparing with what was written does not.
+/// Only the exact version that write replaced is recognised, so a status
+/// someone else changed since is always compared as it is.
+#[derive(Debug, Default)]
+pub struct WrittenStatuses(std::sync::Mutex<std::collections::HashMap<String, (String, u64)>>);
+
+impl WrittenStatuses {
+    fn key<K: Resource>(obj: &K) -> Option<(String, String)> {
+        Some((obj.meta().uid.clone()?, obj.resource_version()?))
+    }
+
+    fn is_known<K: Resource>(&self, obj: &K, hash: u64) -> bool {
+        let Some((uid, version)) = Self::key(obj) else {
+            return false;
+        };
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&uid) == Some(&(version, hash))
+    }
+
+    fn remember<K: Resource>(&self, obj: &K, hash: u64) {
+        if let Some((uid, version)) = Self::key(obj) {
+            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            map.insert(uid, (version, hash));
+        }
+    }
+
+    /// Forgets an object that is gone.
+    pub fn forget<K: Resource>(&self, obj: &K) {
+        if let Some(uid) = &obj.meta().uid {
+            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            map.remove(uid);
+        }
+    }
+}
+
+fn hash_of<S: Serialize>(status: &S) -> Result<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(status)?.hash(&mut h);
+    Ok(h.finish())
+}
+
+/// Server-side applies `status` unless it equals `current`, or this engine
+/// already wrote it over exactly this version of `obj`.
 pub async fn status_if_changed<K, S>(
     ctx: &Context,
     obj: &K,
@@ -81,6 +130,10 @@ where
     S: Serialize + PartialEq,
 {
     if current == Some(status) {
+        return Ok(false);
+    }
+    let hash = hash_of(status)?;
+    if ctx.written.is_known(obj, hash) {
         return Ok(false);
     }
     let ns = obj
@@ -99,6 +152,7 @@ where
         &Patch::Apply(&body),
     )
     .await?;
+    ctx.written.remember(obj, hash);
     Ok(true)
 }
 

@@ -54,6 +54,39 @@ fn releases_of(ctx: &Context, ns: &str, cluster: &str) -> Vec<Arc<HelmRelease>> 
     })
 }
 
+/// What one reconcile applied. It is told in a single Event, not one per
+/// release: a fleet-wide change would otherwise double the engine's writes.
+#[derive(Default)]
+struct Applied {
+    cluster_chart: Option<String>,
+    services: Vec<String>,
+}
+
+impl Applied {
+    /// The Event's reason and note, if anything was applied.
+    fn event(&self, revision: Option<i64>) -> Option<(&'static str, String)> {
+        let chart = self
+            .cluster_chart
+            .as_ref()
+            .map(|c| format!("applying cluster chart {c}"));
+        let services = (!self.services.is_empty()).then(|| {
+            format!(
+                "applying {}{}",
+                self.services.join(", "),
+                revision
+                    .map(|r| format!(" (revision {r})"))
+                    .unwrap_or_default()
+            )
+        });
+        match (chart, services) {
+            (None, None) => None,
+            (Some(c), None) => Some(("ClusterChartApplied", c)),
+            (None, Some(s)) => Some(("ServiceApplied", s)),
+            (Some(c), Some(s)) => Some(("ServiceApplied", format!("{c}; {s}"))),
+        }
+    }
+}
+
 fn is_service(r: &HelmRelease) -> bool {
     r.labels().get(labels::ROLE).map(String::as_str) == Some("service")
 }
@@ -109,19 +142,16 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         None => (None, None),
     };
 
+    // What this reconcile applied, told in one Event at the end.
+    let mut applied = Applied::default();
+
     // The cluster's own release.
     let mut cluster_release_obj = find(&name);
     if let (Some(t), true, false) = (&template, template_cond.status, dry_run) {
         let chart = chart_ref(TemplateKind::Cluster, &t.name_any(), &ns, &t.spec.helm);
         let desired = cluster_release(mc, chart, &ctx.options);
         if apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await? {
-            ctx.event(
-                mc,
-                false,
-                "ClusterChartApplied",
-                format!("applying cluster chart {}", t.spec.helm.describe()),
-            )
-            .await;
+            applied.cluster_chart = Some(t.spec.helm.describe());
             cluster_release_obj = None; // its status describes the previous spec
         }
     }
@@ -242,16 +272,12 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
                         let desired = service_release(mc, d, chart, revision, &ctx.options);
                         let wrote = apply_if_changed(ctx, &desired, current.as_deref()).await?;
                         if wrote {
-                            let what = format!(
-                                "applying {} {} to namespace {}{}",
+                            applied.services.push(format!(
+                                "{} {} to namespace {}",
                                 d.name,
                                 chart_version.clone().unwrap_or_default(),
                                 d.namespace,
-                                revision
-                                    .map(|r| format!(" (revision {r})"))
-                                    .unwrap_or_default()
-                            );
-                            ctx.event(mc, false, "ServiceApplied", what).await;
+                            ));
                         }
                         match &current {
                             Some(r) => observe(r, wrote),
@@ -273,6 +299,10 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
             }
         };
         services.push(status);
+    }
+
+    if let Some((reason, note)) = applied.event(revision) {
+        ctx.event(mc, false, reason, note).await;
     }
 
     // Services no longer wanted are uninstalled. A service that is wanted but
@@ -586,6 +616,7 @@ async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         return Ok(Action::requeue(Duration::from_secs(5)));
     }
     finalizer::remove(ctx, mc).await?;
+    ctx.written.forget(mc);
     Ok(Action::await_change())
 }
 

@@ -66,6 +66,8 @@ pub struct Context {
     pub recorder: Recorder,
     pub counters: Arc<Counters>,
     pub options: EngineOptions,
+    /// The statuses this engine wrote, see [`super::apply::status_if_changed`].
+    pub written: super::apply::WrittenStatuses,
 }
 
 impl Context {
@@ -86,6 +88,7 @@ impl Context {
             recorder,
             counters,
             options,
+            written: Default::default(),
         }
     }
 

@@ -265,8 +265,16 @@ pub fn observe(release: &HelmRelease, fresh: bool) -> Observed {
         .conditions
         .iter()
         .any(|c| c.type_ == "Stalled" && c.status == "True");
+    // A release whose status is from before its current spec (just
+    // written, or not yet picked up after a change) says the same thing in
+    // every reconcile until it is picked up: a status that flips between
+    // two wordings is a write for nothing.
+    let old_success = !current && ready.is_some_and(|c| c.status == "True");
     let (state, message) = match ready {
-        _ if fresh => (
+        None if fresh || release.status.is_none() => {
+            (ServiceState::Installing, Some("installing".to_string()))
+        }
+        _ if fresh || old_success => (
             ServiceState::Installing,
             Some("applying the new configuration".to_string()),
         ),
