@@ -206,7 +206,6 @@ async fn reconcile(cli: &Cli) -> Result<()> {
     });
     let engine = engine::leader::run_with_lease(
         ctx,
-        scope,
         engine::leader::LeaseOptions::default(),
         role,
         shutdown.clone(),

@@ -12,7 +12,7 @@ use std::hash::Hash;
 use futures::{FutureExt, StreamExt, future::BoxFuture};
 use k8s_openapi::api::core::v1::Secret;
 use kube::core::PartialObjectMeta;
-use kube::runtime::reflector::{self, Store};
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
@@ -337,7 +337,10 @@ where
     // falls behind learns it lagged and falls back to looking at everything.
     let (applied, _) = broadcast::channel(4096);
     let sender = applied.clone();
-    let mut relisted: Vec<std::sync::Arc<K>> = Vec::new();
+    // What is announced is the store's own copy, looked up after the store
+    // applied the event: no second copy of every object in flight.
+    let reader = store.clone();
+    let mut relisted: Vec<ObjectRef<K>> = Vec::new();
     let stream = watcher(api, config)
         .default_backoff()
         .modify(|o| o.managed_fields_mut().clear())
@@ -352,14 +355,18 @@ where
                         watcher::Event::Init => relisted.clear(),
                         // A relist's objects show in the store only at its
                         // end: announce them then.
-                        watcher::Event::InitApply(o) => relisted.push(std::sync::Arc::new(o)),
+                        watcher::Event::InitApply(o) => relisted.push(ObjectRef::from_obj(&o)),
                         watcher::Event::InitDone => {
                             listed_tx.send_replace(true);
-                            for o in relisted.drain(..) {
+                            for o in relisted.drain(..).filter_map(|r| reader.get(&r)) {
                                 let _ = sender.send(o);
                             }
                         }
-                        watcher::Event::Apply(o) | watcher::Event::Delete(o) => {
+                        watcher::Event::Apply(o) => {
+                            let stored = reader.get(&ObjectRef::from_obj(&o));
+                            let _ = sender.send(stored.unwrap_or_else(|| std::sync::Arc::new(o)));
+                        }
+                        watcher::Event::Delete(o) => {
                             let _ = sender.send(std::sync::Arc::new(o));
                         }
                     }

@@ -36,9 +36,13 @@ pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Act
         if mc.meta().deletion_timestamp.is_some() {
             cleanup(&mc, &ctx).await
         } else if !finalizer::has(mc.as_ref()) {
-            finalizer::add(&ctx, mc.as_ref())
-                .await
-                .map(|_| Action::await_change())
+            // Go on with the object as the finalizer left it: a new cluster
+            // gets its releases in this reconcile, not after another trip
+            // through the watch and the queue.
+            match finalizer::add(&ctx, mc.as_ref()).await? {
+                Some(updated) => apply(&updated, &ctx).await,
+                None => Ok(Action::await_change()),
+            }
         } else {
             apply(&mc, &ctx).await
         }
@@ -113,15 +117,14 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         Some(t) => {
             let st = t.status.clone().unwrap_or_default();
             match (st.chart.valid, st.chart.validation_error) {
+                // Not the template's revision: a new one would rewrite the
+                // status of every cluster made from it, long before a
+                // rollout reaches them. Theirs is in status.revision.
                 (true, _) => Cond::new(
                     TEMPLATE_READY,
                     true,
                     "Ready",
-                    format!(
-                        "cluster template {} revision {}",
-                        mc.spec.template,
-                        st.revision.unwrap_or(0)
-                    ),
+                    format!("cluster template {} is ready", mc.spec.template),
                 ),
                 (false, why) => Cond::new(
                     TEMPLATE_READY,
@@ -279,10 +282,16 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
                                 d.namespace,
                             ));
                         }
-                        match &current {
+                        let mut observed = match &current {
                             Some(r) => observe(r, wrote),
                             None => observe(&desired, true),
+                        };
+                        if wrote {
+                            // What the release carries now, as the next look
+                            // at it in the store will read it.
+                            observed.revision = revision;
                         }
+                        observed
                     }
                 };
                 ServiceStatus {

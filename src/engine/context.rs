@@ -107,7 +107,10 @@ impl Context {
         // one series and keeps the first note, so the action carries the
         // note: distinct acts (approving wave 2, then wave 3) stay distinct
         // events, and only a true repeat counts up.
-        let action: String = note.chars().take(128).collect();
+        // The API server limits both in bytes (128 and 1024), and a note may
+        // hold multi-byte characters (`→`) or a long list of clusters.
+        let action = truncate_bytes(&note, 128).to_string();
+        let note = truncate_bytes(&note, 1024).to_string();
         let ev = Event {
             type_: if warning {
                 EventType::Warning
@@ -123,5 +126,35 @@ impl Context {
         if let Err(error) = self.recorder.publish(&ev, &obj.object_ref(&())).await {
             tracing::warn!(%error, object = %obj.name_any(), "could not record event");
         }
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a
+/// character boundary.
+fn truncate_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truncate_bytes;
+
+    #[test]
+    fn event_texts_fit_the_api_servers_byte_limits() {
+        let note = format!("{}→ and more", "x".repeat(126));
+        // `→` is 3 bytes: bytes 126..129, so 128 bytes would split it.
+        assert_eq!(truncate_bytes(&note, 128), "x".repeat(126));
+        assert_eq!(truncate_bytes("short", 128), "short");
+        let long = "é".repeat(600);
+        let cut = truncate_bytes(&long, 1024);
+        assert_eq!(cut.len(), 1024);
+        assert!(cut.chars().all(|c| c == 'é'));
     }
 }

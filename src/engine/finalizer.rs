@@ -17,8 +17,9 @@ pub fn has<K: Resource>(obj: &K) -> bool {
 }
 
 /// Sets the finalizer list, guarded by the resourceVersion we read, so a
-/// concurrent change of the list is never lost.
-async fn set<K>(ctx: &Context, obj: &K, finalizers: Vec<String>) -> Result<()>
+/// concurrent change of the list is never lost. Returns the object as the
+/// API server now has it (`None` if it is gone).
+async fn set<K>(ctx: &Context, obj: &K, finalizers: Vec<String>) -> Result<Option<K>>
 where
     K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
         + Clone
@@ -40,13 +41,14 @@ where
         )
         .await
     {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Ok(updated) => Ok(Some(updated)),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
         Err(e) => Err(e.into()),
     }
 }
 
-pub async fn add<K>(ctx: &Context, obj: &K) -> Result<()>
+/// Adds our finalizer; returns the updated object (`None` if it is gone).
+pub async fn add<K>(ctx: &Context, obj: &K) -> Result<Option<K>>
 where
     K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
         + Clone
@@ -74,5 +76,5 @@ where
         .filter(|f| *f != FINALIZER)
         .cloned()
         .collect();
-    set(ctx, obj, list).await
+    set(ctx, obj, list).await.map(drop)
 }

@@ -9,7 +9,6 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::{Context, run};
-use crate::store::Scope;
 
 /// The lease every engine of a management cluster competes for.
 pub const LEASE_NAME: &str = "hmc-tui-engine";
@@ -51,7 +50,6 @@ pub enum Role {
 /// `role` tells the caller (the console's header, `/readyz`) what happens.
 pub async fn run_with_lease(
     ctx: Arc<Context>,
-    scope: Scope,
     lease: LeaseOptions,
     role: watch::Sender<Role>,
     shutdown: CancellationToken,
@@ -74,7 +72,7 @@ pub async fn run_with_lease(
         if is_leader {
             tracing::info!(identity = %lease.identity, "holding the engine lease: reconciling");
             let stop = shutdown.child_token();
-            let engine = tokio::spawn(run(ctx.clone(), scope.clone(), stop.clone()));
+            let engine = tokio::spawn(run(ctx.clone(), stop.clone()));
             tokio::select! {
                 _ = shutdown.cancelled() => {}
                 changed = leading.changed() => { if changed.is_err() { shutdown.cancel(); } }

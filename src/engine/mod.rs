@@ -37,10 +37,9 @@ pub use error::{Error, Result};
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
-use crate::store::{Scope, Stores, ours};
+use crate::store::Stores;
 use k8s_openapi::api::core::v1::Secret;
 use kube::core::PartialObjectMeta;
-use kube::runtime::watcher;
 
 /// The CRDs the engine cannot work without, with what installs each.
 const REQUIRED_CRDS: &[(&str, &str)] = &[
@@ -121,32 +120,53 @@ fn clusters_where(
 }
 
 /// Builds every controller and returns the future that runs them until
-/// `shutdown` is cancelled. Each controller watches what triggers it; the
-/// reconcilers read the shared stores, which the caller feeds.
+/// `shutdown` is cancelled. The controllers trigger from and read the
+/// shared stores, which the caller feeds (and scopes).
 pub fn run(
     ctx: Arc<Context>,
-    scope: Scope,
     shutdown: CancellationToken,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
     let s = ctx.stores.clone();
-    let client = ctx.client.clone();
-    let all = watcher::Config::default;
     let cfg = kube::runtime::controller::Config::default().concurrency(16);
 
-    let service_templates = Controller::new(scope.api::<ServiceTemplate>(&client), all())
-        .with_config(cfg.clone())
-        .owns(scope.api::<HelmChart>(&client), ours())
-        .owns(scope.api::<HelmRepository>(&client), ours())
-        // Deletion waits for users to go: re-check when they change.
-        .watches(scope.api::<ClusterTemplate>(&client), all(), |ct| {
+    // Every controller reads and triggers from the shared stores: no
+    // controller has a watch or a store of its own, so each object is
+    // listed, watched and held once, and a trigger never runs ahead of
+    // the store its reconciler reads.
+    let service_templates = Controller::for_shared_stream(
+        triggers::shared(
+            s.applied.service_templates.subscribe(),
+            s.service_templates.clone(),
+        ),
+        s.service_templates.clone(),
+    )
+    .with_config(cfg.clone())
+    .reconcile_on(triggers::from_applied(
+        s.applied.charts.subscribe(),
+        |c: &HelmChart| triggers::owner::<ServiceTemplate>(c),
+        triggers::all(s.service_templates.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.repositories.subscribe(),
+        |r: &HelmRepository| triggers::owner::<ServiceTemplate>(r),
+        triggers::all(s.service_templates.clone()),
+    ))
+    // Deletion waits for users to go: re-check when they change.
+    .reconcile_on(triggers::from_applied(
+        s.applied.cluster_templates.subscribe(),
+        |ct: &ClusterTemplate| {
             let ns = ct.namespace().unwrap_or_default();
             ct.spec
                 .services
                 .iter()
                 .map(|x| ObjectRef::new(&x.template).within(&ns))
                 .collect::<Vec<_>>()
-        })
-        .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
+        },
+        triggers::all(s.service_templates.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.managed_clusters.subscribe(),
+        |mc: &ManagedCluster| {
             let ns = mc.namespace().unwrap_or_default();
             mc.spec
                 .services
@@ -154,122 +174,153 @@ pub fn run(
                 .filter_map(|x| x.template.as_ref())
                 .map(|n| ObjectRef::new(n).within(&ns))
                 .collect::<Vec<_>>()
-        })
-        .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-        .run(
-            templates::reconcile::<ServiceTemplate>,
-            error_policy,
-            ctx.clone(),
-        )
-        .for_each(|_| futures::future::ready(()));
+        },
+        triggers::all(s.service_templates.clone()),
+    ))
+    .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+    .run(
+        templates::reconcile::<ServiceTemplate>,
+        error_policy,
+        ctx.clone(),
+    )
+    .for_each(|_| futures::future::ready(()));
 
-    let cluster_templates = Controller::new(scope.api::<ClusterTemplate>(&client), all())
-        .with_config(cfg.clone())
-        .owns(scope.api::<HelmChart>(&client), ours())
-        .owns(scope.api::<HelmRepository>(&client), ours())
-        .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
-            Some(
-                ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
-                    .within(&mc.namespace().unwrap_or_default()),
-            )
-        })
-        .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-        .run(
-            templates::reconcile::<ClusterTemplate>,
-            error_policy,
-            ctx.clone(),
+    let template_of = |mc: &ManagedCluster| {
+        Some(
+            ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
+                .within(&mc.namespace().unwrap_or_default()),
         )
-        .for_each(|_| futures::future::ready(()));
+    };
+    let cluster_templates = Controller::for_shared_stream(
+        triggers::shared(
+            s.applied.cluster_templates.subscribe(),
+            s.cluster_templates.clone(),
+        ),
+        s.cluster_templates.clone(),
+    )
+    .with_config(cfg.clone())
+    .reconcile_on(triggers::from_applied(
+        s.applied.charts.subscribe(),
+        |c: &HelmChart| triggers::owner::<ClusterTemplate>(c),
+        triggers::all(s.cluster_templates.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.repositories.subscribe(),
+        |r: &HelmRepository| triggers::owner::<ClusterTemplate>(r),
+        triggers::all(s.cluster_templates.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.managed_clusters.subscribe(),
+        template_of,
+        triggers::all(s.cluster_templates.clone()),
+    ))
+    .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+    .run(
+        templates::reconcile::<ClusterTemplate>,
+        error_policy,
+        ctx.clone(),
+    )
+    .for_each(|_| futures::future::ready(()));
 
-    let rollouts = Controller::new(scope.api::<ClusterTemplate>(&client), all())
-        .with_config(cfg.clone())
-        .reconcile_on(triggers::rollout_templates(
-            s.applied.rollouts.subscribe(),
-            s.rollouts.clone(),
-        ))
-        .watches(scope.api::<ManagedCluster>(&client), all(), |mc| {
-            Some(
-                ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
-                    .within(&mc.namespace().unwrap_or_default()),
-            )
-        })
-        .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-        .run(rollouts::reconcile, error_policy, ctx.clone())
-        .for_each(|_| futures::future::ready(()));
+    let rollouts = Controller::for_shared_stream(
+        triggers::shared(
+            s.applied.cluster_templates.subscribe(),
+            s.cluster_templates.clone(),
+        ),
+        s.cluster_templates.clone(),
+    )
+    .with_config(cfg.clone())
+    .reconcile_on(triggers::rollout_templates(
+        s.applied.rollouts.subscribe(),
+        s.rollouts.clone(),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.managed_clusters.subscribe(),
+        template_of,
+        triggers::all(s.cluster_templates.clone()),
+    ))
+    .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+    .run(rollouts::reconcile, error_policy, ctx.clone())
+    .for_each(|_| futures::future::ready(()));
 
     let managed_clusters = {
         let (a, b) = (s.clone(), s.clone());
-        Controller::new(scope.api::<ManagedCluster>(&client), all())
-            .with_config(cfg)
-            // Everything a cluster depends on triggers from the stores, after
-            // the store has the change: the reconcile always sees it.
-            .reconcile_on(triggers::from_applied(
-                s.applied.releases.subscribe(),
-                |r: &HelmRelease| {
-                    let cluster = r.labels().get(labels::CLUSTER)?;
-                    Some(ObjectRef::new(cluster).within(&r.namespace()?))
-                },
-                triggers::all_clusters(s.managed_clusters.clone()),
-            ))
-            .reconcile_on(triggers::from_applied(
-                s.applied.capi_clusters.subscribe(),
-                |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
-                triggers::all_clusters(s.managed_clusters.clone()),
-            ))
-            .reconcile_on(triggers::from_applied(
-                s.applied.kubeconfigs.subscribe(),
-                |sec: &PartialObjectMeta<Secret>| {
-                    let cluster = sec
-                        .labels()
-                        .get("cluster.x-k8s.io/cluster-name")
-                        .cloned()
-                        .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
-                    Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
-                },
-                triggers::all_clusters(s.managed_clusters.clone()),
-            ))
-            .reconcile_on(triggers::from_applied(
-                s.applied.cluster_templates.subscribe(),
-                move |ct: &ClusterTemplate| {
-                    let name = ct.name_any();
-                    clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
-                },
-                triggers::all_clusters(s.managed_clusters.clone()),
-            ))
-            .reconcile_on(triggers::from_applied(
-                s.applied.service_templates.subscribe(),
-                move |st: &ServiceTemplate| {
-                    let name = st.name_any();
-                    let ns = st.namespace();
-                    let templates: Vec<String> = b
-                        .cluster_templates
-                        .state()
-                        .iter()
-                        .filter(|t| {
-                            t.namespace() == ns
-                                && t.spec.services.iter().any(|x| x.template == name)
-                        })
-                        .map(|t| t.name_any())
-                        .collect();
-                    clusters_where(&b, ns, |c| {
-                        templates.contains(&c.spec.template)
-                            || c.spec
-                                .services
-                                .iter()
-                                .any(|x| x.template.as_deref() == Some(&name))
-                    })
-                },
-                triggers::all_clusters(s.managed_clusters.clone()),
-            ))
-            // A rollout reaching a cluster (or giving it back its last good
-            // revision): only those clusters, once the store has it.
-            .reconcile_on(triggers::rollout_clusters(
-                s.applied.rollouts.subscribe(),
+        Controller::for_shared_stream(
+            triggers::shared(
+                s.applied.managed_clusters.subscribe(),
                 s.managed_clusters.clone(),
-            ))
-            .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-            .run(clusters::reconcile, error_policy, ctx.clone())
-            .for_each(|_| futures::future::ready(()))
+            ),
+            s.managed_clusters.clone(),
+        )
+        .with_config(cfg)
+        // Everything a cluster depends on triggers from the stores, after
+        // the store has the change: the reconcile always sees it.
+        .reconcile_on(triggers::from_applied(
+            s.applied.releases.subscribe(),
+            |r: &HelmRelease| {
+                let cluster = r.labels().get(labels::CLUSTER)?;
+                Some(ObjectRef::new(cluster).within(&r.namespace()?))
+            },
+            triggers::all_clusters(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.capi_clusters.subscribe(),
+            |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
+            triggers::all_clusters(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.kubeconfigs.subscribe(),
+            |sec: &PartialObjectMeta<Secret>| {
+                let cluster = sec
+                    .labels()
+                    .get("cluster.x-k8s.io/cluster-name")
+                    .cloned()
+                    .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
+                Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
+            },
+            triggers::all_clusters(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.cluster_templates.subscribe(),
+            move |ct: &ClusterTemplate| {
+                let name = ct.name_any();
+                clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
+            },
+            triggers::all_clusters(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.service_templates.subscribe(),
+            move |st: &ServiceTemplate| {
+                let name = st.name_any();
+                let ns = st.namespace();
+                let templates: Vec<String> = b
+                    .cluster_templates
+                    .state()
+                    .iter()
+                    .filter(|t| {
+                        t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
+                    })
+                    .map(|t| t.name_any())
+                    .collect();
+                clusters_where(&b, ns, |c| {
+                    templates.contains(&c.spec.template)
+                        || c.spec
+                            .services
+                            .iter()
+                            .any(|x| x.template.as_deref() == Some(&name))
+                })
+            },
+            triggers::all_clusters(s.managed_clusters.clone()),
+        ))
+        // A rollout reaching a cluster (or giving it back its last good
+        // revision): only those clusters, once the store has it.
+        .reconcile_on(triggers::rollout_clusters(
+            s.applied.rollouts.subscribe(),
+            s.managed_clusters.clone(),
+        ))
+        .graceful_shutdown_on(shutdown.clone().cancelled_owned())
+        .run(clusters::reconcile, error_policy, ctx.clone())
+        .for_each(|_| futures::future::ready(()))
     };
 
     async move {

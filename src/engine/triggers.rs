@@ -97,13 +97,61 @@ where
     .flatten()
 }
 
-/// Every ManagedCluster in the store, for a trigger stream that fell behind.
-pub fn all_clusters(store: Store<ManagedCluster>) -> impl Fn() -> Vec<ObjectRef<ManagedCluster>> {
+/// Every object in the store, for a trigger stream that fell behind.
+pub fn all<K>(store: Store<K>) -> impl Fn() -> Vec<ObjectRef<K>>
+where
+    K: kube::Resource + Clone + 'static,
+    K::DynamicType: Clone + Eq + std::hash::Hash + Default,
+{
     move || {
         store
             .state()
             .iter()
-            .map(|c| ObjectRef::from_obj(c.as_ref()))
+            .map(|o| ObjectRef::from_obj(o.as_ref()))
             .collect()
     }
+}
+
+/// Every ManagedCluster in the store, for a trigger stream that fell behind.
+pub fn all_clusters(store: Store<ManagedCluster>) -> impl Fn() -> Vec<ObjectRef<ManagedCluster>> {
+    all(store)
+}
+
+/// A controller's own objects, from the store it reads: each object the
+/// store applied, and after a lag everything in it. The controller then
+/// needs no watch and no store of its own, so the objects are held once.
+pub fn shared<K>(
+    rx: broadcast::Receiver<Arc<K>>,
+    store: Store<K>,
+) -> impl Stream<Item = Arc<K>> + Send + 'static
+where
+    K: kube::Resource + Clone + Send + Sync + 'static,
+    K::DynamicType: Clone + Eq + std::hash::Hash + Default,
+{
+    stream::unfold((rx, store), |(mut rx, store)| async move {
+        let out = match rx.recv().await {
+            Ok(obj) => vec![obj],
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::debug!(missed, "trigger stream fell behind; looking at everything");
+                store.state()
+            }
+            Err(broadcast::error::RecvError::Closed) => return None,
+        };
+        Some((stream::iter(out), (rx, store)))
+    })
+    .flatten()
+}
+
+/// The owner of kind `T` of an object, in the object's namespace.
+pub fn owner<T>(obj: &impl kube::Resource) -> Option<ObjectRef<T>>
+where
+    T: kube::Resource<DynamicType = ()>,
+{
+    let ns = obj.meta().namespace.clone()?;
+    obj.meta()
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.kind == T::kind(&()) && o.api_version == T::api_version(&()))
+        .map(|o| ObjectRef::new(&o.name).within(&ns))
 }

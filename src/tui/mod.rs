@@ -379,7 +379,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
             Arc::new(Counters::default()),
             EngineOptions::default(),
         ));
-        spawn_engine(ctx, scope.clone(), shutdown.clone(), tx.clone())
+        spawn_engine(ctx, shutdown.clone(), tx.clone())
     });
     let readers = Readers {
         clusters: stores.managed_clusters.clone(),
@@ -669,7 +669,6 @@ fn follow_health(mut state: crate::store::WatchState, tx: UnboundedSender<Msg>) 
 /// when it takes or loses the lease, and when it stops without being asked to.
 fn spawn_engine(
     ctx: Arc<Context>,
-    scope: Scope,
     shutdown: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) -> JoinHandle<()> {
@@ -686,7 +685,6 @@ fn spawn_engine(
     let lease = engine::leader::LeaseOptions::default();
     let handle = tokio::spawn(engine::leader::run_with_lease(
         ctx,
-        scope,
         lease,
         role_tx,
         shutdown.clone(),

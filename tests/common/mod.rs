@@ -286,13 +286,7 @@ impl RunningEngine {
         ));
         let shutdown = CancellationToken::new();
         // The controllers subscribe before the watches start.
-        let run = tokio::spawn(engine::run(
-            ctx,
-            Scope {
-                namespace: Some(namespace.to_string()),
-            },
-            shutdown.clone(),
-        ));
+        let run = tokio::spawn(engine::run(ctx, shutdown.clone()));
         let feed = tokio::spawn(async move {
             futures::future::join_all(watches).await;
         });
