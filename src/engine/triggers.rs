@@ -117,9 +117,14 @@ pub fn all_clusters(store: Store<ManagedCluster>) -> impl Fn() -> Vec<ObjectRef<
     all(store)
 }
 
-/// A controller's own objects, from the store it reads: each object the
-/// store applied, and after a lag everything in it. The controller then
-/// needs no watch and no store of its own, so the objects are held once.
+/// A controller's own objects, from the store it reads: everything in the
+/// store when the controller starts, then each object the store applies,
+/// and after a lag everything again. The controller then needs no watch
+/// and no store of its own, so the objects are held once.
+///
+/// The store may have listed long before the controller starts (an engine
+/// that takes the lease later): what it holds then is where the
+/// controller's first pass starts, read when the stream is first polled.
 pub fn shared<K>(
     rx: broadcast::Receiver<Arc<K>>,
     store: Store<K>,
@@ -128,7 +133,9 @@ where
     K: kube::Resource + Clone + Send + Sync + 'static,
     K::DynamicType: Clone + Eq + std::hash::Hash + Default,
 {
-    stream::unfold((rx, store), |(mut rx, store)| async move {
+    let first = store.clone();
+    let initial = stream::once(async move { stream::iter(first.state()) }).flatten();
+    let updates = stream::unfold((rx, store), |(mut rx, store)| async move {
         let out = match rx.recv().await {
             Ok(obj) => vec![obj],
             Err(broadcast::error::RecvError::Lagged(missed)) => {
@@ -139,7 +146,8 @@ where
         };
         Some((stream::iter(out), (rx, store)))
     })
-    .flatten()
+    .flatten();
+    initial.chain(updates)
 }
 
 /// The owner of kind `T` of an object, in the object's namespace.
@@ -154,4 +162,42 @@ where
         .flatten()
         .find(|o| o.kind == T::kind(&()) && o.api_version == T::api_version(&()))
         .map(|o| ObjectRef::new(&o.name).within(&ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::runtime::{reflector, watcher};
+
+    fn cm(name: &str) -> ConfigMap {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(name.into());
+        cm.metadata.namespace = Some("ns".into());
+        cm
+    }
+
+    #[tokio::test]
+    async fn a_shared_stream_starts_from_what_the_store_already_holds() {
+        let (reader, mut writer) = reflector::store::<ConfigMap>();
+        let (tx, rx) = broadcast::channel(4);
+        // Listed before the controller subscribed: no broadcast reaches it.
+        writer.apply_watcher_event(&watcher::Event::Apply(cm("listed")));
+        let mut stream = Box::pin(shared(rx, reader.clone()));
+        assert_eq!(stream.next().await.unwrap().name_any(), "listed");
+        // Later changes come from the broadcast.
+        writer.apply_watcher_event(&watcher::Event::Apply(cm("new")));
+        tx.send(Arc::new(cm("new"))).unwrap();
+        assert_eq!(stream.next().await.unwrap().name_any(), "new");
+        // A receiver that fell behind gets everything in the store.
+        for _ in 0..6 {
+            tx.send(Arc::new(cm("new"))).unwrap();
+        }
+        let mut names: Vec<String> = Vec::new();
+        for _ in 0..2 {
+            names.push(stream.next().await.unwrap().name_any());
+        }
+        names.sort();
+        assert_eq!(names, ["listed", "new"]);
+    }
 }
