@@ -48,6 +48,7 @@ async fn the_standby_takes_over_when_the_leader_is_killed() {
     })
     .await;
     let idle = engines[standby].as_ref().unwrap();
+    assert_eq!(idle.is_leader().await, Some(false), "the standby answers");
     assert_eq!(idle.metric("hmc_engine_writes_total").await, Some(0.0));
     assert_eq!(
         idle.metric("hmc_reconcile_total").await,

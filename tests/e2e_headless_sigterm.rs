@@ -37,6 +37,7 @@ async fn sigterm_mid_rollout_exits_cleanly_and_the_next_engine_resumes() {
     .waves[0]
         .started_at
         .clone();
+    assert!(started.is_some(), "wave 1 records when it started");
 
     let (status, took) = engine.terminate().await;
     eprintln!("exit after SIGTERM: {:.1} s", took.as_secs_f64());

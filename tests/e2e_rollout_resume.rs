@@ -120,6 +120,10 @@ async fn a_killed_engine_resumes_the_rollout() {
     );
     let starts: Vec<_> = st.waves.iter().map(|w| w.started_at.clone()).collect();
     assert!(
+        starts.iter().all(Option::is_some),
+        "every wave records when it started: {starts:?}"
+    );
+    assert!(
         starts.windows(2).all(|w| w[0] <= w[1]),
         "waves ran in order: {starts:?}"
     );

@@ -6,11 +6,11 @@
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
+use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
-use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
-use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
+use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
 
 use crate::common::{self, ar, cases::chart_repo_url};
 
@@ -192,50 +192,4 @@ pub async fn delete_releases(client: &Client, ns: &str) {
         .delete_collection(&Default::default(), &ListParams::default())
         .await
         .unwrap_or_else(|e| panic!("delete the releases in {ns}: {e}"));
-}
-
-/// Removes the finalizers of everything in `ns` that has ours, so that the
-/// namespace can go with no engine running, then deletes it and waits.
-pub async fn delete_namespace(client: &Client, ns: &str) {
-    for (kind, plural) in [
-        ("ManagedCluster", "managedclusters"),
-        ("ClusterTemplate", "clustertemplates"),
-        ("ServiceTemplate", "servicetemplates"),
-    ] {
-        let api: Api<DynamicObject> = Api::namespaced_with(
-            client.clone(),
-            ns,
-            &ar("hmc.mirantis.com", "v1alpha1", kind, plural),
-        );
-        let names: Vec<String> = api
-            .list_metadata(&ListParams::default())
-            .await
-            .map(|l| {
-                l.items
-                    .into_iter()
-                    .filter(|o| o.finalizers().iter().any(|f| f == labels::FINALIZER))
-                    .map(|o| o.name_any())
-                    .collect()
-            })
-            .unwrap_or_default();
-        futures::stream::iter(names)
-            .for_each_concurrent(SETUP_CONCURRENCY, |name| {
-                let api = &api;
-                async move {
-                    let patch = json!({"metadata": {"finalizers": null}});
-                    let _ = api
-                        .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                        .await;
-                }
-            })
-            .await;
-    }
-    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
-    let _ = namespaces.delete(ns, &Default::default()).await;
-    common::eventually(
-        &format!("namespace {ns} deleted"),
-        std::time::Duration::from_secs(600),
-        || async { namespaces.get_opt(ns).await.ok()?.is_none().then_some(()) },
-    )
-    .await;
 }

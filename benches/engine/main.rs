@@ -104,12 +104,9 @@ fn progress(what: &str) {
 
 async fn run_once(n: usize) -> report::Run {
     let client = common::mgmt().await;
-    let ns = common::TestNamespace::create(&client, &format!("bench-{n}"))
-        .await
-        .name;
-    let base = common::TestNamespace::create(&client, &format!("bench-{n}-base"))
-        .await
-        .name;
+    let engine_ns = common::TestNamespace::create(&client, &format!("bench-{n}")).await;
+    let base_ns = common::TestNamespace::create(&client, &format!("bench-{n}-base")).await;
+    let (ns, base) = (engine_ns.name.clone(), base_ns.name.clone());
     let mut run = report::Run {
         n,
         ..Default::default()
@@ -208,8 +205,8 @@ async fn run_once(n: usize) -> report::Run {
     fleet::delete_releases(&client, &ns).await;
     fleet::delete_releases(&client, &base).await;
     drop(flux);
-    fleet::delete_namespace(&client, &ns).await;
-    fleet::delete_namespace(&client, &base).await;
+    engine_ns.cleanup_and_wait(Duration::from_secs(600)).await;
+    base_ns.cleanup_and_wait(Duration::from_secs(600)).await;
     eprintln!("{}", report::table(std::slice::from_ref(&run)));
     run
 }

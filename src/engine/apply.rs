@@ -197,6 +197,31 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    fn at(uid: &str, version: &str) -> ConfigMap {
+        let mut cm = ConfigMap::default();
+        cm.metadata.uid = Some(uid.into());
+        cm.metadata.resource_version = Some(version.into());
+        cm
+    }
+
+    #[test]
+    fn a_written_status_is_known_only_over_the_version_it_replaced() {
+        let written = WrittenStatuses::default();
+        let hash = hash_of(&json!({"ready": true})).unwrap();
+        written.remember(&at("u1", "7"), hash);
+        // The store still hands out version 7: the write is already made.
+        assert!(written.is_known(&at("u1", "7"), hash));
+        // Another status, another version or another object: compare as usual.
+        assert!(!written.is_known(&at("u1", "7"), hash_of(&json!({"ready": false})).unwrap()));
+        assert!(!written.is_known(&at("u1", "9"), hash));
+        assert!(!written.is_known(&at("u2", "7"), hash));
+        // An object without identity is never known.
+        assert!(!written.is_known(&ConfigMap::default(), hash));
+        written.forget(&at("u1", "7"));
+        assert!(!written.is_known(&at("u1", "7"), hash));
+    }
 
     #[test]
     fn contains_compares_objects_as_subsets() {

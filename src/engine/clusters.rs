@@ -658,3 +658,40 @@ async fn deleting_status(mc: &ManagedCluster, ctx: &Context, cond: Cond) -> Resu
     status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Applied;
+
+    #[test]
+    fn one_event_tells_everything_a_reconcile_applied() {
+        assert_eq!(Applied::default().event(Some(2)), None);
+        let chart = Applied {
+            cluster_chart: Some("cluster 0.1.0".into()),
+            services: vec![],
+        };
+        assert_eq!(
+            chart.event(None),
+            Some((
+                "ClusterChartApplied",
+                "applying cluster chart cluster 0.1.0".into()
+            ))
+        );
+        let both = Applied {
+            cluster_chart: Some("cluster 0.1.0".into()),
+            services: vec![
+                "a 4.11.3 to namespace x".into(),
+                "b 4.11.4 to namespace y".into(),
+            ],
+        };
+        assert_eq!(
+            both.event(Some(2)),
+            Some((
+                "ServiceApplied",
+                "applying cluster chart cluster 0.1.0; applying a 4.11.3 to namespace x, \
+                 b 4.11.4 to namespace y (revision 2)"
+                    .into()
+            ))
+        );
+    }
+}

@@ -261,12 +261,12 @@ pub fn run(
                 let cluster = r.labels().get(labels::CLUSTER)?;
                 Some(ObjectRef::new(cluster).within(&r.namespace()?))
             },
-            triggers::all_clusters(s.managed_clusters.clone()),
+            triggers::all(s.managed_clusters.clone()),
         ))
         .reconcile_on(triggers::from_applied(
             s.applied.capi_clusters.subscribe(),
             |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
-            triggers::all_clusters(s.managed_clusters.clone()),
+            triggers::all(s.managed_clusters.clone()),
         ))
         .reconcile_on(triggers::from_applied(
             s.applied.kubeconfigs.subscribe(),
@@ -278,7 +278,7 @@ pub fn run(
                     .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
                 Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
             },
-            triggers::all_clusters(s.managed_clusters.clone()),
+            triggers::all(s.managed_clusters.clone()),
         ))
         .reconcile_on(triggers::from_applied(
             s.applied.cluster_templates.subscribe(),
@@ -286,7 +286,7 @@ pub fn run(
                 let name = ct.name_any();
                 clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
             },
-            triggers::all_clusters(s.managed_clusters.clone()),
+            triggers::all(s.managed_clusters.clone()),
         ))
         .reconcile_on(triggers::from_applied(
             s.applied.service_templates.subscribe(),
@@ -310,7 +310,7 @@ pub fn run(
                             .any(|x| x.template.as_deref() == Some(&name))
                 })
             },
-            triggers::all_clusters(s.managed_clusters.clone()),
+            triggers::all(s.managed_clusters.clone()),
         ))
         // A rollout reaching a cluster (or giving it back its last good
         // revision): only those clusters, once the store has it.

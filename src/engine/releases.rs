@@ -393,6 +393,21 @@ mod tests {
             ServiceState::Installing,
             "an old generation is not installed"
         );
+        // Until Flux picks a changed release up, the reconcile that wrote it
+        // and every later one say the same: a status that flips wording is
+        // a write for nothing.
+        assert_eq!(observe(&rel, false), observe(&rel, true));
+        assert_eq!(
+            observe(&rel, false).message.as_deref(),
+            Some("applying the new configuration")
+        );
+        let mut fresh = rel.clone();
+        fresh.status = None;
+        assert_eq!(observe(&fresh, false), observe(&fresh, true));
+        assert_eq!(
+            observe(&fresh, false).message.as_deref(),
+            Some("installing")
+        );
         set(
             &mut rel,
             json!({"observedGeneration": 2, "conditions": [{"type": "Ready", "status": "False",

@@ -339,7 +339,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<TemplateSta
 
 /// The resource name of a Flux source kind: `HelmChart` → `helmcharts`,
 /// `OCIRepository` → `ocirepositories`.
-fn plural_of(kind: &str) -> String {
+pub fn plural_of(kind: &str) -> String {
     let lower = kind.to_ascii_lowercase();
     match lower.strip_suffix('y') {
         Some(stem) => format!("{stem}ies"),

@@ -58,7 +58,7 @@ pub fn rollout_clusters(
                 .map(|c| ObjectRef::new(&c.name).within(&ns))
                 .collect::<Vec<_>>()
         },
-        all_clusters(clusters),
+        all(clusters),
     )
 }
 
@@ -76,21 +76,29 @@ where
     T::DynamicType: Clone + Eq + std::hash::Hash + Send + Sync,
     I: IntoIterator<Item = ObjectRef<T>>,
 {
+    follow(rx, move |obj: Arc<K>| map(&obj), fallback)
+}
+
+/// The one receive loop: each broadcast object through `map`; after a lag,
+/// `fallback()`; the end when the broadcast closes.
+fn follow<K, T, I>(
+    rx: broadcast::Receiver<Arc<K>>,
+    map: impl Fn(Arc<K>) -> I + Send + 'static,
+    fallback: impl Fn() -> Vec<T> + Send + 'static,
+) -> impl Stream<Item = T> + Send + 'static
+where
+    K: Send + Sync + 'static,
+    T: Send + 'static,
+    I: IntoIterator<Item = T>,
+{
     stream::unfold((rx, map, fallback), |(mut rx, map, fallback)| async move {
-        let out = loop {
-            match rx.recv().await {
-                Ok(obj) => {
-                    let refs: Vec<ObjectRef<T>> = map(&obj).into_iter().collect();
-                    if !refs.is_empty() {
-                        break refs;
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::debug!(missed, "trigger stream fell behind; looking at everything");
-                    break fallback();
-                }
-                Err(broadcast::error::RecvError::Closed) => return None,
+        let out: Vec<T> = match rx.recv().await {
+            Ok(obj) => map(obj).into_iter().collect(),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::debug!(missed, "trigger stream fell behind; looking at everything");
+                fallback()
             }
+            Err(broadcast::error::RecvError::Closed) => return None,
         };
         Some((stream::iter(out), (rx, map, fallback)))
     })
@@ -112,11 +120,6 @@ where
     }
 }
 
-/// Every ManagedCluster in the store, for a trigger stream that fell behind.
-pub fn all_clusters(store: Store<ManagedCluster>) -> impl Fn() -> Vec<ObjectRef<ManagedCluster>> {
-    all(store)
-}
-
 /// A controller's own objects, from the store it reads: everything in the
 /// store when the controller starts, then each object the store applies,
 /// and after a lag everything again. The controller then needs no watch
@@ -135,18 +138,7 @@ where
 {
     let first = store.clone();
     let initial = stream::once(async move { stream::iter(first.state()) }).flatten();
-    let updates = stream::unfold((rx, store), |(mut rx, store)| async move {
-        let out = match rx.recv().await {
-            Ok(obj) => vec![obj],
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::debug!(missed, "trigger stream fell behind; looking at everything");
-                store.state()
-            }
-            Err(broadcast::error::RecvError::Closed) => return None,
-        };
-        Some((stream::iter(out), (rx, store)))
-    })
-    .flatten();
+    let updates = follow(rx, Some, move || store.state());
     initial.chain(updates)
 }
 

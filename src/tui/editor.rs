@@ -29,7 +29,7 @@ use crate::plan::values::{ValuesError, diff, parse_values};
 use crate::tui::app::{FlashLevel, Kind, ObjKey, Snapshot};
 
 use crate::tui::patch;
-use crate::tui::values::services_given;
+use crate::tui::values::{self, services_given};
 
 /// Which values are edited: one service of one object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -468,12 +468,7 @@ impl Editor {
         let service = &self.key.service;
         let (old_text, new_text) = (self.original.as_str(), self.text());
         let ns = self.key.object.namespace.clone();
-        let lookup = |name: &str| {
-            data.service_templates
-                .iter()
-                .find(|s| s.namespace().as_deref() == Some(ns.as_str()) && s.name_any() == name)
-                .map(|s| s.as_ref())
-        };
+        let lookup = values::lookup(data, &ns);
         let mut notes = Vec::new();
         let (before, after) = match &self.base {
             Base::Cluster(mc) => {
@@ -489,14 +484,17 @@ impl Editor {
                     ));
                 }
                 (
-                    plan_services(&template, &mc.spec, lookup),
-                    plan_services(&template, &spec, lookup),
+                    plan_services(&template, &mc.spec, &lookup),
+                    plan_services(&template, &spec, &lookup),
                 )
             }
             Base::Template(ct) => {
+                // The same services the save would write.
                 let mut spec = ct.spec.clone();
-                if let Some(entry) = spec.services.iter_mut().find(|s| s.name == *service) {
-                    entry.values = (!new_text.is_empty()).then(|| new_text.clone());
+                if let Some(services) =
+                    patch::with_template_values(&ct.spec.services, service, &new_text)
+                {
+                    spec.services = services;
                 }
                 let cluster = ManagedClusterSpec {
                     template: ct.name_any(),
@@ -515,8 +513,8 @@ impl Editor {
                     ),
                 });
                 (
-                    plan_services(&ct.spec, &cluster, lookup),
-                    plan_services(&spec, &cluster, lookup),
+                    plan_services(&ct.spec, &cluster, &lookup),
+                    plan_services(&spec, &cluster, &lookup),
                 )
             }
         };

@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 
-use crate::api::{ClusterTemplate, ManagedCluster, ManagedService};
+use crate::api::{ClusterTemplate, ManagedCluster, ManagedService, TemplateService};
 
 /// Why no patch could be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -24,6 +24,18 @@ pub enum PatchError {
 /// What `values` becomes for `text`: none for blank text.
 fn values_field(text: &str) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.to_string())
+}
+
+/// `services` of a ClusterTemplate with `service`'s values set to `text`
+/// (blank text removes them); `None` when the template has no such service.
+pub fn with_template_values(
+    services: &[TemplateService],
+    service: &str,
+    text: &str,
+) -> Option<Vec<TemplateService>> {
+    let mut services = services.to_vec();
+    services.iter_mut().find(|s| s.name == service)?.values = values_field(text);
+    Some(services)
 }
 
 fn resource_version(meta: &kube::api::ObjectMeta, what: String) -> Result<&str, PatchError> {
@@ -75,14 +87,12 @@ pub fn template_values(
 ) -> Result<Value, PatchError> {
     let name = ct.metadata.name.clone().unwrap_or_default();
     let rv = resource_version(&ct.metadata, format!("ClusterTemplate {name}"))?;
-    let mut services = ct.spec.services.clone();
-    let Some(entry) = services.iter_mut().find(|s| s.name == service) else {
+    let Some(services) = with_template_values(&ct.spec.services, service, text) else {
         return Err(PatchError::NoSuchService {
             template: name,
             service: service.to_string(),
         });
     };
-    entry.values = values_field(text);
     Ok(json!({
         "metadata": {"resourceVersion": rv},
         "spec": {"services": services},

@@ -117,7 +117,10 @@ pub fn shown(data: &Snapshot, key: &ValuesKey) -> Shown {
 }
 
 /// Finds a ServiceTemplate by name in `ns`.
-fn lookup<'a>(data: &'a Snapshot, ns: &str) -> impl Fn(&str) -> Option<&'a ServiceTemplate> {
+pub(crate) fn lookup<'a>(
+    data: &'a Snapshot,
+    ns: &str,
+) -> impl Fn(&str) -> Option<&'a ServiceTemplate> {
     move |name| data.service_template(ns, name).map(|s| s.as_ref())
 }
 

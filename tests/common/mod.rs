@@ -136,6 +136,27 @@ impl TestNamespace {
     /// would remove our finalizers: templates and clusters let go first,
     /// or the namespace would stay Terminating.
     pub async fn cleanup(self) {
+        self.let_go().await;
+        let api: Api<Namespace> = Api::all(self.client.clone());
+        let _ = api.delete(&self.name, &DeleteParams::default()).await;
+    }
+
+    /// As [`cleanup`](Self::cleanup), and waits until the namespace is gone
+    /// (a benchmark's next run must not share the machine with its deletion).
+    pub async fn cleanup_and_wait(self, timeout: Duration) {
+        let (client, name) = (self.client.clone(), self.name.clone());
+        self.cleanup().await;
+        let api: Api<Namespace> = Api::all(client);
+        eventually(&format!("namespace {name} deleted"), timeout, || async {
+            api.get_opt(&name).await.ok()?.is_none().then_some(())
+        })
+        .await;
+    }
+
+    /// Removes our finalizer from every object of ours that holds it, a few
+    /// dozen requests at a time (a benchmark's namespace holds thousands).
+    async fn let_go(&self) {
+        use futures::StreamExt;
         for (kind, plural) in [
             ("ManagedCluster", "managedclusters"),
             ("ClusterTemplate", "clustertemplates"),
@@ -146,19 +167,29 @@ impl TestNamespace {
                 &self.name,
                 &ar("hmc.mirantis.com", "v1alpha1", kind, plural),
             );
-            let Ok(list) = api.list(&Default::default()).await else {
+            let Ok(list) = api.list_metadata(&Default::default()).await else {
                 continue;
             };
-            for obj in list.items {
-                let patch = serde_json::json!({"metadata": {"finalizers": null}});
-                let name = obj.metadata.name.unwrap_or_default();
-                let _ = api
-                    .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                    .await;
-            }
+            let holding = list.items.into_iter().filter(|o| {
+                o.metadata
+                    .finalizers
+                    .iter()
+                    .flatten()
+                    .any(|f| f == hmc_tui::api::labels::FINALIZER)
+            });
+            futures::stream::iter(holding)
+                .for_each_concurrent(32, |obj| {
+                    let api = &api;
+                    async move {
+                        let patch = serde_json::json!({"metadata": {"finalizers": null}});
+                        let name = obj.metadata.name.unwrap_or_default();
+                        let _ = api
+                            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                            .await;
+                    }
+                })
+                .await;
         }
-        let api: Api<Namespace> = Api::all(self.client.clone());
-        let _ = api.delete(&self.name, &DeleteParams::default()).await;
     }
 }
 
@@ -201,11 +232,7 @@ pub async fn apply_yaml(client: &Client, ns: &str, yaml: &str) {
             .unwrap()
             .split_once('/')
             .unwrap_or(("", "v1"));
-        let lower = kind.to_ascii_lowercase();
-        let plural = match lower.strip_suffix('y') {
-            Some(stem) => format!("{stem}ies"),
-            None => format!("{lower}s"),
-        };
+        let plural = engine::templates::plural_of(&kind);
         let cluster_scoped = matches!(
             kind.as_str(),
             "Namespace"
@@ -233,21 +260,13 @@ pub async fn apply_yaml(client: &Client, ns: &str, yaml: &str) {
 /// Acts as the infrastructure provider: marks the CAPI Cluster provisioned
 /// and writes its kubeconfig secret pointing at child cluster `child`.
 pub async fn provision(ns: &str, cluster: &str, child: usize) {
-    let out = tokio::process::Command::new(repo_root().join("tests/harness/harness"))
-        .args([
-            "provision",
-            &format!("{ns}/{cluster}"),
-            "--child",
-            &child.to_string(),
-        ])
-        .output()
-        .await
-        .expect("run the harness provider helper");
-    assert!(
-        out.status.success(),
-        "provision {ns}/{cluster}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    headless::harness(&[
+        "provision",
+        &format!("{ns}/{cluster}"),
+        "--child",
+        &child.to_string(),
+    ])
+    .await;
 }
 
 /// An engine running in this process, scoped to one namespace.
