@@ -206,7 +206,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
     });
     let engine = engine::leader::run_with_lease(
         ctx,
-        engine::leader::LeaseOptions::default(),
+        engine::leader::LeaseOptions::for_scope(cli.namespace.clone()),
         role,
         shutdown.clone(),
     );

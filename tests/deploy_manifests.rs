@@ -441,6 +441,7 @@ fn the_lease_is_granted_in_its_namespace_only() {
         BTreeSet::from([
             g("coordination.k8s.io", "leases", false, &["create"]),
             g("coordination.k8s.io", "leases", true, &["get", "patch"]),
+            g("coordination.k8s.io", "leases", false, &["list", "watch"]),
         ])
     );
     for r in rules.iter().filter(|r| r.resource_names.is_some()) {

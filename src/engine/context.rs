@@ -68,6 +68,9 @@ pub struct Context {
     pub options: EngineOptions,
     /// The statuses this engine wrote, see [`super::apply::status_if_changed`].
     pub written: super::apply::WrittenStatuses,
+    /// The namespaces namespace-scoped engines hold; a cluster-wide engine
+    /// leaves them alone (see [`super::claims`]).
+    pub claims: super::claims::Claims,
 }
 
 impl Context {
@@ -89,6 +92,7 @@ impl Context {
             counters,
             options,
             written: Default::default(),
+            claims: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub mod apply;
 pub mod artifact;
+pub mod claims;
 pub mod clusters;
 pub mod context;
 pub mod error;
@@ -104,6 +105,31 @@ where
     Action::requeue(Duration::from_secs(10))
 }
 
+/// Wraps a reconciler so that it leaves alone a namespace that a
+/// namespace-scoped engine holds (see [`claims`]); the object is looked at
+/// again after one default lease duration, by which time a claim whose
+/// holder went away has expired.
+fn unless_claimed<K, F, Fut>(
+    reconcile: F,
+) -> impl Fn(Arc<K>, Arc<Context>) -> futures::future::BoxFuture<'static, Result<Action>>
+where
+    K: kube::Resource + Send + Sync + 'static,
+    F: Fn(Arc<K>, Arc<Context>) -> Fut + Copy + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<Action>> + Send + 'static,
+{
+    use futures::FutureExt;
+    move |obj, ctx| {
+        let claimed_by = obj.namespace().and_then(|ns| ctx.claims.holder(&ns));
+        match claimed_by {
+            Some(holder) => {
+                tracing::debug!(object = %obj.name_any(), namespace = ?obj.namespace(), %holder, "namespace held by a namespace-scoped engine: left alone");
+                futures::future::ready(Ok(Action::requeue(Duration::from_secs(15)))).boxed()
+            }
+            None => reconcile(obj, ctx).boxed(),
+        }
+    }
+}
+
 /// Maps an object to the ManagedClusters in its namespace that `pick` selects.
 fn clusters_where(
     stores: &Stores,
@@ -179,7 +205,7 @@ pub fn run(
     ))
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
     .run(
-        templates::reconcile::<ServiceTemplate>,
+        unless_claimed(templates::reconcile::<ServiceTemplate>),
         error_policy,
         ctx.clone(),
     )
@@ -216,7 +242,7 @@ pub fn run(
     ))
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
     .run(
-        templates::reconcile::<ClusterTemplate>,
+        unless_claimed(templates::reconcile::<ClusterTemplate>),
         error_policy,
         ctx.clone(),
     )
@@ -240,7 +266,7 @@ pub fn run(
         triggers::all(s.cluster_templates.clone()),
     ))
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-    .run(rollouts::reconcile, error_policy, ctx.clone())
+    .run(unless_claimed(rollouts::reconcile), error_policy, ctx.clone())
     .for_each(|_| futures::future::ready(()));
 
     let managed_clusters = {
@@ -319,7 +345,7 @@ pub fn run(
             s.managed_clusters.clone(),
         ))
         .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-        .run(clusters::reconcile, error_policy, ctx.clone())
+        .run(unless_claimed(clusters::reconcile), error_policy, ctx.clone())
         .for_each(|_| futures::future::ready(()))
     };
 

@@ -379,7 +379,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
             Arc::new(Counters::default()),
             EngineOptions::default(),
         ));
-        spawn_engine(ctx, shutdown.clone(), tx.clone())
+        spawn_engine(ctx, opts.namespace.clone(), shutdown.clone(), tx.clone())
     });
     let readers = Readers {
         clusters: stores.managed_clusters.clone(),
@@ -669,6 +669,7 @@ fn follow_health(mut state: crate::store::WatchState, tx: UnboundedSender<Msg>) 
 /// when it takes or loses the lease, and when it stops without being asked to.
 fn spawn_engine(
     ctx: Arc<Context>,
+    scope: Option<String>,
     shutdown: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) -> JoinHandle<()> {
@@ -682,7 +683,7 @@ fn spawn_engine(
             }
         }
     });
-    let lease = engine::leader::LeaseOptions::default();
+    let lease = engine::leader::LeaseOptions::for_scope(scope);
     let handle = tokio::spawn(engine::leader::run_with_lease(
         ctx,
         lease,

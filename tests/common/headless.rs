@@ -31,23 +31,39 @@ impl Headless {
         kubeconfig: &std::path::Path,
         lease_namespace: &str,
     ) -> Self {
-        let log = std::env::temp_dir().join(format!("hmc-tui-{ns}-{port}.log"));
+        Self::start(Some(ns), port, kubeconfig, lease_namespace, &[])
+    }
+
+    /// `hmc-tui --reconcile`, scoped to `scope` (`None`: every namespace),
+    /// with the lease in `lease_namespace` and more environment in `env`.
+    pub fn start(
+        scope: Option<&str>,
+        port: u16,
+        kubeconfig: &std::path::Path,
+        lease_namespace: &str,
+        env: &[(&str, &str)],
+    ) -> Self {
+        let name = scope.unwrap_or("all-namespaces");
+        let log = std::env::temp_dir().join(format!("hmc-tui-{name}-{port}.log"));
         let file = std::fs::File::create(&log).expect("create the engine's log file");
+        let mut args = vec!["--reconcile".to_string()];
+        if let Some(ns) = scope {
+            args.extend(["-n".into(), ns.into()]);
+        }
+        args.extend([
+            "--kubeconfig".into(),
+            kubeconfig.to_str().unwrap().into(),
+            "--metrics-addr".into(),
+            format!("127.0.0.1:{port}"),
+        ]);
         let child = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
-            .args([
-                "--reconcile",
-                "-n",
-                ns,
-                "--kubeconfig",
-                kubeconfig.to_str().unwrap(),
-                "--metrics-addr",
-                &format!("127.0.0.1:{port}"),
-            ])
+            .args(args)
             .env("HMC_LEASE_NAMESPACE", lease_namespace)
             .env(
                 "RUST_LOG",
                 std::env::var("HMC_TEST_ENGINE_LOG").unwrap_or_else(|_| "info,kube=warn".into()),
             )
+            .envs(env.iter().copied())
             .stdout(Stdio::from(file.try_clone().unwrap()))
             .stderr(Stdio::from(file))
             .kill_on_drop(true)

@@ -304,8 +304,20 @@ impl RunningEngine {
             options,
         ));
         let shutdown = CancellationToken::new();
+        // It holds its namespace's lease, as a `-n` engine does, so that a
+        // cluster-wide engine running meanwhile leaves the namespace alone.
+        // The identity is the namespace's: an engine started again after a
+        // kill takes its lease back at once, as a restarted pod would.
+        let mut lease = engine::leader::LeaseOptions::for_scope(Some(namespace.to_string()));
+        lease.identity = format!("hmc-tui-test-{namespace}");
+        let (role, _) = tokio::sync::watch::channel(engine::leader::Role::Starting);
+        let stop = shutdown.clone();
         // The controllers subscribe before the watches start.
-        let run = tokio::spawn(engine::run(ctx, shutdown.clone()));
+        let run = tokio::spawn(async move {
+            if let Err(error) = engine::leader::run_with_lease(ctx, lease, role, stop).await {
+                panic!("the test engine's lease failed: {error}");
+            }
+        });
         let feed = tokio::spawn(async move {
             futures::future::join_all(watches).await;
         });
