@@ -144,10 +144,7 @@ async fn twenty_kills_during_a_manual_rollout() {
         // Now and then, a pause: Flux carries on meanwhile.
         tokio::time::sleep(Duration::from_millis(moments.next_ms(2000))).await;
     }
-    eprintln!(
-        "{KILLS} kills in {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
+    eprintln!("{KILLS} kills in {:.0} s", started.elapsed().as_secs_f64());
 
     // One last engine, left running, finishes the rollout; waves that
     // still wait are approved while it runs.
@@ -179,7 +176,9 @@ async fn twenty_kills_during_a_manual_rollout() {
         st.history
     );
     assert!(
-        st.waves.iter().all(|w| w.state == WaveState::Succeeded && w.started_at.is_some()),
+        st.waves
+            .iter()
+            .all(|w| w.state == WaveState::Succeeded && w.started_at.is_some()),
         "every wave ran: {:?}",
         st.waves
     );

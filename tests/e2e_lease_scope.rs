@@ -56,9 +56,11 @@ async fn a_namespace_engine_and_a_cluster_engine_share_the_cluster() {
         &leases.name,
         &[("POD_NAME", "scoped-engine")],
     );
-    eventually("the scoped engine to lead", Duration::from_secs(60), || async {
-        scoped.is_leader().await?.then_some(())
-    })
+    eventually(
+        "the scoped engine to lead",
+        Duration::from_secs(60),
+        || async { scoped.is_leader().await?.then_some(()) },
+    )
     .await;
     let everywhere = Headless::start(
         None,
@@ -135,7 +137,9 @@ async fn a_namespace_engine_and_a_cluster_engine_share_the_cluster() {
 
     for ns in [&a, &b] {
         let mcs: Api<hmc_tui::api::ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
-        let _ = mcs.delete_collection(&Default::default(), &Default::default()).await;
+        let _ = mcs
+            .delete_collection(&Default::default(), &Default::default())
+            .await;
     }
     // The cluster-wide engine uninstalls what it can before it stops.
     tokio::time::sleep(Duration::from_secs(5)).await;

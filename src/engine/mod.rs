@@ -266,7 +266,11 @@ pub fn run(
         triggers::all(s.cluster_templates.clone()),
     ))
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-    .run(unless_claimed(rollouts::reconcile), error_policy, ctx.clone())
+    .run(
+        unless_claimed(rollouts::reconcile),
+        error_policy,
+        ctx.clone(),
+    )
     .for_each(|_| futures::future::ready(()));
 
     let managed_clusters = {
@@ -345,7 +349,11 @@ pub fn run(
             s.managed_clusters.clone(),
         ))
         .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-        .run(unless_claimed(clusters::reconcile), error_policy, ctx.clone())
+        .run(
+            unless_claimed(clusters::reconcile),
+            error_policy,
+            ctx.clone(),
+        )
         .for_each(|_| futures::future::ready(()))
     };
 
