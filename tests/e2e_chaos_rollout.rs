@@ -133,8 +133,13 @@ async fn twenty_kills_during_a_manual_rollout() {
         let after = moments.next_ms(3000);
         tokio::time::sleep(Duration::from_millis(after)).await;
         e.child.kill().await.expect("SIGKILL the engine");
-        // While no engine runs: approve the wave that waits, if one does.
-        let current = rollouts.get_opt("fleet-2").await.ok().flatten();
+        // While no engine runs, every sixth kill: approve the wave that
+        // waits, if one does. Spread out so, the three waves run across
+        // the kills rather than in the first few.
+        let current = match kill % 6 {
+            3 => rollouts.get_opt("fleet-2").await.ok().flatten(),
+            _ => None,
+        };
         if let Some((wave, by)) = approve_waiting(current, "chaos") {
             request(&mgmt, &ns.name, "fleet-2", &format!("approve {wave}"), &by).await;
             eprintln!("kill {kill} ({after} ms after leading): approved wave {wave} while down");
