@@ -73,7 +73,9 @@ async fn the_engine_needs_nothing_beyond_its_rbac() {
     apply_deploy_rbac(&mgmt).await;
     let kubeconfig = std::env::temp_dir().join(format!("hmc-tui-{}.kubeconfig", ns.name));
     service_account_kubeconfig(&mgmt, &kubeconfig).await;
-    let engine = Headless::spawn_with(&ns.name, 17531, &kubeconfig, "kube-system");
+    // Cluster-wide, as the Deployment runs it: its Lease is the one the
+    // Role names, and it watches the other engines' Leases.
+    let engine = Headless::start(None, 17531, &kubeconfig, "kube-system", &[]);
     eventually("the engine to lead", Duration::from_secs(60), || async {
         engine.is_leader().await?.then_some(())
     })
