@@ -49,7 +49,7 @@ async fn sigterm_mid_rollout_exits_cleanly_and_the_next_engine_resumes() {
     let leases: kube::Api<k8s_openapi::api::coordination::v1::Lease> =
         kube::Api::namespaced(mgmt.clone(), &ns.name);
     let holder = leases
-        .get("hmc-tui-engine")
+        .get(&hmc_tui::engine::claims::lease_name(Some(&ns.name)))
         .await
         .unwrap()
         .spec
