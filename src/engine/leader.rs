@@ -85,9 +85,19 @@ async fn watch_claims(ctx: &Context, lease: &LeaseOptions, shutdown: &Cancellati
         }
     });
     ctx.claims.watch(reader.clone(), &lease.namespace);
-    tokio::select! {
-        _ = reader.wait_until_ready() => {}
-        _ = shutdown.cancelled() => {}
+    // Without the Leases it cannot know which namespaces are held, so it
+    // does not start; every 30 s it says why it waits.
+    let ready = reader.wait_until_ready();
+    tokio::pin!(ready);
+    loop {
+        tokio::select! {
+            _ = &mut ready => break,
+            _ = shutdown.cancelled() => break,
+            _ = tokio::time::sleep(Duration::from_secs(30)) => tracing::error!(
+                namespace = %lease.namespace,
+                "cannot list the engines' leases (the engine needs list and watch on leases there); not reconciling until it can"
+            ),
+        }
     }
 }
 
