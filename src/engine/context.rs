@@ -68,6 +68,8 @@ pub struct Context {
     pub options: EngineOptions,
     /// The statuses this engine wrote, see [`super::apply::status_if_changed`].
     pub written: super::apply::WrittenStatuses,
+    /// The objects whose reconciles are failing, for the retry delays.
+    pub backoff: super::backoff::Backoff,
 }
 
 impl Context {
@@ -89,6 +91,7 @@ impl Context {
             counters,
             options,
             written: Default::default(),
+            backoff: Default::default(),
         }
     }
 

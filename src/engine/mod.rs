@@ -9,6 +9,7 @@
 
 pub mod apply;
 pub mod artifact;
+pub mod backoff;
 pub mod clusters;
 pub mod context;
 pub mod error;
@@ -22,7 +23,6 @@ pub mod templates;
 pub mod triggers;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -93,15 +93,57 @@ pub async fn check_crds(client: &kube::Client) -> std::result::Result<(), String
     }
 }
 
-fn error_policy<K>(obj: Arc<K>, error: &Error, ctx: Arc<Context>) -> Action
+/// The error policy of `controller`: a failed reconcile is retried after
+/// an exponential, capped, jittered delay per object (see [`backoff`]).
+fn error_policy<K>(controller: &'static str) -> impl Fn(Arc<K>, &Error, Arc<Context>) -> Action
 where
     K: kube::Resource,
 {
-    ctx.counters
-        .errors
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    tracing::warn!(object = %obj.name_any(), error = %error, label = error.metric_label(), "reconcile failed; retrying");
-    Action::requeue(Duration::from_secs(10))
+    move |obj, error, ctx| {
+        ctx.counters
+            .errors
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let key = backoff::key(controller, obj.meta().namespace.as_deref(), &obj.name_any());
+        let delay = ctx.backoff.failed(key);
+        tracing::warn!(
+            controller,
+            object = %obj.name_any(),
+            error = %error,
+            label = error.metric_label(),
+            retry_in_ms = delay.as_millis() as u64,
+            "reconcile failed; retrying"
+        );
+        Action::requeue(delay)
+    }
+}
+
+/// What a controller's run yields for each reconcile.
+type Outcome<K, QueueErr> =
+    std::result::Result<(ObjectRef<K>, Action), kube::runtime::controller::Error<Error, QueueErr>>;
+
+/// What `controller` does with each outcome: an object that reconciled, or
+/// that is gone, starts its retry delays over.
+fn settled<K, QueueErr>(
+    controller: &'static str,
+    ctx: Arc<Context>,
+) -> impl FnMut(Outcome<K, QueueErr>) -> futures::future::Ready<()>
+where
+    K: kube::Resource,
+{
+    use kube::runtime::controller::Error as RunError;
+    move |outcome| {
+        let done = match &outcome {
+            Ok((obj, _)) => Some((obj.namespace.as_deref(), obj.name.as_str())),
+            Err(RunError::ObjectNotFound(obj)) => {
+                Some((obj.namespace.as_deref(), obj.name.as_str()))
+            }
+            Err(_) => None,
+        };
+        if let Some((ns, name)) = done {
+            ctx.backoff.forget(&backoff::key(controller, ns, name));
+        }
+        futures::future::ready(())
+    }
 }
 
 /// Maps an object to the ManagedClusters in its namespace that `pick` selects.
@@ -180,10 +222,10 @@ pub fn run(
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
     .run(
         templates::reconcile::<ServiceTemplate>,
-        error_policy,
+        error_policy("servicetemplates"),
         ctx.clone(),
     )
-    .for_each(|_| futures::future::ready(()));
+    .for_each(settled("servicetemplates", ctx.clone()));
 
     let template_of = |mc: &ManagedCluster| {
         Some(
@@ -217,10 +259,10 @@ pub fn run(
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
     .run(
         templates::reconcile::<ClusterTemplate>,
-        error_policy,
+        error_policy("clustertemplates"),
         ctx.clone(),
     )
-    .for_each(|_| futures::future::ready(()));
+    .for_each(settled("clustertemplates", ctx.clone()));
 
     let rollouts = Controller::for_shared_stream(
         triggers::shared(
@@ -240,8 +282,8 @@ pub fn run(
         triggers::all(s.cluster_templates.clone()),
     ))
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-    .run(rollouts::reconcile, error_policy, ctx.clone())
-    .for_each(|_| futures::future::ready(()));
+    .run(rollouts::reconcile, error_policy("rollouts"), ctx.clone())
+    .for_each(settled("rollouts", ctx.clone()));
 
     let managed_clusters = {
         let (a, b) = (s.clone(), s.clone());
@@ -319,8 +361,12 @@ pub fn run(
             s.managed_clusters.clone(),
         ))
         .graceful_shutdown_on(shutdown.clone().cancelled_owned())
-        .run(clusters::reconcile, error_policy, ctx.clone())
-        .for_each(|_| futures::future::ready(()))
+        .run(
+            clusters::reconcile,
+            error_policy("managedclusters"),
+            ctx.clone(),
+        )
+        .for_each(settled("managedclusters", ctx.clone()))
     };
 
     async move {
