@@ -166,10 +166,12 @@ async fn the_api_server_refuses_a_policy_that_breaks_its_rules() {
             FAILURE_BUDGET_MESSAGE,
         ),
     ];
+    eprintln!("1.5h: {why}");
     for (name, rollout, field, message) in cases {
         let why = create(&api, &template(&ns.name, name, rollout.clone()))
             .await
             .expect_err(&format!("{rollout} must be refused"));
+        eprintln!("{rollout}: {why}");
         assert!(
             why.contains(field) && why.contains(message),
             "{rollout}: {why}"
