@@ -212,12 +212,13 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
         finalizer::add(ctx, obj).await?;
         return Ok(Action::await_change());
     }
-    let chart = match obj.spec_problem() {
+    let spec_problem = obj.spec_problem();
+    let chart = match &spec_problem {
         // Invalid as the API server would have found it: nothing is fetched
         // or created for it, and what was read of its chart stays.
         Some(why) => TemplateStatus {
             valid: false,
-            validation_error: Some(why),
+            validation_error: Some(why.clone()),
             observed_generation: obj.meta().generation,
             ..obj.chart_status().cloned().unwrap_or_default()
         },
@@ -225,8 +226,12 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
     };
     let was_valid = obj.chart_status().map(|s| s.valid);
     let next = obj.next_status(chart.clone(), &ctx.stores);
-    if status_if_changed(ctx, obj, obj.status(), &next).await? && was_valid != Some(chart.valid) {
+    let changed = status_if_changed(ctx, obj, obj.status(), &next).await?;
+    if changed && (was_valid != Some(chart.valid) || spec_problem.is_some()) {
         match (&chart.valid, &chart.validation_error) {
+            (false, Some(why)) if spec_problem.is_some() => {
+                ctx.event(obj, true, "InvalidSpec", why.clone()).await
+            }
             (true, _) => {
                 let what = format!("chart {} is ready", obj.helm().describe());
                 ctx.event(obj, false, "ChartReady", what).await;
