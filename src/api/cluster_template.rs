@@ -1,7 +1,8 @@
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::CustomResource;
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::{HelmSpec, TemplateStatus};
 
@@ -61,7 +62,36 @@ impl TemplateService {
     }
 }
 
-/// How a new revision of the services rolls out.
+/// The rules of a rollout policy's values, as the API server checks them at
+/// admission (CEL rules in the CRD) and as the engine reads them
+/// (`plan::rollout::check_policy`): one wording for both.
+pub mod policy_rules {
+    /// `healthTimeout`: whole hours, minutes and seconds, in that order,
+    /// each at most once, more than zero: `90s`, `10m`, `1h30m`, `1h30m15s`.
+    pub const DURATION_PATTERN: &str = "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$";
+    /// `healthTimeout` is at most this many characters.
+    pub const DURATION_MAX_LENGTH: usize = 16;
+    pub const HEALTH_TIMEOUT_RULE: &str =
+        "self.matches('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$') && self.matches('[1-9]')";
+    pub const HEALTH_TIMEOUT_MESSAGE: &str = "healthTimeout must be a duration in whole h, m and s, more than zero, such as 90s, 10m or 1h30m";
+    /// `maxConcurrent` as a percentage: 1% to 100%.
+    pub const PERCENT_PATTERN: &str = "^(100|[1-9][0-9]?)%$";
+    /// Counts (`maxConcurrent`, `canary`, `failureBudget`) are at most this:
+    /// the int32 of the Kubernetes API conventions.
+    pub const COUNT_MAX: u32 = i32::MAX as u32;
+    pub const MAX_CONCURRENT_RULE: &str = "type(self) == int ? self >= 1 && self <= 2147483647 : self.matches('^(100|[1-9][0-9]?)%$')";
+    pub const MAX_CONCURRENT_MESSAGE: &str = "maxConcurrent must be a whole number of clusters (1 or more) or a percentage from 1% to 100%, such as 3 or 25%";
+    pub const COUNT_RULE: &str = "self >= 0 && self <= 2147483647";
+    pub const CANARY_MESSAGE: &str =
+        "canary must be a whole number of clusters, 0 or more (at most 2147483647)";
+    pub const FAILURE_BUDGET_MESSAGE: &str =
+        "failureBudget must be a whole number of clusters, 0 or more (at most 2147483647)";
+}
+
+use policy_rules::*;
+
+/// How a new revision of the services rolls out. The API server checks each
+/// value against [`policy_rules`]; the engine reads them with the same rules.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RolloutPolicy {
@@ -69,25 +99,62 @@ pub struct RolloutPolicy {
     /// `Manual` waits for an approval before every wave. Default: Automatic.
     #[serde(default)]
     pub strategy: RolloutStrategy,
-    /// Clusters updated at once: a number, or a percentage of the clusters
-    /// (`25%`). Default: `25%`.
+    /// Clusters updated at once: a whole number (1 or more), or a percentage
+    /// of the clusters from `1%` to `100%`, rounded up. Default: `25%`.
     #[serde(default = "default_max_concurrent")]
+    #[schemars(schema_with = "max_concurrent_schema")]
     pub max_concurrent: IntOrString,
     /// Size of a first canary wave; after it the rollout always waits for an
     /// approval. Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "canary_schema")]
     pub canary: Option<u32>,
     /// How long a cluster's services may take to become Installed at the new
-    /// revision (`10m`, `90s`). Default: `10m`.
+    /// revision: whole h, m and s (`90s`, `10m`, `1h30m`). Default: `10m`.
     #[serde(default = "default_health_timeout")]
+    #[schemars(length(max = DURATION_MAX_LENGTH))]
+    #[schemars(extend("x-kubernetes-validations" = [{"rule": HEALTH_TIMEOUT_RULE, "message": HEALTH_TIMEOUT_MESSAGE}]))]
     pub health_timeout: String,
     /// Failed clusters the rollout tolerates: it stops by itself when more
     /// fail (0 stops at the first failure). Default: 1.
     #[serde(default = "default_failure_budget")]
+    #[schemars(schema_with = "failure_budget_schema")]
     pub failure_budget: u32,
     /// A cluster label key to order and group waves by (`region`). Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<String>,
+}
+
+/// An int-or-string that is never stored as null (a null is defaulted
+/// instead), with its rule.
+fn max_concurrent_schema(_: &mut SchemaGenerator) -> Schema {
+    rule_schema(
+        json!({"x-kubernetes-int-or-string": true, "nullable": false}),
+        MAX_CONCURRENT_RULE,
+        MAX_CONCURRENT_MESSAGE,
+    )
+}
+
+fn canary_schema(_: &mut SchemaGenerator) -> Schema {
+    rule_schema(
+        json!({"type": "integer", "nullable": true}),
+        COUNT_RULE,
+        CANARY_MESSAGE,
+    )
+}
+
+fn failure_budget_schema(_: &mut SchemaGenerator) -> Schema {
+    rule_schema(
+        json!({"type": "integer"}),
+        COUNT_RULE,
+        FAILURE_BUDGET_MESSAGE,
+    )
+}
+
+/// `base` with one CEL rule and its message.
+fn rule_schema(mut base: serde_json::Value, rule: &str, message: &str) -> Schema {
+    base["x-kubernetes-validations"] = json!([{"rule": rule, "message": message}]);
+    Schema::try_from(base).unwrap_or_default()
 }
 
 impl Default for RolloutPolicy {

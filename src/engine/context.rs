@@ -71,6 +71,8 @@ pub struct Context {
     /// The namespaces namespace-scoped engines hold; a cluster-wide engine
     /// leaves them alone (see [`super::claims`]).
     pub claims: super::claims::Claims,
+    /// The objects whose reconciles are failing, for the retry delays.
+    pub backoff: super::backoff::Backoff,
 }
 
 impl Context {
@@ -93,6 +95,7 @@ impl Context {
             options,
             written: Default::default(),
             claims: Default::default(),
+            backoff: Default::default(),
         }
     }
 

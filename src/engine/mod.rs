@@ -9,6 +9,7 @@
 
 pub mod apply;
 pub mod artifact;
+pub mod backoff;
 pub mod claims;
 pub mod clusters;
 pub mod context;
@@ -23,7 +24,6 @@ pub mod templates;
 pub mod triggers;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -94,15 +94,57 @@ pub async fn check_crds(client: &kube::Client) -> std::result::Result<(), String
     }
 }
 
-fn error_policy<K>(obj: Arc<K>, error: &Error, ctx: Arc<Context>) -> Action
+/// The error policy of `controller`: a failed reconcile is retried after
+/// an exponential, capped, jittered delay per object (see [`backoff`]).
+fn error_policy<K>(controller: &'static str) -> impl Fn(Arc<K>, &Error, Arc<Context>) -> Action
 where
     K: kube::Resource,
 {
-    ctx.counters
-        .errors
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    tracing::warn!(object = %obj.name_any(), error = %error, label = error.metric_label(), "reconcile failed; retrying");
-    Action::requeue(Duration::from_secs(10))
+    move |obj, error, ctx| {
+        ctx.counters
+            .errors
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let key = backoff::key(controller, obj.meta().namespace.as_deref(), &obj.name_any());
+        let delay = ctx.backoff.failed(key);
+        tracing::warn!(
+            controller,
+            object = %obj.name_any(),
+            error = %error,
+            label = error.metric_label(),
+            retry_in_ms = delay.as_millis() as u64,
+            "reconcile failed; retrying"
+        );
+        Action::requeue(delay)
+    }
+}
+
+/// What a controller's run yields for each reconcile.
+type Outcome<K, QueueErr> =
+    std::result::Result<(ObjectRef<K>, Action), kube::runtime::controller::Error<Error, QueueErr>>;
+
+/// What `controller` does with each outcome: an object that reconciled, or
+/// that is gone, starts its retry delays over.
+fn settled<K, QueueErr>(
+    controller: &'static str,
+    ctx: Arc<Context>,
+) -> impl FnMut(Outcome<K, QueueErr>) -> futures::future::Ready<()>
+where
+    K: kube::Resource,
+{
+    use kube::runtime::controller::Error as RunError;
+    move |outcome| {
+        let done = match &outcome {
+            Ok((obj, _)) => Some((obj.namespace.as_deref(), obj.name.as_str())),
+            Err(RunError::ObjectNotFound(obj)) => {
+                Some((obj.namespace.as_deref(), obj.name.as_str()))
+            }
+            Err(_) => None,
+        };
+        if let Some((ns, name)) = done {
+            ctx.backoff.forget(&backoff::key(controller, ns, name));
+        }
+        futures::future::ready(())
+    }
 }
 
 /// Wraps a reconciler so that it leaves alone a namespace that a
@@ -123,7 +165,8 @@ where
         match claimed_by {
             Some(holder) => {
                 tracing::debug!(object = %obj.name_any(), namespace = ?obj.namespace(), %holder, "namespace held by a namespace-scoped engine: left alone");
-                futures::future::ready(Ok(Action::requeue(Duration::from_secs(15)))).boxed()
+                futures::future::ready(Ok(Action::requeue(std::time::Duration::from_secs(15))))
+                    .boxed()
             }
             None => reconcile(obj, ctx).boxed(),
         }
@@ -206,10 +249,10 @@ pub fn run(
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
     .run(
         unless_claimed(templates::reconcile::<ServiceTemplate>),
-        error_policy,
+        error_policy("servicetemplates"),
         ctx.clone(),
     )
-    .for_each(|_| futures::future::ready(()));
+    .for_each(settled("servicetemplates", ctx.clone()));
 
     let template_of = |mc: &ManagedCluster| {
         Some(
@@ -243,10 +286,10 @@ pub fn run(
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
     .run(
         unless_claimed(templates::reconcile::<ClusterTemplate>),
-        error_policy,
+        error_policy("clustertemplates"),
         ctx.clone(),
     )
-    .for_each(|_| futures::future::ready(()));
+    .for_each(settled("clustertemplates", ctx.clone()));
 
     let rollouts = Controller::for_shared_stream(
         triggers::shared(
@@ -268,10 +311,10 @@ pub fn run(
     .graceful_shutdown_on(shutdown.clone().cancelled_owned())
     .run(
         unless_claimed(rollouts::reconcile),
-        error_policy,
+        error_policy("rollouts"),
         ctx.clone(),
     )
-    .for_each(|_| futures::future::ready(()));
+    .for_each(settled("rollouts", ctx.clone()));
 
     let managed_clusters = {
         let (a, b) = (s.clone(), s.clone());
@@ -351,10 +394,10 @@ pub fn run(
         .graceful_shutdown_on(shutdown.clone().cancelled_owned())
         .run(
             unless_claimed(clusters::reconcile),
-            error_policy,
+            error_policy("managedclusters"),
             ctx.clone(),
         )
-        .for_each(|_| futures::future::ready(()))
+        .for_each(settled("managedclusters", ctx.clone()))
     };
 
     async move {

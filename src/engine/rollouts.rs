@@ -26,7 +26,7 @@ use crate::api::{
     TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels, rollout_name,
 };
 use crate::plan::rollout::{
-    Candidate, Health, Note, Request, advance, apply_request, health_timeout, plan, preview_groups,
+    Candidate, Health, Note, Request, advance, apply_request, check_policy, plan, preview_groups,
     service_changes, summarize,
 };
 use crate::plan::services::plan_services;
@@ -143,10 +143,18 @@ async fn start(
     clusters: &[Arc<ManagedCluster>],
 ) -> Result<Action> {
     let ns = ct.namespace().unwrap_or_default();
+    let policy = ct.spec.rollout.clone().unwrap_or_default();
+    // A policy stored before the API server checked it, and that breaks its
+    // rules, starts nothing: the template's status says why (see
+    // `templates`), and the clusters keep the revision they have.
+    if let Err(e) = check_policy(&policy) {
+        tracing::debug!(template = %ct.name_any(), revision, error = %e, "rollout not started");
+        return Ok(Action::await_change());
+    }
     let spec = TemplateRolloutSpec {
         template: ct.name_any(),
         revision,
-        policy: ct.spec.rollout.clone().unwrap_or_default(),
+        policy,
     };
     let mut obj = TemplateRollout {
         metadata: ObjectMeta {
@@ -219,7 +227,8 @@ fn planned(
     clusters: &[Arc<ManagedCluster>],
 ) -> TemplateRolloutStatus {
     let candidates = candidates(clusters, spec.revision);
-    let mut status = plan(spec, &candidates);
+    // A policy that breaks its rules plans no wave; `advance` then says why.
+    let mut status = plan(spec, &candidates).unwrap_or_default();
     status.preview = preview(ct, ctx, spec.revision, clusters, &candidates);
     summarize(spec, &mut status);
     status
@@ -359,7 +368,12 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
     if status.phase.is_terminal() {
         return Action::await_change();
     }
-    let timeout = health_timeout(&spec.policy);
+    // A policy that breaks its rules holds the rollout until a new revision
+    // supersedes it (its spec cannot change).
+    let Ok(limits) = check_policy(&spec.policy) else {
+        return Action::await_change();
+    };
+    let timeout = limits.health_timeout;
     let deadline = status
         .clusters
         .iter()

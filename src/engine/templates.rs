@@ -24,6 +24,7 @@ use crate::api::{
     TemplateService, TemplateStatus,
 };
 use crate::flux::{self, SourceStatus};
+use crate::plan::rollout::check_policy;
 use crate::store::{Stores, get};
 
 /// What the template controller needs to know about either kind.
@@ -46,6 +47,11 @@ pub trait Template:
     fn next_status(&self, chart: TemplateStatus, stores: &Stores) -> Self::Status;
     /// Names of the objects that use this template (`ManagedCluster dev-1`).
     fn users(&self, stores: &Stores) -> Vec<String>;
+    /// What in the spec breaks a rule the API server checks today but may
+    /// not have checked when the object was stored.
+    fn spec_problem(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Template for ServiceTemplate {
@@ -137,6 +143,10 @@ impl Template for ClusterTemplate {
         users.sort();
         users
     }
+    fn spec_problem(&self) -> Option<String> {
+        let policy = self.spec.rollout.as_ref()?;
+        check_policy(policy).err().map(|e| e.at("spec.rollout"))
+    }
 }
 
 /// Revisions a template remembers beyond those its clusters still use.
@@ -202,11 +212,26 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
         finalizer::add(ctx, obj).await?;
         return Ok(Action::await_change());
     }
-    let chart = chart_status(obj, ctx).await?;
+    let spec_problem = obj.spec_problem();
+    let chart = match &spec_problem {
+        // Invalid as the API server would have found it: nothing is fetched
+        // or created for it, and what was read of its chart stays.
+        Some(why) => TemplateStatus {
+            valid: false,
+            validation_error: Some(why.clone()),
+            observed_generation: obj.meta().generation,
+            ..obj.chart_status().cloned().unwrap_or_default()
+        },
+        None => chart_status(obj, ctx).await?,
+    };
     let was_valid = obj.chart_status().map(|s| s.valid);
     let next = obj.next_status(chart.clone(), &ctx.stores);
-    if status_if_changed(ctx, obj, obj.status(), &next).await? && was_valid != Some(chart.valid) {
+    let changed = status_if_changed(ctx, obj, obj.status(), &next).await?;
+    if changed && (was_valid != Some(chart.valid) || spec_problem.is_some()) {
         match (&chart.valid, &chart.validation_error) {
+            (false, Some(why)) if spec_problem.is_some() => {
+                ctx.event(obj, true, "InvalidSpec", why.clone()).await
+            }
             (true, _) => {
                 let what = format!("chart {} is ready", obj.helm().describe());
                 ctx.event(obj, false, "ChartReady", what).await;

@@ -12,6 +12,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
 
+use crate::api::policy_rules::{
+    CANARY_MESSAGE, COUNT_MAX, DURATION_MAX_LENGTH, FAILURE_BUDGET_MESSAGE, HEALTH_TIMEOUT_MESSAGE,
+    MAX_CONCURRENT_MESSAGE,
+};
 use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, PreviewGroup, RolloutAct, RolloutPhase,
     RolloutPolicy, RolloutStrategy, TemplateRolloutSpec, TemplateRolloutStatus, WaveState,
@@ -34,20 +38,180 @@ pub struct Candidate {
     pub revision: Option<i64>,
 }
 
-/// How many clusters a wave may hold, out of `total`: a number, or a
-/// percentage rounded up; never less than one.
-pub fn max_concurrent(policy: &RolloutPolicy, total: usize) -> usize {
-    let n = match &policy.max_concurrent {
-        IntOrString::Int(n) => usize::try_from(*n).unwrap_or(0),
-        IntOrString::String(s) => match s.trim().strip_suffix('%') {
-            Some(pct) => {
-                let pct: usize = pct.trim().parse().unwrap_or(25);
-                total.saturating_mul(pct).div_ceil(100)
-            }
-            None => s.trim().parse().unwrap_or(1),
-        },
+// ---- the policy's values ------------------------------------------------------
+//
+// One reading of a rollout policy, with the rules the CRD gives the API
+// server (`api::policy_rules`): a value the API server refuses, the engine
+// refuses too, and a policy stored before those rules existed is reported,
+// never replaced by a default.
+
+/// `maxConcurrent`, read: a number of clusters or a percentage of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxConcurrent {
+    /// 1 to [`COUNT_MAX`] clusters.
+    Count(u32),
+    /// 1 to 100 percent of the clusters, rounded up.
+    Percent(u8),
+}
+
+impl MaxConcurrent {
+    /// How many clusters a wave may hold, out of `total`; never less than one.
+    pub fn of(self, total: usize) -> usize {
+        let n = match self {
+            Self::Count(n) => n as usize,
+            Self::Percent(p) => total.saturating_mul(usize::from(p)).div_ceil(100),
+        };
+        n.max(1)
+    }
+}
+
+/// A rollout policy's values, read and checked: what the planner works with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    pub max_concurrent: MaxConcurrent,
+    /// 0 is no canary.
+    pub canary: usize,
+    pub health_timeout: Duration,
+    pub failure_budget: usize,
+}
+
+/// One value of a rollout policy that breaks its rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// `healthTimeout`, `maxConcurrent`, `canary` or `failureBudget`.
+    pub field: &'static str,
+    /// The value as written, quoted and cut to a readable length.
+    pub value: String,
+    /// The rule it breaks, as the API server words it.
+    pub rule: &'static str,
+}
+
+/// Every value of a rollout policy that breaks its rule.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.at("rollout"))]
+pub struct PolicyError(pub Vec<FieldError>);
+
+impl PolicyError {
+    /// In words, each field under `path` (`spec.rollout`, `spec.policy`):
+    /// `spec.rollout.healthTimeout: invalid value "1.5h": healthTimeout must be …`.
+    pub fn at(&self, path: &str) -> String {
+        self.0
+            .iter()
+            .map(|e| format!("{path}.{}: invalid value {}: {}", e.field, e.value, e.rule))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// Bytes of a bad value quoted in a message, once escaped.
+const QUOTED: usize = 40;
+
+/// `text` in quotes with its quotes and control characters escaped, cut to
+/// [`QUOTED`] bytes (and `…`): a hostile value stays one short line.
+fn quoted(text: &str) -> String {
+    let mut out = String::from('"');
+    for c in text.chars() {
+        let escaped: String = match c {
+            '\'' => "'".into(),
+            c => c.escape_debug().collect(),
+        };
+        if out.len() - 1 + escaped.len() > QUOTED {
+            out.push_str("\"…");
+            return out;
+        }
+        out.push_str(&escaped);
+    }
+    out.push('"');
+    out
+}
+
+/// Reads `healthTimeout`: whole hours, minutes and seconds, in that order,
+/// each at most once (`90s`, `10m`, `1h30m`, `1h30m15s`), more than zero, at
+/// most [`DURATION_MAX_LENGTH`] characters. No fractions (`1.5h`), no other
+/// units (`5ms`, `1d`), no spaces, no bare numbers.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    if text.len() > DURATION_MAX_LENGTH {
+        return None;
+    }
+    let mut units: &[(u8, u64)] = &[(b'h', 3600), (b'm', 60), (b's', 1)];
+    let mut rest = text.as_bytes();
+    let mut total = 0u64;
+    while !rest.is_empty() {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let (&unit, tail) = rest[digits..].split_first()?;
+        let at = units
+            .iter()
+            .position(|(u, _)| *u == unit)
+            .filter(|_| digits > 0)?;
+        let number: u64 = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+        total = total.checked_add(number.checked_mul(units[at].1)?)?;
+        units = &units[at + 1..];
+        rest = tail;
+    }
+    (total > 0).then(|| Duration::from_secs(total))
+}
+
+/// Reads `maxConcurrent`: a whole number from 1 to [`COUNT_MAX`], or a
+/// percentage from `1%` to `100%` (digits and `%` only, no leading zero).
+pub fn parse_max_concurrent(value: &IntOrString) -> Option<MaxConcurrent> {
+    match value {
+        IntOrString::Int(n) => u32::try_from(*n)
+            .ok()
+            .filter(|n| (1..=COUNT_MAX).contains(n))
+            .map(MaxConcurrent::Count),
+        IntOrString::String(s) => {
+            let digits = s.strip_suffix('%')?;
+            let plain = !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit());
+            let pct: u8 = digits.parse().ok().filter(|_| plain && digits.len() <= 3)?;
+            (1..=100)
+                .contains(&pct)
+                .then_some(MaxConcurrent::Percent(pct))
+        }
+    }
+}
+
+/// Checks every value of a policy against its rule and reads them.
+pub fn check_policy(policy: &RolloutPolicy) -> Result<Limits, PolicyError> {
+    let mut errors = Vec::new();
+    let mut bad = |field, value: String, rule| {
+        errors.push(FieldError { field, value, rule });
     };
-    n.max(1)
+    let max_concurrent = parse_max_concurrent(&policy.max_concurrent);
+    if max_concurrent.is_none() {
+        let value = match &policy.max_concurrent {
+            IntOrString::Int(n) => n.to_string(),
+            IntOrString::String(s) => quoted(s),
+        };
+        bad("maxConcurrent", value, MAX_CONCURRENT_MESSAGE);
+    }
+    let canary = policy.canary.unwrap_or(0);
+    if canary > COUNT_MAX {
+        bad("canary", canary.to_string(), CANARY_MESSAGE);
+    }
+    let health_timeout = parse_duration(&policy.health_timeout);
+    if health_timeout.is_none() {
+        bad(
+            "healthTimeout",
+            quoted(&policy.health_timeout),
+            HEALTH_TIMEOUT_MESSAGE,
+        );
+    }
+    if policy.failure_budget > COUNT_MAX {
+        bad(
+            "failureBudget",
+            policy.failure_budget.to_string(),
+            FAILURE_BUDGET_MESSAGE,
+        );
+    }
+    match (max_concurrent, health_timeout) {
+        (Some(max_concurrent), Some(health_timeout)) if errors.is_empty() => Ok(Limits {
+            max_concurrent,
+            canary: canary as usize,
+            health_timeout,
+            failure_budget: policy.failure_budget as usize,
+        }),
+        _ => Err(PolicyError(errors)),
+    }
 }
 
 /// A wave as planned: its clusters, in order.
@@ -60,9 +224,14 @@ pub struct PlannedWave {
 /// Splits the clusters into waves. Clusters are ordered by the `order`
 /// label's value (clusters without it last), then by name; with `order`, a
 /// wave never mixes two values. A canary takes the first clusters in a wave
-/// of its own. No wave is larger than `maxConcurrent`.
-pub fn plan_waves(candidates: &[Candidate], policy: &RolloutPolicy) -> Vec<PlannedWave> {
-    let limit = max_concurrent(policy, candidates.len());
+/// of its own. No wave is larger than `maxConcurrent`. A policy that breaks
+/// its rules plans nothing.
+pub fn plan_waves(
+    candidates: &[Candidate],
+    policy: &RolloutPolicy,
+) -> Result<Vec<PlannedWave>, PolicyError> {
+    let limits = check_policy(policy)?;
+    let limit = limits.max_concurrent.of(candidates.len());
     let key = |c: &Candidate| -> Option<String> {
         policy.order.as_ref().and_then(|k| c.labels.get(k).cloned())
     };
@@ -74,8 +243,8 @@ pub fn plan_waves(candidates: &[Candidate], policy: &RolloutPolicy) -> Vec<Plann
     });
     let mut waves = Vec::new();
     let mut rest = &sorted[..];
-    if let Some(canary) = policy.canary.filter(|n| *n > 0) {
-        let n = (canary as usize).min(limit).min(rest.len());
+    if limits.canary > 0 {
+        let n = limits.canary.min(limit).min(rest.len());
         if n > 0 {
             waves.push(PlannedWave {
                 group: None,
@@ -100,12 +269,15 @@ pub fn plan_waves(candidates: &[Candidate], policy: &RolloutPolicy) -> Vec<Plann
             });
         }
     }
-    waves
+    Ok(waves)
 }
 
 /// A fresh rollout's status: every cluster waiting in its wave.
-pub fn plan(spec: &TemplateRolloutSpec, candidates: &[Candidate]) -> TemplateRolloutStatus {
-    let waves = plan_waves(candidates, &spec.policy);
+pub fn plan(
+    spec: &TemplateRolloutSpec,
+    candidates: &[Candidate],
+) -> Result<TemplateRolloutStatus, PolicyError> {
+    let waves = plan_waves(candidates, &spec.policy)?;
     let from: BTreeMap<&str, Option<i64>> = candidates
         .iter()
         .map(|c| (c.name.as_str(), c.revision))
@@ -135,7 +307,7 @@ pub fn plan(spec: &TemplateRolloutSpec, candidates: &[Candidate]) -> TemplateRol
         ..Default::default()
     };
     summarize(spec, &mut status);
-    status
+    Ok(status)
 }
 
 /// What one cluster reports, as the rollout sees it.
@@ -175,38 +347,6 @@ fn note(warning: bool, reason: &'static str, message: String) -> Note {
     }
 }
 
-/// Parses `90s`, `10m`, `1h30m`. Plain numbers are seconds.
-pub fn parse_duration(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    if let Ok(secs) = text.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let mut total = 0u64;
-    let mut number = String::new();
-    for ch in text.chars() {
-        match ch {
-            '0'..='9' => number.push(ch),
-            'h' | 'm' | 's' if !number.is_empty() => {
-                let n: u64 = number.parse().ok()?;
-                let unit = match ch {
-                    'h' => 3600,
-                    'm' => 60,
-                    _ => 1,
-                };
-                total = total.checked_add(n.checked_mul(unit)?)?;
-                number.clear();
-            }
-            _ => return None,
-        }
-    }
-    (number.is_empty() && total > 0).then(|| Duration::from_secs(total))
-}
-
-/// The health timeout of a policy; an unreadable one counts as 10 minutes.
-pub fn health_timeout(policy: &RolloutPolicy) -> Duration {
-    parse_duration(&policy.health_timeout).unwrap_or(Duration::from_secs(600))
-}
-
 fn elapsed(since: Option<&Time>, now: Timestamp) -> Duration {
     since
         .map(|t| now.duration_since(t.0).unsigned_abs())
@@ -230,9 +370,8 @@ fn current_wave(status: &TemplateRolloutStatus) -> Option<usize> {
         .position(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed))
 }
 
-fn needs_approval(policy: &RolloutPolicy, number: u32) -> bool {
-    policy.strategy == RolloutStrategy::Manual
-        || (policy.canary.is_some_and(|n| n > 0) && number == 2)
+fn needs_approval(policy: &RolloutPolicy, limits: &Limits, number: u32) -> bool {
+    policy.strategy == RolloutStrategy::Manual || (limits.canary > 0 && number == 2)
 }
 
 /// Starts wave `index`: its waiting clusters are given the revision.
@@ -275,13 +414,13 @@ fn start_wave(
 /// changes nothing more.
 fn observe(
     spec: &TemplateRolloutSpec,
+    timeout: Duration,
     status: &mut TemplateRolloutStatus,
     health: &BTreeMap<String, Health>,
     now: Timestamp,
     notes: &mut Vec<Note>,
 ) {
     let revision = spec.revision;
-    let timeout = health_timeout(&spec.policy);
 
     for c in &mut status.clusters {
         let Some(h) = health.get(&c.name) else {
@@ -346,7 +485,8 @@ fn observe(
 /// healthy at the revision are updated, those past the health timeout fail,
 /// finished waves close and the next one starts or waits for approval.
 /// Deterministic in `now`; calling it again with the same input changes
-/// nothing.
+/// nothing. A policy that breaks its rules (stored before the API server
+/// checked them) stops the rollout where it is, and its message says why.
 pub fn advance(
     spec: &TemplateRolloutSpec,
     status: &mut TemplateRolloutStatus,
@@ -358,13 +498,23 @@ pub fn advance(
         summarize(spec, status);
         return notes;
     }
-    observe(spec, status, health, now, &mut notes);
+    let limits = match check_policy(&spec.policy) {
+        Ok(limits) => limits,
+        Err(e) => {
+            let message = invalid_policy(&e);
+            if status.message.as_deref() != Some(message.as_str()) {
+                notes.push(note(true, "InvalidPolicy", message.clone()));
+                status.message = Some(message);
+            }
+            return notes;
+        }
+    };
+    let timeout = limits.health_timeout;
+    observe(spec, timeout, status, health, now, &mut notes);
     let revision = spec.revision;
     // Failed clusters that recovered by themselves bring a stopped rollout
     // back within its budget.
-    if status.phase == RolloutPhase::Failed
-        && failures(status) <= spec.policy.failure_budget as usize
-    {
+    if status.phase == RolloutPhase::Failed && failures(status) <= limits.failure_budget {
         status.phase = RolloutPhase::Progressing;
     }
 
@@ -376,7 +526,7 @@ pub fn advance(
         while let Some(index) = current_wave(status) {
             let number = status.waves[index].number;
             match status.waves[index].state {
-                WaveState::Pending if needs_approval(&spec.policy, number) => {
+                WaveState::Pending if needs_approval(&spec.policy, &limits, number) => {
                     status.waves[index].state = WaveState::WaitingForApproval;
                     status.phase = RolloutPhase::WaitingForApproval;
                     notes.push(note(
@@ -390,7 +540,7 @@ pub fn advance(
                     start_wave(status, index, health, now, &mut notes);
                     // Its clusters may already report the revision, or a
                     // failure there: judge them now, not at the next call.
-                    observe(spec, status, health, now, &mut notes);
+                    observe(spec, timeout, status, health, now, &mut notes);
                 }
                 WaveState::WaitingForApproval => {
                     status.phase = RolloutPhase::WaitingForApproval;
@@ -425,7 +575,7 @@ pub fn advance(
                         ),
                     ));
                     let spent = failures(status);
-                    if spent > spec.policy.failure_budget as usize {
+                    if spent > limits.failure_budget {
                         status.phase = RolloutPhase::Failed;
                         notes.push(note(
                             true,
@@ -452,6 +602,14 @@ pub fn advance(
     }
     summarize(spec, status);
     notes
+}
+
+/// The message of a rollout that its policy stops.
+fn invalid_policy(e: &PolicyError) -> String {
+    format!(
+        "stopped: its policy breaks the rules: {}; a new revision of the template rolls out with the template's policy",
+        e.at("spec.policy")
+    )
 }
 
 /// Why an updating cluster is not there yet, in one line.
@@ -640,6 +798,16 @@ pub fn apply_request(
     now: Timestamp,
 ) -> Result<Vec<Note>, String> {
     let phase = status.phase;
+    // A policy that breaks its rules lets an operator stop, hold back or
+    // undo the rollout, never move it forward.
+    let limits = check_policy(&spec.policy);
+    if let (Err(e), Request::Approve(_) | Request::Resume | Request::Retry(_)) = (&limits, request)
+    {
+        return Err(format!(
+            "the rollout's policy breaks the rules: {}",
+            e.at("spec.policy")
+        ));
+    }
     let mut notes = Vec::new();
     let mut act = RolloutAct {
         action: request.action().into(),
@@ -769,8 +937,9 @@ pub fn apply_request(
                 w.finished_at = None;
             }
             // Fewer failures may bring a stopped rollout back within budget.
-            if status.phase == RolloutPhase::Failed
-                && failures(status) <= spec.policy.failure_budget as usize
+            if let Ok(limits) = &limits
+                && status.phase == RolloutPhase::Failed
+                && failures(status) <= limits.failure_budget
             {
                 status.phase = RolloutPhase::Progressing;
             }

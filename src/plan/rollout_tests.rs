@@ -4,6 +4,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use crate::api::ServiceState;
+use crate::api::policy_rules::*;
 use crate::plan::services::{BlockedService, DesiredService};
 
 // ---- helpers ----------------------------------------------------------------
@@ -185,39 +186,60 @@ fn reasons(notes: &[Note]) -> Vec<&'static str> {
 
 #[test]
 fn max_concurrent_table() {
-    let cases: Vec<(IntOrString, usize, usize)> = vec![
-        (IntOrString::Int(3), 10, 3),
-        (IntOrString::Int(3), 1, 3),
-        (IntOrString::Int(0), 10, 1),
-        (IntOrString::Int(-4), 10, 1),
-        (IntOrString::String("25%".into()), 10, 3),
-        (IntOrString::String("25%".into()), 1, 1),
-        (IntOrString::String("25%".into()), 0, 1),
-        (IntOrString::String("25%".into()), 8, 2),
-        (IntOrString::String("100%".into()), 7, 7),
-        (IntOrString::String("1%".into()), 250, 3),
-        (IntOrString::String("0%".into()), 10, 1),
-        (IntOrString::String(" 50 % ".into()), 5, 3),
-        (IntOrString::String("4".into()), 10, 4),
-        (IntOrString::String("lots".into()), 10, 1),
-        // An unreadable percentage counts as the default 25%.
-        (IntOrString::String("x%".into()), 10, 3),
-        // Absurd percentages do not overflow.
-        (
-            IntOrString::String(format!("{}%", usize::MAX / 2)),
-            1000,
-            usize::MAX.div_ceil(100),
-        ),
+    use MaxConcurrent::{Count, Percent};
+    let cases: Vec<(IntOrString, Option<MaxConcurrent>)> = vec![
+        (IntOrString::Int(3), Some(Count(3))),
+        (IntOrString::Int(1), Some(Count(1))),
+        (IntOrString::Int(i32::MAX), Some(Count(COUNT_MAX))),
+        (IntOrString::Int(0), None),
+        (IntOrString::Int(-4), None),
+        (IntOrString::String("25%".into()), Some(Percent(25))),
+        (IntOrString::String("1%".into()), Some(Percent(1))),
+        (IntOrString::String("100%".into()), Some(Percent(100))),
+        (IntOrString::String("0%".into()), None),
+        (IntOrString::String("101%".into()), None),
+        (IntOrString::String("250%".into()), None),
+        (IntOrString::String("05%".into()), None),
+        (IntOrString::String("2O%".into()), None),
+        (IntOrString::String(" 50 % ".into()), None),
+        (IntOrString::String("50 %".into()), None),
+        (IntOrString::String("+5%".into()), None),
+        (IntOrString::String("5.5%".into()), None),
+        (IntOrString::String("%".into()), None),
+        (IntOrString::String("".into()), None),
+        // A count is a number, not a string, as in Kubernetes' IntOrString.
+        (IntOrString::String("4".into()), None),
+        (IntOrString::String("lots".into()), None),
+        (IntOrString::String(format!("{}%", usize::MAX)), None),
     ];
-    for (max, total, want) in cases {
-        let p = RolloutPolicy {
-            max_concurrent: max.clone(),
-            ..Default::default()
-        };
-        assert_eq!(max_concurrent(&p, total), want, "{max:?} of {total}");
+    for (value, want) in cases {
+        assert_eq!(parse_max_concurrent(&value), want, "{value:?}");
+    }
+}
+
+#[test]
+fn max_concurrent_of_a_total() {
+    use MaxConcurrent::{Count, Percent};
+    let cases = [
+        (Count(3), 10, 3),
+        (Count(3), 1, 3),
+        (Count(COUNT_MAX), 5, COUNT_MAX as usize),
+        (Percent(25), 10, 3),
+        (Percent(25), 1, 1),
+        (Percent(25), 0, 1),
+        (Percent(25), 8, 2),
+        (Percent(100), 7, 7),
+        (Percent(1), 250, 3),
+        (Percent(100), usize::MAX, usize::MAX.div_ceil(100)),
+    ];
+    for (m, total, want) in cases {
+        assert_eq!(m.of(total), want, "{m:?} of {total}");
     }
     // The default policy is 25%.
-    assert_eq!(max_concurrent(&RolloutPolicy::default(), 10), 3);
+    let limits = check_policy(&RolloutPolicy::default()).unwrap();
+    assert_eq!(limits.max_concurrent.of(10), 3);
+    assert_eq!(limits.health_timeout, Duration::from_secs(600));
+    assert_eq!((limits.canary, limits.failure_budget), (0, 1));
 }
 
 // ---- plan_waves / plan --------------------------------------------------------
@@ -231,7 +253,7 @@ fn waves_by_name_without_order() {
         cand("c", &[], None),
         cand("e", &[], None),
     ];
-    let waves = plan_waves(&cs, &policy(RolloutStrategy::Automatic, 2));
+    let waves = plan_waves(&cs, &policy(RolloutStrategy::Automatic, 2)).unwrap();
     assert_eq!(
         wave_names(&waves),
         vec![vec!["a", "b"], vec!["c", "d"], vec!["e"]]
@@ -254,7 +276,7 @@ fn waves_grouped_by_order_label() {
         order: Some("region".into()),
         ..policy(RolloutStrategy::Automatic, 2)
     };
-    let waves = plan_waves(&cs, &p);
+    let waves = plan_waves(&cs, &p).unwrap();
     assert_eq!(
         wave_names(&waves),
         vec![
@@ -276,7 +298,7 @@ fn canary_wave_comes_first_and_is_capped() {
         ..policy(RolloutStrategy::Automatic, 3)
     };
     assert_eq!(
-        wave_names(&plan_waves(&cs, &p)),
+        wave_names(&plan_waves(&cs, &p).unwrap()),
         vec![
             vec!["c01", "c02"],
             vec!["c03", "c04", "c05"],
@@ -285,15 +307,18 @@ fn canary_wave_comes_first_and_is_capped() {
     );
     // Never larger than maxConcurrent.
     p.canary = Some(5);
-    assert_eq!(plan_waves(&cs, &p)[0].clusters.len(), 3);
+    assert_eq!(plan_waves(&cs, &p).unwrap()[0].clusters.len(), 3);
     // Never more than there are clusters.
     p.canary = Some(3);
     let two = clusters(2);
-    assert_eq!(wave_names(&plan_waves(&two, &p)), vec![vec!["c01", "c02"]]);
+    assert_eq!(
+        wave_names(&plan_waves(&two, &p).unwrap()),
+        vec![vec!["c01", "c02"]]
+    );
     // Zero is no canary.
     p.canary = Some(0);
     assert_eq!(
-        wave_names(&plan_waves(&cs, &p)),
+        wave_names(&plan_waves(&cs, &p).unwrap()),
         vec![
             vec!["c01", "c02", "c03"],
             vec!["c04", "c05", "c06"],
@@ -302,7 +327,7 @@ fn canary_wave_comes_first_and_is_capped() {
     );
     // No clusters, no waves.
     p.canary = Some(1);
-    assert!(plan_waves(&[], &p).is_empty());
+    assert!(plan_waves(&[], &p).unwrap().is_empty());
 }
 
 #[test]
@@ -318,7 +343,7 @@ fn canary_with_order_takes_the_first_in_order_then_groups() {
         order: Some("order".into()),
         ..policy(RolloutStrategy::Automatic, 5)
     };
-    let waves = plan_waves(&cs, &p);
+    let waves = plan_waves(&cs, &p).unwrap();
     assert_eq!(
         wave_names(&waves),
         vec![vec!["b"], vec!["c"], vec!["a"], vec!["d"]]
@@ -332,7 +357,7 @@ fn plan_starts_everything_waiting() {
     let mut cs = clusters(5);
     cs[3].revision = None;
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let status = plan(&sp, &cs);
+    let status = plan(&sp, &cs).unwrap();
     assert_eq!(status.phase, RolloutPhase::Pending);
     assert_eq!(
         status.waves.iter().map(|w| w.number).collect::<Vec<_>>(),
@@ -363,7 +388,7 @@ fn plan_starts_everything_waiting() {
 #[test]
 fn automatic_rollout_goes_wave_by_wave() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(5));
+    let mut status = plan(&sp, &clusters(5)).unwrap();
     let notes = step_ok(&sp, &mut status, 100);
     assert_eq!(reasons(&notes), vec!["WaveStarted"]);
     assert_eq!(notes[0].message, "wave 1 started: c01, c02");
@@ -405,7 +430,7 @@ fn a_started_wave_is_judged_in_the_same_step() {
         failure_budget: 5,
         ..policy(RolloutStrategy::Automatic, 2)
     });
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     let mut health: BTreeMap<String, Health> = status
         .clusters
         .iter()
@@ -425,7 +450,7 @@ fn a_started_wave_is_judged_in_the_same_step() {
 #[test]
 fn waiting_cluster_already_at_the_revision_counts_as_updated() {
     let sp = spec(policy(RolloutStrategy::Automatic, 1));
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     let mut health = healthy_world(&sp, &status);
     health.insert("c03".into(), at(REV));
     let notes = advance(&sp, &mut status, &health, t(1));
@@ -438,7 +463,7 @@ fn waiting_cluster_already_at_the_revision_counts_as_updated() {
 #[test]
 fn deleted_cluster_is_skipped() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     step_ok(&sp, &mut status, 1);
     let mut health = healthy_world(&sp, &status);
     health.remove("c02");
@@ -462,7 +487,7 @@ fn deleted_cluster_is_skipped() {
 #[test]
 fn manual_waits_for_approval_before_every_wave() {
     let sp = spec(policy(RolloutStrategy::Manual, 2));
-    let mut status = plan(&sp, &clusters(5));
+    let mut status = plan(&sp, &clusters(5)).unwrap();
     let mut now = 10;
     let notes = step_ok(&sp, &mut status, now);
     assert_eq!(reasons(&notes), vec!["WaitingForApproval"]);
@@ -540,7 +565,7 @@ fn manual_waits_for_approval_before_every_wave() {
 #[test]
 fn approve_with_nothing_waiting_is_refused() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     step_ok(&sp, &mut status, 1);
     let before = status.clone();
     let err = request(
@@ -564,7 +589,7 @@ fn canary_waits_for_approval_after_the_first_wave_even_automatic() {
         canary: Some(1),
         ..policy(RolloutStrategy::Automatic, 2)
     });
-    let mut status = plan(&sp, &clusters(5));
+    let mut status = plan(&sp, &clusters(5)).unwrap();
     assert_eq!(members(&status, 1), vec!["c01"]);
     // The canary starts without approval.
     step_ok(&sp, &mut status, 1);
@@ -607,7 +632,7 @@ fn canary_of_zero_does_not_wait_for_approval() {
         canary: Some(0),
         ..policy(RolloutStrategy::Automatic, 1)
     });
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     let mut now = 0;
     while !status.phase.is_terminal() {
         now += 1;
@@ -627,7 +652,7 @@ fn health_timeout_fails_a_cluster() {
         failure_budget: 0,
         ..policy(RolloutStrategy::Automatic, 2)
     });
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     let slow = set(&["c02"]);
     let none = BTreeSet::new();
     step(&sp, &mut status, &none, &slow, 1000);
@@ -692,20 +717,171 @@ fn health_timeout_blocker_lines() {
     assert_eq!(blocker(&installing(), REV), "ingress: installing");
 }
 
-#[test]
-fn unreadable_health_timeout_counts_as_ten_minutes() {
-    for text in ["soon", "", "0s", "10x"] {
-        let p = RolloutPolicy {
-            health_timeout: text.into(),
-            ..Default::default()
-        };
-        assert_eq!(health_timeout(&p), Duration::from_secs(600), "{text:?}");
-    }
-    let p = RolloutPolicy {
-        health_timeout: "1h".into(),
+// ---- a policy that breaks its rules ---------------------------------------------
+
+/// A policy as it may be stored from before the CRD checked it.
+fn stored(health_timeout: &str, max_concurrent: IntOrString, failure_budget: u32) -> RolloutPolicy {
+    RolloutPolicy {
+        health_timeout: health_timeout.into(),
+        max_concurrent,
+        failure_budget,
         ..Default::default()
-    };
-    assert_eq!(health_timeout(&p), Duration::from_secs(3600));
+    }
+}
+
+#[test]
+fn bad_values_are_named_never_defaulted() {
+    let e = check_policy(&stored("1.5h", IntOrString::Int(2), 1)).unwrap_err();
+    assert_eq!(
+        e.at("spec.rollout"),
+        "spec.rollout.healthTimeout: invalid value \"1.5h\": healthTimeout must be a duration in whole h, m and s, more than zero, such as 90s, 10m or 1h30m"
+    );
+    let e = check_policy(&stored("10m", IntOrString::String("2O%".into()), 1)).unwrap_err();
+    assert_eq!(
+        e.at("spec.rollout"),
+        "spec.rollout.maxConcurrent: invalid value \"2O%\": maxConcurrent must be a whole number of clusters (1 or more) or a percentage from 1% to 100%, such as 3 or 25%"
+    );
+    // Every bad value at once, each with its rule.
+    let mut p = stored("", IntOrString::Int(0), u32::MAX);
+    p.canary = Some(COUNT_MAX + 1);
+    let e = check_policy(&p).unwrap_err();
+    let fields: Vec<&str> = e.0.iter().map(|f| f.field).collect();
+    assert_eq!(
+        fields,
+        ["maxConcurrent", "canary", "healthTimeout", "failureBudget"]
+    );
+    assert_eq!(e.0[0].value, "0");
+    assert_eq!(e.0[1].value, (COUNT_MAX + 1).to_string());
+    assert_eq!(e.0[2].value, "\"\"");
+    assert!(
+        e.0[3]
+            .rule
+            .starts_with("failureBudget must be a whole number")
+    );
+    // The display names the policy.
+    assert!(
+        e.to_string()
+            .starts_with("rollout.maxConcurrent: invalid value 0")
+    );
+}
+
+#[test]
+fn a_hostile_value_is_quoted_escaped_and_cut() {
+    let long = format!("1h\"\n{}", "x".repeat(10_000));
+    let e = check_policy(&stored(&long, IntOrString::Int(1), 0)).unwrap_err();
+    let text = e.at("spec.rollout");
+    assert!(text.len() < 300, "{text}");
+    assert!(!text.contains('\n'), "{text}");
+    assert!(text.contains(r#"invalid value "1h\"\nxxx"#), "{text}");
+    assert!(text.contains("xxx\"…"), "{text}");
+}
+
+/// The ClusterTemplate's status names the bad value (the template
+/// controller writes it as its validation error).
+#[test]
+fn the_template_reports_a_bad_stored_policy() {
+    use crate::api::{ClusterTemplate, ClusterTemplateSpec};
+    use crate::engine::templates::Template;
+    let mut ct = ClusterTemplate::new(
+        "t",
+        ClusterTemplateSpec {
+            rollout: Some(stored("1.5h", IntOrString::String("2O%".into()), 1)),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        ct.spec_problem().as_deref(),
+        Some(concat!(
+            "spec.rollout.maxConcurrent: invalid value \"2O%\": maxConcurrent must be a whole number of clusters (1 or more) or a percentage from 1% to 100%, such as 3 or 25%; ",
+            "spec.rollout.healthTimeout: invalid value \"1.5h\": healthTimeout must be a duration in whole h, m and s, more than zero, such as 90s, 10m or 1h30m"
+        ))
+    );
+    ct.spec.rollout = Some(RolloutPolicy::default());
+    assert_eq!(ct.spec_problem(), None);
+    ct.spec.rollout = None;
+    assert_eq!(ct.spec_problem(), None);
+}
+
+#[test]
+fn a_bad_policy_plans_nothing() {
+    let sp = spec(stored("1.5h", IntOrString::Int(2), 1));
+    let e = plan(&sp, &clusters(4)).unwrap_err();
+    assert_eq!(e.0.len(), 1);
+    assert_eq!(e.0[0].field, "healthTimeout");
+    assert!(plan_waves(&clusters(4), &sp.policy).is_err());
+    let sp = spec(stored("10m", IntOrString::String("2O%".into()), 1));
+    assert!(plan(&sp, &clusters(4)).is_err());
+}
+
+/// A rollout planned under a good policy whose stored spec now reads bad
+/// (as it would from before the rules): it stops where it is, says why
+/// once, and no cluster moves, however long it waits.
+#[test]
+fn a_bad_stored_policy_stops_the_rollout_where_it_is() {
+    let good = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&good, &clusters(4)).unwrap();
+    let healthy = reported(&status, &[1; 64]);
+    advance(&good, &mut status, &healthy, t(10));
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    let before = status.clone();
+
+    let bad = spec(stored("1.5h", IntOrString::Int(2), 1));
+    let notes = advance(&bad, &mut status, &healthy, t(20));
+    assert_eq!(reasons(&notes), ["InvalidPolicy"]);
+    assert!(notes[0].warning);
+    let message = status.message.clone().unwrap();
+    assert!(
+        message.starts_with("stopped: its policy breaks the rules: spec.policy.healthTimeout: invalid value \"1.5h\": healthTimeout must be"),
+        "{message}"
+    );
+    // Only the message changed.
+    assert_eq!(status.waves, before.waves);
+    assert_eq!(status.clusters, before.clusters);
+    assert_eq!(status.phase, before.phase);
+    // Long past any timeout, and with every cluster at the revision:
+    // nothing moves and nothing more is said.
+    let there = reported(&status, &[4; 64]);
+    for (health, now) in [(&healthy, 100_000), (&there, 200_000)] {
+        let notes = advance(&bad, &mut status, health, t(now));
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(status.clusters, before.clusters);
+        assert_eq!(status.waves, before.waves);
+    }
+}
+
+#[test]
+fn a_bad_stored_policy_takes_no_request_that_moves_it_forward() {
+    let manual = spec(policy(RolloutStrategy::Manual, 1));
+    let mut status = plan(&manual, &clusters(3)).unwrap();
+    let health = reported(&status, &[1; 64]);
+    advance(&manual, &mut status, &health, t(1));
+    assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+    let bad = spec(RolloutPolicy {
+        strategy: RolloutStrategy::Manual,
+        ..stored("10m", IntOrString::String("2O%".into()), 1)
+    });
+    let before = status.clone();
+    for req in [
+        Request::Approve(None),
+        Request::Resume,
+        Request::Retry("c01".into()),
+    ] {
+        let why = apply_request(&bad, &mut status, &req, "op", &health, t(2)).unwrap_err();
+        assert!(
+            why.starts_with("the rollout's policy breaks the rules: spec.policy.maxConcurrent"),
+            "{why}"
+        );
+        assert_eq!(status, before, "{req:?}");
+    }
+    // Stopping it still works.
+    apply_request(&bad, &mut status, &Request::Abort, "op", &health, t(3)).unwrap();
+    assert_eq!(status.phase, RolloutPhase::Aborted);
+    assert!(
+        status
+            .clusters
+            .iter()
+            .all(|c| c.state == ClusterRolloutState::Waiting)
+    );
 }
 
 #[test]
@@ -714,7 +890,7 @@ fn a_failed_service_fails_only_at_the_target_revision() {
         failure_budget: 5,
         ..policy(RolloutStrategy::Automatic, 3)
     });
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     step_ok(&sp, &mut status, 1);
     let mut health = healthy_world(&sp, &status);
     // A failure at the old revision is not this rollout's.
@@ -749,7 +925,7 @@ fn failures_within_budget_go_on() {
         failure_budget: 1,
         ..policy(RolloutStrategy::Automatic, 2)
     });
-    let mut status = plan(&sp, &clusters(6));
+    let mut status = plan(&sp, &clusters(6)).unwrap();
     let bad = set(&["c01", "c04"]);
     let none = BTreeSet::new();
     let mut now = 0;
@@ -772,7 +948,7 @@ fn failures_within_budget_go_on() {
 #[test]
 fn pause_and_resume() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     step_ok(&sp, &mut status, 1);
     let all: BTreeSet<String> = status.clusters.iter().map(|c| c.name.clone()).collect();
     let health = world(&sp, &status, &BTreeSet::new(), &all);
@@ -823,7 +999,7 @@ fn pause_and_resume() {
 fn pause_before_start_and_while_waiting_for_approval() {
     // Paused before anything started: resume starts the first wave.
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     let health = healthy_world(&sp, &status);
     request(&sp, &mut status, Request::Pause, &health, 1).unwrap();
     advance(&sp, &mut status, &health, t(2));
@@ -836,7 +1012,7 @@ fn pause_before_start_and_while_waiting_for_approval() {
     // Paused while waiting for approval: resume waits again; approval is
     // refused while paused.
     let sp = spec(policy(RolloutStrategy::Manual, 2));
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     step_ok(&sp, &mut status, 1);
     let health = healthy_world(&sp, &status);
     request(&sp, &mut status, Request::Pause, &health, 2).unwrap();
@@ -856,7 +1032,7 @@ fn pause_and_resume_refused_when_they_do_not_apply() {
         failure_budget: 0,
         ..policy(RolloutStrategy::Automatic, 2)
     });
-    let mut status = plan(&sp, &clusters(2));
+    let mut status = plan(&sp, &clusters(2)).unwrap();
     let health = healthy_world(&sp, &status);
     let err = request(&sp, &mut status, Request::Resume, &health, 1).unwrap_err();
     assert_eq!(err, "nothing to resume: the rollout is Pending");
@@ -874,7 +1050,7 @@ fn pause_and_resume_refused_when_they_do_not_apply() {
 #[test]
 fn abort_stops_and_keeps_what_is_done() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(6));
+    let mut status = plan(&sp, &clusters(6)).unwrap();
     let slow = set(&["c04"]);
     let none = BTreeSet::new();
     for now in 1..=3 {
@@ -894,11 +1070,7 @@ fn abort_stops_and_keeps_what_is_done() {
     );
     // Nothing moves any more, whatever the clusters say.
     let before = status.clone();
-    let all_at_rev: BTreeMap<String, Health> = status
-        .clusters
-        .iter()
-        .map(|c| (c.name.clone(), at(REV)))
-        .collect();
+    let all_at_rev = reported(&status, &[4; 64]);
     assert!(advance(&sp, &mut status, &all_at_rev, t(99_999)).is_empty());
     assert_eq!(status, before);
     // Updated clusters keep the revision, waiting ones keep theirs.
@@ -936,7 +1108,7 @@ fn rollback_returns_touched_clusters_to_their_last_good_revision() {
         failure_budget: 5,
         ..policy(RolloutStrategy::Automatic, 3)
     });
-    let mut status = plan(&sp, &cs);
+    let mut status = plan(&sp, &cs).unwrap();
     let bad = set(&["c04"]);
     let slow = set(&["c05"]);
     // When wave 1 starts, c02 reports another last good revision and c03
@@ -1023,7 +1195,7 @@ fn rollback_returns_touched_clusters_to_their_last_good_revision() {
 #[test]
 fn rollback_leaves_waiting_clusters_alone_and_works_after_success() {
     let sp = spec(policy(RolloutStrategy::Manual, 2));
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     step_ok(&sp, &mut status, 1);
     let health = healthy_world(&sp, &status);
     request(&sp, &mut status, Request::Approve(None), &health, 2).unwrap();
@@ -1043,7 +1215,7 @@ fn rollback_leaves_waiting_clusters_alone_and_works_after_success() {
 
     // A finished rollout can still be rolled back.
     let sp = spec(policy(RolloutStrategy::Automatic, 5));
-    let mut status = plan(&sp, &clusters(2));
+    let mut status = plan(&sp, &clusters(2)).unwrap();
     for now in 1..=2 {
         step_ok(&sp, &mut status, now);
     }
@@ -1068,7 +1240,7 @@ fn rollback_leaves_waiting_clusters_alone_and_works_after_success() {
 #[test]
 fn skip_a_waiting_cluster() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     step_ok(&sp, &mut status, 1);
     let health = healthy_world(&sp, &status);
     let notes = request(&sp, &mut status, Request::Skip("c03".into()), &health, 2).unwrap();
@@ -1105,7 +1277,7 @@ fn skip_a_waiting_cluster() {
 #[test]
 fn skip_an_updating_cluster_returns_it() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     let slow = set(&["c02"]);
     let none = BTreeSet::new();
     step(&sp, &mut status, &none, &slow, 1);
@@ -1131,7 +1303,7 @@ fn skip_an_updating_cluster_returns_it() {
 #[test]
 fn skip_refusals() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     step_ok(&sp, &mut status, 1);
     step_ok(&sp, &mut status, 2);
     assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
@@ -1164,7 +1336,7 @@ fn stopped_by_timeout(n: usize, bad: &str) -> (TemplateRolloutSpec, TemplateRoll
         health_timeout: "60s".into(),
         ..policy(RolloutStrategy::Automatic, 1)
     });
-    let mut status = plan(&sp, &clusters(n));
+    let mut status = plan(&sp, &clusters(n)).unwrap();
     let slow = set(&[bad]);
     let none = BTreeSet::new();
     let mut now = 0;
@@ -1258,7 +1430,7 @@ fn retry_of_a_cluster_that_still_fails_keeps_the_budget() {
         failure_budget: 0,
         ..policy(RolloutStrategy::Automatic, 1)
     });
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     let bad = set(&["c01"]);
     let none = BTreeSet::new();
     for now in 1..=2 {
@@ -1296,14 +1468,14 @@ fn every_request_acts_once() {
     // A Manual rollout with wave 1 waiting for approval.
     fn manual() -> (TemplateRolloutSpec, TemplateRolloutStatus, i64) {
         let sp = spec(policy(RolloutStrategy::Manual, 2));
-        let mut status = plan(&sp, &clusters(4));
+        let mut status = plan(&sp, &clusters(4)).unwrap();
         step_ok(&sp, &mut status, 1);
         (sp, status, 1)
     }
     // An Automatic rollout in wave 1.
     fn automatic() -> (TemplateRolloutSpec, TemplateRolloutStatus, i64) {
         let sp = spec(policy(RolloutStrategy::Automatic, 2));
-        let mut status = plan(&sp, &clusters(4));
+        let mut status = plan(&sp, &clusters(4)).unwrap();
         step_ok(&sp, &mut status, 1);
         (sp, status, 1)
     }
@@ -1348,17 +1520,9 @@ fn approve_with_a_number_acts_once_even_when_the_wave_finishes_at_once() {
     // The approved wave's clusters are already at the revision: the wave
     // finishes and the next waits, within the one request.
     let sp = spec(policy(RolloutStrategy::Manual, 1));
-    let mut status = plan(&sp, &clusters(3));
-    let all_at_rev: BTreeMap<String, Health> = status
-        .clusters
-        .iter()
-        .map(|c| (c.name.clone(), at(REV)))
-        .collect();
-    let old: BTreeMap<String, Health> = status
-        .clusters
-        .iter()
-        .map(|c| (c.name.clone(), at(OLD)))
-        .collect();
+    let mut status = plan(&sp, &clusters(3)).unwrap();
+    let all_at_rev = reported(&status, &[4; 64]);
+    let old = reported(&status, &[1; 64]);
     advance(&sp, &mut status, &old, t(1));
     let mut health = old.clone();
     health.insert("c01".into(), all_at_rev["c01"].clone());
@@ -1380,7 +1544,7 @@ fn approve_with_a_number_acts_once_even_when_the_wave_finishes_at_once() {
 #[test]
 fn history_keeps_the_last_fifty_acts() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
-    let mut status = plan(&sp, &clusters(4));
+    let mut status = plan(&sp, &clusters(4)).unwrap();
     step_ok(&sp, &mut status, 1);
     let health: BTreeMap<String, Health> = status
         .clusters
@@ -1527,20 +1691,35 @@ fn parse_duration_table() {
         ("1h30m", Some(5400)),
         ("1h30m15s", Some(5415)),
         ("2h", Some(7200)),
-        ("45", Some(45)),
-        (" 5m ", Some(300)),
-        ("1m1m", Some(120)),
+        ("1h15s", Some(3615)),
         ("0h5m", Some(300)),
+        ("90m", Some(5400)),
+        ("0010m", Some(600)),
+        ("999999999999999h", Some(999_999_999_999_999 * 3600)),
+        // Refused: bare numbers, spaces, repeats, other orders, fractions,
+        // signs, other units, zero, too long.
+        ("45", None),
+        ("10", None),
+        (" 5m ", None),
+        ("5m ", None),
+        ("1m1m", None),
+        ("30m1h", None),
+        ("1s1m", None),
         ("", None),
         ("m", None),
-        ("10", Some(10)),
+        ("h5m", None),
         ("10x", None),
         ("1.5h", None),
         ("1h 30m", None),
         ("10m5", None),
         ("-5s", None),
+        ("+5s", None),
         ("0s", None),
+        ("0h0m0s", None),
         ("5ms", None),
+        ("1d", None),
+        ("10M", None),
+        ("５m", None),
         ("99999999999999999999999h", None),
         ("9999999999999999h", None),
         ("18446744073709551615s1s", None),
@@ -1592,7 +1771,7 @@ fn preview_groups_largest_first() {
 #[test]
 fn change_summary_from_preview() {
     let sp = spec(RolloutPolicy::default());
-    let mut status = plan(&sp, &clusters(3));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
     status.preview = preview_groups(vec![
         ("c01".into(), vec!["a 1 → 2".into(), "b: x: 1 → 2".into()]),
         ("c02".into(), vec!["a 1 → 2".into(), "b: x: 1 → 2".into()]),
@@ -1772,6 +1951,90 @@ fn arb_policy() -> impl Strategy<Value = RolloutPolicy> {
         )
 }
 
+/// Any policy: good ones, and values as they may be stored from before the
+/// CRD's rules (zero, negative, huge, misspelt, fractions, arbitrary text).
+fn arb_any_policy() -> impl Strategy<Value = RolloutPolicy> {
+    let max_concurrent = prop_oneof![
+        arb_max_concurrent(),
+        any::<i32>().prop_map(IntOrString::Int),
+        "[0-9O.%-]{0,6}".prop_map(IntOrString::String),
+        any::<String>().prop_map(IntOrString::String),
+    ];
+    let health_timeout = prop_oneof![
+        Just("10m".to_string()),
+        "([0-9]{1,3}[hms]){1,3}",
+        "[0-9hms.d -]{0,10}",
+        any::<String>(),
+    ];
+    let count = prop_oneof![0u32..5, any::<u32>()];
+    (
+        arb_policy(),
+        max_concurrent,
+        health_timeout,
+        prop::option::of(count.clone()),
+        count,
+    )
+        .prop_map(
+            |(base, max_concurrent, health_timeout, canary, failure_budget)| RolloutPolicy {
+                max_concurrent,
+                health_timeout,
+                canary,
+                failure_budget,
+                ..base
+            },
+        )
+}
+
+/// Strings that match one of the CRD's patterns (`api::policy_rules`),
+/// whose CEL rules say the same.
+fn crd_pattern(pattern: &str) -> impl Strategy<Value = String> {
+    let inner = pattern.trim_start_matches('^').trim_end_matches('$');
+    // Long runs of digits, so that the length limit is crossed too.
+    let bounded = inner.replace("[0-9]+", "[0-9]{1,6}");
+    proptest::string::string_regex(&bounded).expect("a pattern proptest reads")
+}
+
+#[test]
+fn the_crd_rules_use_the_patterns() {
+    assert!(HEALTH_TIMEOUT_RULE.contains(&format!("self.matches('{DURATION_PATTERN}')")));
+    assert!(MAX_CONCURRENT_RULE.contains(&format!("self.matches('{PERCENT_PATTERN}')")));
+    assert!(MAX_CONCURRENT_RULE.contains(&COUNT_MAX.to_string()));
+    assert!(COUNT_RULE.contains(&COUNT_MAX.to_string()));
+    let crds = crate::api::crds_yaml();
+    for message in [
+        HEALTH_TIMEOUT_MESSAGE,
+        MAX_CONCURRENT_MESSAGE,
+        CANARY_MESSAGE,
+        FAILURE_BUDGET_MESSAGE,
+    ] {
+        // In the ClusterTemplate and in the TemplateRollout that copies its policy.
+        assert_eq!(crds.matches(message).count(), 2, "{message}");
+    }
+    assert_eq!(crds.matches("maxLength: 16").count(), 2);
+}
+
+/// What the clusters of a rollout report, one code per cluster in order:
+/// 0 nothing (deleted), 1 at the old revision, 2 installing, 3 failing,
+/// anything else healthy at the new revision. Clusters past the end of
+/// `report` report nothing.
+fn reported(status: &TemplateRolloutStatus, report: &[u8]) -> BTreeMap<String, Health> {
+    status
+        .clusters
+        .iter()
+        .zip(report)
+        .filter_map(|(c, r)| {
+            let h = match r {
+                0 => return None,
+                1 => at(OLD),
+                2 => installing(),
+                3 => failing(),
+                _ => at(REV),
+            };
+            Some((c.name.clone(), h))
+        })
+        .collect()
+}
+
 fn has_canary(policy: &RolloutPolicy, candidates: &[Candidate]) -> bool {
     policy.canary.is_some_and(|n| n > 0) && !candidates.is_empty()
 }
@@ -1784,8 +2047,8 @@ proptest! {
         cs in arb_candidates(40),
         policy in arb_policy(),
     ) {
-        let limit = max_concurrent(&policy, cs.len());
-        let waves = plan_waves(&cs, &policy);
+        let limit = check_policy(&policy).unwrap().max_concurrent.of(cs.len());
+        let waves = plan_waves(&cs, &policy).unwrap();
         for w in &waves {
             prop_assert!(!w.clusters.is_empty());
             prop_assert!(w.clusters.len() <= limit, "{} > {}", w.clusters.len(), limit);
@@ -1809,7 +2072,7 @@ proptest! {
         cs in arb_candidates(40),
         policy in arb_policy(),
     ) {
-        let waves = plan_waves(&cs, &policy);
+        let waves = plan_waves(&cs, &policy).unwrap();
         let mut seen: Vec<&str> = waves.iter().flat_map(|w| w.clusters.iter().map(String::as_str)).collect();
         seen.sort();
         let mut want: Vec<&str> = cs.iter().map(|c| c.name.as_str()).collect();
@@ -1817,7 +2080,7 @@ proptest! {
         prop_assert_eq!(&seen, &want);
 
         let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
-        let status = plan(&sp, &cs);
+        let status = plan(&sp, &cs).unwrap();
         prop_assert_eq!(status.phase, RolloutPhase::Pending);
         prop_assert_eq!(status.waves.len(), waves.len());
         let numbers: Vec<u32> = status.waves.iter().map(|w| w.number).collect();
@@ -1846,7 +2109,7 @@ proptest! {
     ) {
         let mut sorted = cs.clone();
         sorted.sort_by(|a, b| a.name.cmp(&b.name));
-        prop_assert_eq!(plan_waves(&cs, &policy), plan_waves(&sorted, &policy));
+        prop_assert_eq!(plan_waves(&cs, &policy).unwrap(), plan_waves(&sorted, &policy).unwrap());
     }
 
     #[test]
@@ -1855,7 +2118,7 @@ proptest! {
         policy in arb_policy(),
     ) {
         let policy = RolloutPolicy { order: Some(ORDER.into()), ..policy };
-        let waves = plan_waves(&cs, &policy);
+        let waves = plan_waves(&cs, &policy).unwrap();
         let value = |name: &String| -> Option<&String> {
             cs.iter().find(|c| &c.name == name).unwrap().labels.get(ORDER)
         };
@@ -1905,7 +2168,7 @@ proptest! {
         let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
         let budget = policy.failure_budget as usize;
         let canary = has_canary(&policy, &cs);
-        let mut status = plan(&sp, &cs);
+        let mut status = plan(&sp, &cs).unwrap();
         let wave_fails = |n: u32| fails[(n as usize - 1) % fails.len()];
         let failing_names: BTreeSet<String> = status
             .clusters
@@ -2002,25 +2265,11 @@ proptest! {
         gaps in prop::collection::vec(0i64..400, 12),
     ) {
         let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy };
-        let mut status = plan(&sp, &cs);
+        let mut status = plan(&sp, &cs).unwrap();
         let mut now = 0;
         for (step, report) in reports.iter().enumerate() {
             now += gaps[step];
-            let health: BTreeMap<String, Health> = status
-                .clusters
-                .iter()
-                .zip(report)
-                .filter_map(|(c, r)| {
-                    let h = match r {
-                        0 => return None,
-                        1 => at(OLD),
-                        2 => installing(),
-                        3 => failing(),
-                        _ => at(REV),
-                    };
-                    Some((c.name.clone(), h))
-                })
-                .collect();
+            let health: BTreeMap<String, Health> = reported(&status, report);
             advance(&sp, &mut status, &health, t(now));
             let once = status.clone();
             let notes = advance(&sp, &mut status, &health, t(now));
@@ -2050,7 +2299,7 @@ proptest! {
         ),
     ) {
         let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
-        let mut status = plan(&sp, &cs);
+        let mut status = plan(&sp, &cs).unwrap();
         let mut now = 0;
         let mut health: BTreeMap<String, Health> = BTreeMap::new();
         for (kind, arg, gap, report) in ops {
@@ -2076,21 +2325,7 @@ proptest! {
             };
             match &req {
                 None => {
-                    health = status
-                        .clusters
-                        .iter()
-                        .zip(&report)
-                        .filter_map(|(c, r)| {
-                            let h = match r {
-                                0 => return None,
-                                1 => at(OLD),
-                                2 => installing(),
-                                3 => failing(),
-                                _ => at(REV),
-                            };
-                            Some((c.name.clone(), h))
-                        })
-                        .collect();
+                    health = reported(&status, &report);
                     advance(&sp, &mut status, &health, t(now));
                     let once = status.clone();
                     prop_assert!(advance(&sp, &mut status, &health, t(now)).is_empty());
@@ -2158,22 +2393,116 @@ proptest! {
     }
 
     #[test]
-    fn prop_parse_duration_reads_what_it_writes(h in 0u64..1000, m in 0u64..1000, s in 0u64..1000) {
-        let text = format!("{h}h{m}m{s}s");
-        let want = h * 3600 + m * 60 + s;
+    fn prop_parse_duration_reads_what_it_writes(
+        h in prop::option::of(0u64..10_000),
+        m in prop::option::of(0u64..10_000),
+        s in prop::option::of(0u64..10_000),
+    ) {
+        let text: String = [(h, 'h'), (m, 'm'), (s, 's')]
+            .iter()
+            .filter_map(|(n, u)| n.map(|n| format!("{n}{u}")))
+            .collect();
+        let want = h.unwrap_or(0) * 3600 + m.unwrap_or(0) * 60 + s.unwrap_or(0);
         prop_assert_eq!(parse_duration(&text), (want > 0).then(|| Duration::from_secs(want)));
-        prop_assert_eq!(parse_duration(&want.to_string()), Some(Duration::from_secs(want)));
+        // Bare numbers are never durations.
+        prop_assert_eq!(parse_duration(&want.to_string()), None);
+    }
+
+    /// Whatever the CRD's pattern admits (with a digit above zero, within
+    /// the length limit) the engine reads.
+    #[test]
+    fn prop_what_the_crd_admits_the_engine_reads(text in crd_pattern(DURATION_PATTERN)) {
+        let admitted = text.bytes().any(|b| (b'1'..=b'9').contains(&b)) && text.len() <= DURATION_MAX_LENGTH;
+        prop_assert_eq!(parse_duration(&text).is_some(), admitted, "{:?}", text);
     }
 
     #[test]
-    fn prop_parse_duration_never_panics(text in "([0-9]{0,22}[hms ]){0,3}[0-9]{0,3}") {
-        let _ = parse_duration(&text);
+    fn prop_every_percentage_the_crd_admits_the_engine_reads(text in crd_pattern(PERCENT_PATTERN)) {
+        let pct: u8 = text.trim_end_matches('%').parse().unwrap();
+        prop_assert_eq!(
+            parse_max_concurrent(&IntOrString::String(text.clone())),
+            Some(MaxConcurrent::Percent(pct))
+        );
     }
 
     #[test]
-    fn prop_max_concurrent_never_panics(text in "[0-9]{0,22}%?", total in 0usize..100_000) {
-        let p = RolloutPolicy { max_concurrent: IntOrString::String(text), ..Default::default() };
-        prop_assert!(max_concurrent(&p, total) >= 1);
+    fn prop_policy_parser_never_panics_on_any_string(
+        duration in any::<String>(),
+        text in any::<String>(),
+        near in "[0-9hms%. +-]{0,24}",
+        n in any::<i32>(),
+        canary in prop::option::of(any::<u32>()),
+        budget in any::<u32>(),
+    ) {
+        let _ = parse_duration(&duration);
+        let _ = parse_duration(&near);
+        for value in [IntOrString::String(text.clone()), IntOrString::String(near.clone()), IntOrString::Int(n)] {
+            if let Some(m) = parse_max_concurrent(&value) {
+                prop_assert!(m.of(0) >= 1);
+            }
+        }
+        let p = RolloutPolicy {
+            health_timeout: duration,
+            max_concurrent: IntOrString::String(text),
+            canary,
+            failure_budget: budget,
+            ..Default::default()
+        };
+        match check_policy(&p) {
+            Ok(l) => prop_assert!(l.health_timeout > Duration::ZERO),
+            Err(e) => {
+                prop_assert!(!e.0.is_empty());
+                // A message a person can read: one line, bounded.
+                let text = e.at("spec.rollout");
+                prop_assert!(!text.contains('\n'));
+                prop_assert!(text.len() < 300 * e.0.len(), "{}", text);
+            }
+        }
+    }
+
+    /// Any policy, good or bad, and any clusters: the planner never panics;
+    /// a good policy's waves hold every cluster once and never more than
+    /// maxConcurrent; a bad one plans nothing and moves nothing.
+    #[test]
+    fn prop_any_policy_never_panics_the_planner(
+        cs in arb_candidates(40),
+        policy in arb_any_policy(),
+        reports in prop::collection::vec(prop::collection::vec(0u8..5, 40), 1..6),
+    ) {
+        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        match check_policy(&policy) {
+            Ok(limits) => {
+                let limit = limits.max_concurrent.of(cs.len());
+                let waves = plan_waves(&cs, &policy).unwrap();
+                prop_assert!(waves.iter().all(|w| !w.clusters.is_empty() && w.clusters.len() <= limit));
+                prop_assert_eq!(waves.iter().map(|w| w.clusters.len()).sum::<usize>(), cs.len());
+                let mut status = plan(&sp, &cs).unwrap();
+                for (step, report) in reports.iter().enumerate() {
+                    let health: BTreeMap<String, Health> = reported(&status, report);
+                    advance(&sp, &mut status, &health, t(step as i64 * 1000));
+                    let _ = apply_request(&sp, &mut status, &Request::Approve(None), "op", &health, t(step as i64 * 1000));
+                    let updating = status.clusters.iter().filter(|c| c.state == ClusterRolloutState::Updating);
+                    for w in &status.waves {
+                        let n = status.clusters.iter().filter(|c| c.wave == w.number).count();
+                        prop_assert!(n <= limit, "wave {} holds {} > {}", w.number, n, limit);
+                    }
+                    prop_assert!(updating.count() <= limit);
+                }
+            }
+            Err(_) => {
+                prop_assert!(plan_waves(&cs, &policy).is_err());
+                prop_assert!(plan(&sp, &cs).is_err());
+                // A rollout planned before the policy went bad stays put.
+                let good = TemplateRolloutSpec { policy: RolloutPolicy::default(), ..sp.clone() };
+                let mut status = plan(&good, &cs).unwrap();
+                let before = status.clone();
+                let health = reported(&status, &[4; 64]);
+                advance(&sp, &mut status, &health, t(1_000_000));
+                let _ = apply_request(&sp, &mut status, &Request::Approve(None), "op", &health, t(1_000_001));
+                prop_assert_eq!(&status.clusters, &before.clusters);
+                prop_assert_eq!(&status.waves, &before.waves);
+            }
+        }
     }
 
     #[test]

@@ -80,13 +80,7 @@ impl Headless {
     /// The value of an unlabelled metric, or the sum over a labelled one.
     pub async fn metric(&self, name: &str) -> Option<f64> {
         let (_, text) = self.get("/metrics").await?;
-        let values: Vec<f64> = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter(|l| l.starts_with(&format!("{name} ")) || l.starts_with(&format!("{name}{{")))
-            .filter_map(|l| l.rsplit_once(' ')?.1.parse().ok())
-            .collect();
-        (!values.is_empty()).then(|| values.iter().sum())
+        hmc_tui::engine::metrics::metric(&text, name)
     }
 
     pub async fn is_leader(&self) -> Option<bool> {
