@@ -74,7 +74,7 @@ impl Limits {
 
     /// For `Chart.yaml` and `values.yaml` read from chart archives. Real
     /// charts ship larger defaults than anyone types (kube-prometheus-stack
-    /// about 200 KB, ingress-nginx about 45 KB, each well under 20,000
+    /// about 200 KB, ingress-nginx about 45 KB, both far below 200,000
     /// nodes), so the bounds are larger; the depth is the same.
     pub const CHART: Limits = Limits {
         bytes: 1024 * 1024,
