@@ -50,6 +50,7 @@ pub struct TemplateService {
     pub namespace: Option<String>,
     /// Values (YAML) for this service in every cluster made from the template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::plan::yaml::MAX_VALUES_BYTES))]
     pub values: Option<String>,
 }
 

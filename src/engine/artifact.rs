@@ -169,10 +169,12 @@ pub fn read_chart(archive: &[u8]) -> Result<ChartInfo, ArtifactError> {
         *slot = Some(text);
     }
     let chart_yaml = chart_yaml.ok_or_else(|| invalid("the archive has no Chart.yaml".into()))?;
-    let meta: ChartYaml =
-        serde_yaml::from_str(&chart_yaml).map_err(|e| invalid(format!("Chart.yaml: {e}")))?;
-    let values = crate::plan::values::parse_values(values_yaml.as_deref().unwrap_or(""))
-        .map_err(|e| invalid(format!("values.yaml: {e}")))?;
+    let limits = &crate::plan::yaml::Limits::CHART;
+    let meta: ChartYaml = crate::plan::yaml::from_str(&chart_yaml, limits)
+        .map_err(|e| invalid(format!("Chart.yaml: {e}")))?;
+    let values =
+        crate::plan::values::parse_values_within(values_yaml.as_deref().unwrap_or(""), limits)
+            .map_err(|e| invalid(format!("values.yaml: {e}")))?;
     Ok(ChartInfo {
         name: meta.name,
         version: meta.version,

@@ -3,3 +3,4 @@
 pub mod rollout;
 pub mod services;
 pub mod values;
+pub mod yaml;

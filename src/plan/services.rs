@@ -148,7 +148,10 @@ fn plan_one<'a>(
         Err(e) => {
             return blocked(
                 ServiceState::Failed,
-                format!("values of service template {template_name} are not valid: {e}"),
+                format!(
+                    "values of service template {template_name} {}: {e}",
+                    verdict(&e)
+                ),
             );
         }
     }
@@ -158,7 +161,7 @@ fn plan_one<'a>(
             Err(e) => {
                 return blocked(
                     ServiceState::Failed,
-                    format!("values of service {name} in {whose} are not valid: {e}"),
+                    format!("values of service {name} in {whose} {}: {e}", verdict(&e)),
                 );
             }
         }
@@ -175,6 +178,15 @@ fn plan_one<'a>(
         values,
         effective,
     })
+}
+
+/// What is wrong with values that cannot be used, before the details.
+fn verdict(e: &values::ValuesError) -> &'static str {
+    if e.is_limit() {
+        "are too large"
+    } else {
+        "are not valid"
+    }
 }
 
 #[cfg(test)]
@@ -344,5 +356,64 @@ mod tests {
             msgs[2].1
         );
         assert!(msgs[3].1.contains("needs a template"), "{}", msgs[3].1);
+    }
+
+    #[test]
+    fn values_over_a_limit_block_only_that_service() {
+        let bomb = format!(
+            "a: &a [{}]\nb: [{}]\n",
+            vec!["x"; 10_000].join(","),
+            vec!["*a"; 10_000].join(",")
+        );
+        let wide = format!("a: 1\n# {}\n", "é".repeat(70_000));
+        let sts = [
+            st("ingress-nginx-4-11-3", None, true),
+            st("web-1", Some(&wide), true),
+        ];
+        let lookup = |n: &str| sts.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+        let mc = cluster(vec![
+            ManagedService {
+                name: "ingress-nginx".into(),
+                values: Some(bomb),
+                ..Default::default()
+            },
+            ManagedService {
+                name: "web".into(),
+                template: Some("web-1".into()),
+                ..Default::default()
+            },
+            ManagedService {
+                name: "sound".into(),
+                template: Some("ingress-nginx-4-11-3".into()),
+                values: Some("a: &x {b: 1}\nc: *x\n".into()),
+                ..Default::default()
+            },
+        ]);
+        let plans = plan_services(&template(""), &mc, lookup);
+        let blocked = |i: usize| match &plans[i] {
+            ServicePlan::Blocked(b) => (b.state, b.message.clone()),
+            ServicePlan::Install(d) => panic!("{d:?} should be blocked"),
+        };
+        assert_eq!(
+            blocked(0),
+            (
+                ServiceState::Failed,
+                "values of service ingress-nginx in this cluster are too large: more than 100,000 nodes after expanding aliases".into()
+            )
+        );
+        assert_eq!(
+            blocked(1),
+            (
+                ServiceState::Failed,
+                format!(
+                    "values of service template web-1 are too large: {} bytes, more than the limit of 131,072",
+                    crate::plan::yaml::group(wide.len())
+                )
+            )
+        );
+        let ServicePlan::Install(d) = &plans[2] else {
+            panic!("{:?}", plans[2])
+        };
+        assert_eq!(d.values, json!({"a": {"b": 1}, "c": {"b": 1}}));
     }
 }

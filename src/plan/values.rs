@@ -13,7 +13,8 @@
 //! `null` in a higher layer deletes the key from what lies below.
 //!
 //! The value type is [`serde_json::Value`] because the CRDs carry values as
-//! JSON; the YAML people type is parsed into it by [`parse_values`].
+//! JSON; the YAML people type is parsed into it by [`parse_values`], within
+//! the limits of [`Limits::VALUES`] (see [`crate::plan::yaml`]).
 //!
 //! Everything here is pure: no I/O, no clock, no logging. The UI and the
 //! reconciler both call into it, so both agree on what "effective values"
@@ -22,6 +23,8 @@
 use std::fmt;
 
 use serde_json::{Map, Value};
+
+use crate::plan::yaml::{self, LimitError, Limits, YamlError};
 
 /// Why a `values` text could not be turned into values.
 ///
@@ -58,6 +61,18 @@ pub enum ValuesError {
     /// does not keep positions after parsing, so there is no line number.
     #[error("{}", join_path_message(path, message))]
     Invalid { path: String, message: String },
+    /// The text is larger than a limit allows: too many bytes, too many
+    /// nodes once aliases are expanded, nested too deeply. Nothing of it is
+    /// used.
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+}
+
+impl ValuesError {
+    /// True when the text is refused for its size rather than its content.
+    pub fn is_limit(&self) -> bool {
+        matches!(self, ValuesError::Limit(_))
+    }
 }
 
 fn join_path_message(path: &str, message: &str) -> String {
@@ -91,7 +106,18 @@ fn join_path_message(path: &str, message: &str) -> String {
 /// The parser follows YAML 1.2: `yes`, `no`, `on` and `off` are strings, not
 /// booleans as in the YAML 1.1 rules some Kubernetes tools still apply.
 /// Write `true`/`false` to be safe everywhere.
+///
+/// Text over one of the limits of [`Limits::VALUES`] (bytes, nodes after
+/// expanding aliases, depth, text after expanding aliases) is a
+/// [`ValuesError::Limit`]; the parse stops as soon as a limit is passed.
 pub fn parse_values(text: &str) -> Result<Value, ValuesError> {
+    parse_values_within(text, &Limits::VALUES)
+}
+
+/// [`parse_values`] with other limits: a chart's own `values.yaml` is read
+/// with [`Limits::CHART`].
+pub fn parse_values_within(text: &str, limits: &Limits) -> Result<Value, ValuesError> {
+    yaml::check_size(text, limits)?;
     // libyaml rejects a tab it takes for indentation even on an otherwise
     // blank line, so blank and comment-only text is recognised up front.
     if text.lines().all(|line| {
@@ -100,7 +126,10 @@ pub fn parse_values(text: &str) -> Result<Value, ValuesError> {
     }) {
         return Ok(Value::Object(Map::new()));
     }
-    let mut doc: serde_yaml::Value = serde_yaml::from_str(text).map_err(yaml_error)?;
+    let mut doc = yaml::parse(text, limits).map_err(|e| match e {
+        YamlError::Limit(limit) => ValuesError::Limit(limit),
+        YamlError::Yaml(e) => yaml_error(e),
+    })?;
     doc.apply_merge().map_err(yaml_error)?;
     match doc {
         serde_yaml::Value::Null => Ok(Value::Object(Map::new())),
@@ -944,6 +973,91 @@ mod tests {
         assert!(!err.to_string().is_empty());
     }
 
+    // ---- limits -----------------------------------------------------------
+
+    fn bomb(anchor: usize, refs: usize) -> String {
+        format!(
+            "a: &a [{}]\nb: [{}]\n",
+            vec!["x"; anchor].join(","),
+            vec!["*a"; refs].join(",")
+        )
+    }
+
+    #[test]
+    fn parse_refuses_each_limit_with_its_message() {
+        let max = Limits::VALUES.bytes;
+        let cases: Vec<(String, &str)> = vec![
+            (
+                bomb(10_000, 10_000),
+                "more than 100,000 nodes after expanding aliases",
+            ),
+            (
+                format!("a: 1\n#{}\n", "x".repeat(max)),
+                "131,079 bytes, more than the limit of 131,072",
+            ),
+            // Blank text is measured too, before anything else.
+            (
+                " ".repeat(max + 1),
+                "131,073 bytes, more than the limit of 131,072",
+            ),
+            (
+                format!("a: {}1{}\n", "[".repeat(64), "]".repeat(64)),
+                "nested more than 64 levels deep",
+            ),
+            (
+                format!(
+                    "a: &s {}\nb: [{}]\n",
+                    "x".repeat(60_000),
+                    vec!["*s"; 20].join(",")
+                ),
+                "more than 1,048,576 bytes of keys and strings after expanding aliases",
+            ),
+        ];
+        for (text, want) in cases {
+            let err = parse_values(&text).unwrap_err();
+            assert!(err.is_limit(), "{err:?}");
+            assert_eq!(err.to_string(), want);
+        }
+    }
+
+    #[test]
+    fn parse_accepts_what_stays_within_the_limits() {
+        // The largest text, in bytes, with multi-byte characters.
+        let max = Limits::VALUES.bytes;
+        let mut text = String::from("a: 1\n#");
+        while text.len() + 3 <= max {
+            text.push('é');
+        }
+        text.push_str(&"x".repeat(max - 1 - text.len()));
+        text.push('\n');
+        assert_eq!(text.len(), max);
+        assert_eq!(parse_values(&text), Ok(json!({"a": 1})));
+        // 63 levels under the top-level map.
+        let deep = format!("a: {}1{}\n", "[".repeat(63), "]".repeat(63));
+        assert!(parse_values(&deep).is_ok());
+        // Aliases that expand within the limits, merge keys included.
+        let shared = bomb(300, 300);
+        let value = parse_values(&shared).unwrap();
+        assert_eq!(value["b"].as_array().map(Vec::len), Some(300));
+        assert_eq!(value["b"][299].as_array().map(Vec::len), Some(300));
+    }
+
+    #[test]
+    fn chart_limits_are_larger() {
+        let text = format!("a: 1\n#{}\n", "x".repeat(Limits::VALUES.bytes));
+        assert_eq!(
+            parse_values_within(&text, &Limits::CHART),
+            Ok(json!({"a": 1}))
+        );
+        assert!(parse_values_within(&bomb(400, 400), &Limits::CHART).is_ok());
+        assert_eq!(
+            parse_values_within(&bomb(500, 500), &Limits::CHART)
+                .unwrap_err()
+                .to_string(),
+            "more than 200,000 nodes after expanding aliases"
+        );
+    }
+
     // ---- diff -------------------------------------------------------------
 
     fn ch(path: &str, old: Option<Value>, new: Option<Value>) -> Change {
@@ -1198,6 +1312,68 @@ mod tests {
         }
     }
 
+    /// Nodes (keys included) and depth of a value.
+    fn size_of(value: &Value) -> (usize, usize) {
+        let below = |items: &mut dyn Iterator<Item = (usize, usize)>| {
+            items.fold((1, 1), |(n, d), (cn, cd)| (n + cn, d.max(cd + 1)))
+        };
+        match value {
+            Value::Array(items) => below(&mut items.iter().map(size_of)),
+            Value::Object(map) => below(&mut map.values().map(|v| {
+                let (n, d) = size_of(v);
+                (n + 1, d)
+            })),
+            _ => (1, 0),
+        }
+    }
+
+    /// Values text with anchors, aliases of aliases, merge keys, long
+    /// strings and deep nesting, sized around the limits.
+    fn hostile_values() -> impl Strategy<Value = String> {
+        (
+            0..400usize,
+            0..400usize,
+            0..40usize,
+            0..80usize,
+            0..20_000usize,
+            0..100usize,
+            any::<bool>(),
+        )
+            .prop_map(|(items, refs, again, deep, long, copies, merge)| {
+                let mut text = format!(
+                    "a: &a [{}]\nb: &b [{}]\nc: [{}]\ns: &s '{}'\nt: [{}]\nd: {}1{}\n",
+                    vec!["x"; items].join(","),
+                    vec!["*a"; refs].join(","),
+                    vec!["*b"; again].join(","),
+                    "y".repeat(long),
+                    vec!["*s"; copies].join(","),
+                    "[".repeat(deep),
+                    "]".repeat(deep),
+                );
+                if merge {
+                    text.push_str("m: &m {k: *b}\nn: {<<: *m, j: *a}\n");
+                }
+                text
+            })
+    }
+
+    proptest! {
+        // Each case parses up to 128 KiB and expands up to the limits.
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn prop_parse_stays_within_limits(text in hostile_values()) {
+            match parse_values(&text) {
+                Ok(value) => {
+                    let (nodes, depth) = size_of(&value);
+                    prop_assert!(nodes <= Limits::VALUES.nodes, "{nodes} nodes");
+                    prop_assert!(depth <= Limits::VALUES.depth, "{depth} deep");
+                }
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -1278,6 +1454,11 @@ mod tests {
             for change in &changes {
                 prop_assert!(change.old != change.new);
             }
+        }
+
+        #[test]
+        fn prop_parse_never_panics(text in any::<String>()) {
+            let _ = parse_values(&text);
         }
 
         #[test]

@@ -439,10 +439,15 @@ impl Editor {
     /// otherwise shows the review.
     fn save(&mut self, data: &Snapshot) -> Step {
         if let Err(e) = &self.check {
-            return Step::Say(
-                FlashLevel::Error,
-                format!("not saved: the values are not valid YAML ({e})"),
-            );
+            let why = if e.is_limit() {
+                format!(
+                    "not saved: the values of {} are too large ({e})",
+                    self.key.service
+                )
+            } else {
+                format!("not saved: the values are not valid YAML ({e})")
+            };
+            return Step::Say(FlashLevel::Error, why);
         }
         if !self.dirty() {
             return Step::Say(
@@ -598,6 +603,42 @@ mod tests {
         e.on_key(KeyEvent::new(KeyCode::Home, KeyModifiers::CONTROL), &data);
         e.fit(10, 40);
         assert_eq!((e.top, e.left), (0, 0));
+    }
+
+    #[test]
+    fn text_over_a_limit_is_refused_with_the_limit() {
+        let data = Snapshot::default();
+        let bomb = format!(
+            "a: &a [{}]\nb: [{}]\n",
+            vec!["x"; 1000].join(","),
+            vec!["*a"; 1000].join(",")
+        );
+        // Over the size limit in bytes, within it in characters.
+        let wide = format!("a: 1\n# {}\n", "é".repeat(70_000));
+        for (text, why) in [
+            (
+                bomb.as_str(),
+                "not saved: the values of web are too large (more than 100,000 nodes after expanding aliases)".to_string(),
+            ),
+            (
+                wide.as_str(),
+                format!(
+                    "not saved: the values of web are too large ({} bytes, more than the limit of 131,072)",
+                    crate::plan::yaml::group(wide.len())
+                ),
+            ),
+        ] {
+            let mut e = Editor::open(base(None), "web");
+            e.set_text(text);
+            assert!(e.dirty());
+            assert!(e.check.as_ref().is_err_and(ValuesError::is_limit));
+            assert_eq!(e.error_at(), None, "a limit has no place in the text");
+            match e.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL), &data) {
+                Step::Say(FlashLevel::Error, said) => assert_eq!(said, why),
+                other => panic!("want the refusal, got {other:?}"),
+            }
+            assert!(matches!(e.stage, Stage::Editing), "nothing is applied");
+        }
     }
 
     #[test]
