@@ -336,6 +336,7 @@ async fn reported_at_the_deadline(
     )
     .await;
     let took = started.elapsed();
+    eprintln!("{name}: {why:?} after {took:?}");
     assert_eq!(why, expected);
     assert!(
         took >= DEADLINE - Duration::from_secs(1) && took <= DEADLINE + MARGIN,
