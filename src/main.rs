@@ -99,7 +99,8 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
         .to_string()
         .trim_end_matches('/')
         .to_string();
-    let client = kube::Client::try_from(config)?;
+    // The same timeouts and deadlines as the headless engine's client.
+    let client = engine::requests::counted_client(config, Default::default())?;
     hmc_tui::tui::run(hmc_tui::tui::TuiOptions {
         client,
         context: context_name(cli),
@@ -165,7 +166,9 @@ async fn config(cli: &Cli) -> Result<kube::Config> {
         None if cli.context.is_some() => kube::Config::from_kubeconfig(&options).await?,
         None => kube::Config::infer().await?,
     };
-    Ok(config)
+    // Connect and read timeouts; `counted_client` adds a deadline to each
+    // request that is not a watch.
+    Ok(engine::requests::with_timeouts(config))
 }
 
 async fn reconcile(cli: &Cli) -> Result<()> {

@@ -4,9 +4,11 @@
 //! server's service proxy.
 
 use std::io::Read;
+use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, Limited};
+use bytes::{Bytes, BytesMut};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Body;
 use hyper_util::client::legacy::Client as HttpClient;
 use hyper_util::rt::TokioExecutor;
 use serde::Deserialize;
@@ -14,17 +16,51 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use super::requests::{BoundedByCaller, seconds};
+
 /// Charts larger than this are refused rather than read into memory.
-const MAX_ARCHIVE: usize = 32 * 1024 * 1024;
+pub const MAX_ARCHIVE: usize = 32 * 1024 * 1024;
+/// A chart download, from the request's start to its last byte, takes at
+/// most this long.
+pub const DOWNLOAD_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How much a download may take: time and bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DownloadLimits {
+    pub deadline: Duration,
+    pub max_bytes: usize,
+}
+
+impl Default for DownloadLimits {
+    fn default() -> Self {
+        Self {
+            deadline: DOWNLOAD_DEADLINE,
+            max_bytes: MAX_ARCHIVE,
+        }
+    }
+}
 
 #[derive(Error, Debug)]
 pub enum ArtifactError {
-    #[error("cannot download {url}: {reason}")]
+    #[error("cannot download chart from {url}: {reason}")]
     Download { url: String, reason: String },
+    #[error("chart download from {url} did not finish within {}", seconds(.deadline))]
+    Deadline { url: String, deadline: Duration },
+    #[error("chart archive from {url} is larger than {}, the most a chart may be", size(*.max_bytes))]
+    TooLarge { url: String, max_bytes: usize },
     #[error("digest mismatch: expected {expected}, got {actual}")]
     Digest { expected: String, actual: String },
     #[error("not a valid chart: {0}")]
     InvalidChart(String),
+}
+
+/// `32 MiB`, `512 KiB`, `100 bytes`.
+fn size(bytes: usize) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
 }
 
 /// What the engine needs from a chart.
@@ -50,53 +86,93 @@ pub async fn fetch_chart(
     url: &str,
     digest: &str,
 ) -> Result<ChartInfo, ArtifactError> {
-    let bytes = download(client, url).await?;
+    let in_cluster = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
+    let bytes = download(client, url, in_cluster, DownloadLimits::default()).await?;
     verify_digest(&bytes, digest)?;
     read_chart(&bytes)
 }
 
-async fn download(client: &kube::Client, url: &str) -> Result<Bytes, ArtifactError> {
+/// Downloads `url` within `limits`: the whole exchange, headers and body,
+/// ends by the deadline, and reading stops as soon as more than the most
+/// bytes allowed have arrived. Inside a cluster the address is used as it
+/// is; outside, an in-cluster address goes through the API server's
+/// service proxy.
+pub async fn download(
+    client: &kube::Client,
+    url: &str,
+    in_cluster: bool,
+    limits: DownloadLimits,
+) -> Result<Bytes, ArtifactError> {
     let fail = |reason: String| ArtifactError::Download {
         url: url.to_string(),
         reason,
     };
     let uri: http::Uri = url.parse().map_err(|e| fail(format!("{e}")))?;
-    let in_cluster = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
-    if let (false, Some(proxy)) = (in_cluster, service_proxy_path(&uri)) {
-        let req = http::Request::get(proxy)
-            .body(Vec::new())
-            .map_err(|e| fail(e.to_string()))?;
-        let resp = client
-            .send(req.map(kube::client::Body::from))
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        if !resp.status().is_success() {
-            return Err(fail(format!("HTTP {}", resp.status())));
+    let exchange = async {
+        if let (false, Some(proxy)) = (in_cluster, service_proxy_path(&uri)) {
+            let mut req = http::Request::get(proxy)
+                .body(kube::client::Body::empty())
+                .map_err(|e| fail(e.to_string()))?;
+            // Bounded below, with a deadline of its own and its own words.
+            req.extensions_mut().insert(BoundedByCaller);
+            let resp = client.send(req).await.map_err(|e| fail(e.to_string()))?;
+            read_body(url, resp, limits.max_bytes).await
+        } else {
+            let http: HttpClient<_, Empty<Bytes>> =
+                HttpClient::builder(TokioExecutor::new()).build_http();
+            let resp = http.get(uri).await.map_err(|e| fail(e.to_string()))?;
+            read_body(url, resp, limits.max_bytes).await
         }
-        let body = resp
-            .into_body()
-            .collect_bytes()
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        if body.len() > MAX_ARCHIVE {
-            return Err(fail(format!("archive larger than {MAX_ARCHIVE} bytes")));
-        }
-        return Ok(body);
-    }
-    let http: HttpClient<_, Empty<Bytes>> = HttpClient::builder(TokioExecutor::new()).build_http();
-    let resp = tokio::time::timeout(std::time::Duration::from_secs(30), http.get(uri))
+    };
+    tokio::time::timeout(limits.deadline, exchange)
         .await
-        .map_err(|_| fail("timed out".into()))?
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|_| ArtifactError::Deadline {
+            url: url.to_string(),
+            deadline: limits.deadline,
+        })?
+}
+
+/// Reads a response's body, frame by frame, up to `max_bytes`: a body that
+/// says or turns out to be larger is refused without reading the rest.
+async fn read_body<B>(
+    url: &str,
+    resp: http::Response<B>,
+    max_bytes: usize,
+) -> Result<Bytes, ArtifactError>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
+    let fail = |reason: String| ArtifactError::Download {
+        url: url.to_string(),
+        reason,
+    };
+    let too_large = || ArtifactError::TooLarge {
+        url: url.to_string(),
+        max_bytes,
+    };
     if !resp.status().is_success() {
         return Err(fail(format!("HTTP {}", resp.status())));
     }
-    let body = Limited::new(resp.into_body(), MAX_ARCHIVE)
-        .collect()
-        .await
-        .map_err(|e| fail(e.to_string()))?
-        .to_bytes();
-    Ok(body)
+    let announced = resp
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut body = resp.into_body();
+    if announced.unwrap_or_default().max(body.size_hint().lower()) > max_bytes as u64 {
+        return Err(too_large());
+    }
+    let mut bytes = BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| fail(e.to_string()))?;
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.len() > max_bytes {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(bytes.freeze())
 }
 
 /// `http://svc.ns.svc.cluster.local./a/b` -> the API server's proxy path for
@@ -118,6 +194,25 @@ pub fn service_proxy_path(uri: &http::Uri) -> Option<String> {
     Some(format!(
         "/api/v1/namespaces/{ns}/services/{scheme}:{svc}:{port}/proxy{path}"
     ))
+}
+
+/// The namespace whose chart source an artifact address belongs to: the
+/// source controller serves each artifact at `/<kind>/<namespace>/<name>/…`.
+/// `None` for an address of another form.
+pub fn artifact_namespace(url: &str) -> Option<String> {
+    const KINDS: &[&str] = &[
+        "helmchart",
+        "helmrepository",
+        "ocirepository",
+        "gitrepository",
+        "bucket",
+        "externalartifact",
+    ];
+    let uri: http::Uri = url.parse().ok()?;
+    let mut segments = uri.path().split('/').filter(|s| !s.is_empty());
+    let kind = segments.next()?;
+    let ns = segments.next()?;
+    (KINDS.contains(&kind) && segments.next().is_some()).then(|| ns.to_string())
 }
 
 /// Accepts `sha256:<hex>` (what chart sources publish) or a bare hex digest.
@@ -183,9 +278,309 @@ pub fn read_chart(archive: &[u8]) -> Result<ChartInfo, ArtifactError> {
     })
 }
 
+/// Loopback servers that misbehave, for the tests of downloads and of the
+/// client's deadlines.
+#[cfg(test)]
+pub(crate) mod hostile {
+    use std::net::SocketAddr;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    /// How the server answers every connection.
+    #[derive(Clone, Debug)]
+    pub enum Behaviour {
+        /// Accepts, reads nothing, never answers.
+        Silent,
+        /// Sends headers, then one byte of body every 20 ms, forever.
+        Trickle,
+        /// Sends headers, then a body without end, as fast as it is read.
+        Endless,
+        /// Sends headers announcing this many bytes of body, then nothing.
+        Announces(u64),
+        /// Answers 200 with this body.
+        Serves(Vec<u8>),
+    }
+
+    pub struct Server {
+        pub addr: SocketAddr,
+        /// Bytes of body sent so far, all connections together.
+        pub sent: Arc<AtomicU64>,
+        /// Set once a client closed a connection the server was writing to.
+        pub closed: Arc<AtomicBool>,
+        task: tokio::task::JoinHandle<()>,
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            self.task.abort();
+        }
+    }
+
+    impl Server {
+        pub fn url(&self, path: &str) -> String {
+            format!("http://{}{path}", self.addr)
+        }
+    }
+
+    pub async fn start(behaviour: Behaviour) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let sent = Arc::new(AtomicU64::new(0));
+        let closed = Arc::new(AtomicBool::new(false));
+        let (s, c) = (sent.clone(), closed.clone());
+        let task = tokio::spawn(async move {
+            // Held, not dropped: a silent server keeps its sockets open.
+            let mut held = Vec::new();
+            let mut conns = tokio::task::JoinSet::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                if let Behaviour::Silent = behaviour {
+                    held.push(socket);
+                    continue;
+                }
+                let (b, s, c) = (behaviour.clone(), s.clone(), c.clone());
+                conns.spawn(async move {
+                    if serve(socket, b, &s).await.is_err() {
+                        c.store(true, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        Server {
+            addr,
+            sent,
+            closed,
+            task,
+        }
+    }
+
+    async fn serve(mut socket: TcpStream, b: Behaviour, sent: &AtomicU64) -> std::io::Result<()> {
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = socket.read(&mut buf).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            request.extend_from_slice(&buf[..n]);
+        }
+        let chunked = "HTTP/1.1 200 OK\r\nContent-Type: application/gzip\r\nTransfer-Encoding: chunked\r\n\r\n";
+        match b {
+            Behaviour::Silent => std::future::pending().await,
+            Behaviour::Trickle => {
+                socket.write_all(chunked.as_bytes()).await?;
+                loop {
+                    socket.write_all(b"1\r\nx\r\n").await?;
+                    sent.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            }
+            Behaviour::Endless => {
+                socket.write_all(chunked.as_bytes()).await?;
+                let chunk = [b'x'; 64 * 1024];
+                loop {
+                    socket.write_all(b"10000\r\n").await?;
+                    socket.write_all(&chunk).await?;
+                    socket.write_all(b"\r\n").await?;
+                    sent.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+                }
+            }
+            Behaviour::Announces(n) => {
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {n}\r\n\r\n");
+                socket.write_all(head.as_bytes()).await?;
+                std::future::pending().await
+            }
+            Behaviour::Serves(body) => {
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+                socket.write_all(head.as_bytes()).await?;
+                socket.write_all(&body).await?;
+                sent.fetch_add(body.len() as u64, Ordering::SeqCst);
+                // Keep the connection until the client is done with it.
+                let _ = socket.read(&mut buf).await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Asserts that what took `took` ended at `deadline`, not before, and
+    /// not much after.
+    pub fn ended_at(took: Duration, deadline: Duration) {
+        assert!(
+            took >= deadline && took < deadline + Duration::from_secs(3),
+            "took {took:?} for a deadline of {deadline:?}"
+        );
+    }
+
+    /// A kube client whose API server is `server`.
+    pub fn kube_client(server: &Server) -> kube::Client {
+        let config = kube::Config::new(server.url("").parse().unwrap());
+        kube::Client::try_from(config).unwrap()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use super::hostile::{Behaviour, Server, ended_at, kube_client, start};
+    use std::sync::atomic::Ordering;
+    use std::time::Instant;
+
+    const PROXIED: &str =
+        "http://source-controller.flux-system.svc.cluster.local./helmchart/ns/x/x-1.0.0.tgz";
+
+    /// The address the engine would download from, by path: direct to the
+    /// server, or an in-cluster address through the server as API server.
+    fn address(server: &Server, proxied: bool) -> String {
+        if proxied {
+            PROXIED.to_string()
+        } else {
+            server.url("/helmchart/ns/x/x-1.0.0.tgz")
+        }
+    }
+
+    async fn download_from(
+        server: &Server,
+        proxied: bool,
+        limits: DownloadLimits,
+    ) -> (Result<Bytes, ArtifactError>, Duration) {
+        let start = Instant::now();
+        let got = download(
+            &kube_client(server),
+            &address(server, proxied),
+            false,
+            limits,
+        )
+        .await;
+        (got, start.elapsed())
+    }
+
+    fn quick(deadline_ms: u64) -> DownloadLimits {
+        DownloadLimits {
+            deadline: Duration::from_millis(deadline_ms),
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn downloads_that_never_finish_end_at_the_deadline() {
+        // Silent: no headers ever. Trickle: headers, then a byte now and
+        // then, for ever: the deadline covers the body too.
+        for behaviour in [Behaviour::Silent, Behaviour::Trickle] {
+            let server = start(behaviour.clone()).await;
+            for proxied in [false, true] {
+                let (got, took) = download_from(&server, proxied, quick(300)).await;
+                let e = got.unwrap_err();
+                assert!(matches!(e, ArtifactError::Deadline { .. }), "{e}");
+                assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "chart download from {} did not finish within 300ms",
+                        address(&server, proxied)
+                    )
+                );
+                ended_at(took, Duration::from_millis(300));
+            }
+            if let Behaviour::Trickle = behaviour {
+                assert!(server.sent.load(Ordering::SeqCst) > 0, "bytes came");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn reading_stops_as_soon_as_the_archive_is_over_the_limit() {
+        for proxied in [false, true] {
+            let server = start(Behaviour::Endless).await;
+            let (got, took) = download_from(&server, proxied, DownloadLimits::default()).await;
+            let e = got.unwrap_err();
+            assert!(matches!(e, ArtifactError::TooLarge { .. }), "{e}");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "chart archive from {} is larger than 32 MiB, the most a chart may be",
+                    address(&server, proxied)
+                )
+            );
+            assert!(took < Duration::from_secs(30), "{took:?}");
+            // The server would send forever: the client hung up on it,
+            // having taken the limit and at most what the sockets buffer.
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while !server.closed.load(Ordering::SeqCst) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert!(server.closed.load(Ordering::SeqCst), "the download went on");
+            let sent = server.sent.load(Ordering::SeqCst) as usize;
+            assert!(
+                sent > MAX_ARCHIVE && sent < MAX_ARCHIVE + (16 << 20),
+                "{sent} bytes sent"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_announced_size_over_the_limit_is_refused_unread() {
+        let server = start(Behaviour::Announces(MAX_ARCHIVE as u64 + 1)).await;
+        for proxied in [false, true] {
+            let (got, took) = download_from(&server, proxied, DownloadLimits::default()).await;
+            assert!(
+                matches!(got, Err(ArtifactError::TooLarge { .. })),
+                "{got:?}"
+            );
+            assert!(took < Duration::from_secs(5), "{took:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_sound_archive_arrives_whole() {
+        let archive = tgz(&[("x/Chart.yaml", "name: x\nversion: 1.0.0\n")]);
+        let server = start(Behaviour::Serves(archive.clone())).await;
+        for proxied in [false, true] {
+            let (got, _) = download_from(&server, proxied, DownloadLimits::default()).await;
+            assert_eq!(got.unwrap().as_ref(), archive.as_slice());
+        }
+        let (got, _) = download_from(
+            &server,
+            false,
+            DownloadLimits {
+                max_bytes: archive.len() - 1,
+                ..Default::default()
+            },
+        )
+        .await;
+        assert!(
+            matches!(got, Err(ArtifactError::TooLarge { .. })),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn artifact_addresses_name_their_namespace() {
+        assert_eq!(
+            artifact_namespace(PROXIED).as_deref(),
+            Some("ns"),
+            "source-controller's own address"
+        );
+        assert_eq!(
+            artifact_namespace("http://127.0.0.1:9/ocirepository/team-b/x/sha.tar.gz").as_deref(),
+            Some("team-b")
+        );
+        assert_eq!(
+            artifact_namespace("http://127.0.0.1:9/charts/x-1.0.0.tgz"),
+            None
+        );
+        assert_eq!(artifact_namespace("http://127.0.0.1:9/helmchart/ns"), None);
+        assert_eq!(artifact_namespace("not a url"), None);
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(size(MAX_ARCHIVE), "32 MiB");
+        assert_eq!(size(512 * 1024), "512 KiB");
+        assert_eq!(size(100), "100 bytes");
+    }
 
     fn tgz(files: &[(&str, &str)]) -> Vec<u8> {
         let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(

@@ -21,6 +21,10 @@ pub struct EngineOptions {
     pub deletion_timeout: Duration,
     /// How often a Flux source re-checks its repository.
     pub source_interval: String,
+    /// How long a chart repository is given to answer the source controller
+    /// (its index, or each OCI operation), as a Flux duration: Flux's own
+    /// default is `60s`.
+    pub source_timeout: String,
     /// How often a release is re-checked for drift.
     pub release_interval: String,
 }
@@ -30,6 +34,7 @@ impl Default for EngineOptions {
         Self {
             deletion_timeout: Duration::from_secs(300),
             source_interval: "10m".into(),
+            source_timeout: "60s".into(),
             release_interval: "10m".into(),
         }
     }

@@ -42,13 +42,16 @@ pub fn source_name(kind: TemplateKind, template: &str) -> String {
     format!("{}-{template}", kind.prefix())
 }
 
-/// The chart a release of this template's chart points at.
+/// The chart a release of this template's chart points at: always in the
+/// template's own namespace. A `chartRef` to another namespace makes its
+/// template invalid (see `templates::foreign_chart_ref`), and even before
+/// that status is written no release is pointed at another namespace.
 pub fn chart_ref(kind: TemplateKind, template: &str, namespace: &str, helm: &HelmSpec) -> LocalRef {
     match &helm.chart_ref {
         Some(r) => LocalRef {
             kind: r.kind.clone(),
             name: r.name.clone(),
-            namespace: Some(r.namespace.clone().unwrap_or_else(|| namespace.to_string())),
+            namespace: Some(namespace.to_string()),
         },
         None => LocalRef {
             kind: "HelmChart".into(),
@@ -106,6 +109,7 @@ pub fn chart_sources(
             url: repo.url.clone(),
             type_: (repo.type_ == RepositoryType::Oci).then(|| "oci".to_string()),
             interval: options.source_interval.clone(),
+            timeout: Some(options.source_timeout.clone()),
         },
         status: None,
     };

@@ -1,10 +1,10 @@
 //! Templates: fetch each template's chart once, read its defaults, keep the
 //! revision of a ClusterTemplate's services, and refuse deletion while used.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
 use kube::runtime::controller::Action;
@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
 use super::apply::{apply_if_changed, status_if_changed};
-use super::artifact::{ArtifactError, fetch_chart};
+use super::artifact::{ArtifactError, artifact_namespace, fetch_chart};
 use super::context::Context;
 use super::error::Result;
 use super::finalizer;
@@ -213,7 +213,7 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
         return Ok(Action::await_change());
     }
     let spec_problem = obj.spec_problem();
-    let chart = match &spec_problem {
+    let Checked { chart, retry_in } = match &spec_problem {
         // Invalid as the API server would have found it: nothing is fetched
         // or created for it, and what was read of its chart stays.
         Some(why) => TemplateStatus {
@@ -221,7 +221,8 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
             validation_error: Some(why.clone()),
             observed_generation: obj.meta().generation,
             ..obj.chart_status().cloned().unwrap_or_default()
-        },
+        }
+        .into(),
         None => chart_status(obj, ctx).await?,
     };
     let was_valid = obj.chart_status().map(|s| s.valid);
@@ -247,7 +248,9 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
             .as_deref()
             .is_none_or(|m| m.starts_with("fetching"));
     let secs = if settling { 3 } else { 600 };
-    Ok(Action::requeue(Duration::from_secs(secs)))
+    Ok(Action::requeue(
+        retry_in.unwrap_or(Duration::from_secs(secs)),
+    ))
 }
 
 /// A template still in use keeps its finalizer and says who uses it.
@@ -267,8 +270,66 @@ async fn cleanup<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
     Ok(Action::requeue(Duration::from_secs(30)))
 }
 
+/// What a template's chart source gave, and when to look again if not the
+/// usual time.
+struct Checked {
+    chart: TemplateStatus,
+    retry_in: Option<Duration>,
+}
+
+impl From<TemplateStatus> for Checked {
+    fn from(chart: TemplateStatus) -> Self {
+        Self {
+            chart,
+            retry_in: None,
+        }
+    }
+}
+
+/// A chart archive that could not be downloaded is tried again after this
+/// long, not at every reconcile: a chart source that hangs holds one of the
+/// controller's workers for one download deadline every few minutes, and
+/// the other templates get the rest.
+pub const DOWNLOAD_RETRY: Duration = Duration::from_secs(120);
+
+/// A download that failed: the archive's digest, when, and the status
+/// that said so.
+type Failure = (String, Instant, TemplateStatus);
+
+/// Downloads that failed lately, by template uid.
+static FAILED_DOWNLOADS: LazyLock<Mutex<HashMap<String, Failure>>> =
+    LazyLock::new(Default::default);
+
+/// What is wrong with a chart source: its Ready condition when False, or
+/// else a failed fetch. While the source controller tries again, Ready is
+/// Unknown ("building artifact") and only FetchFailed still tells the last
+/// failure, e.g. a repository that did not answer within its timeout.
+fn source_problem(conditions: &[flux::FluxCondition]) -> Option<&flux::FluxCondition> {
+    let ready = flux::ready(conditions);
+    if ready.is_some_and(|c| c.status == "True") {
+        return None;
+    }
+    ready.filter(|c| c.status == "False").or_else(|| {
+        conditions
+            .iter()
+            .find(|c| c.type_ == "FetchFailed" && c.status == "True")
+    })
+}
+
+/// Why a template may not use its `chartRef`: it names another namespace.
+/// A template reads, and its releases install, charts of its own namespace
+/// only, as Flux does with cross-namespace references turned off.
+pub fn foreign_chart_ref(helm: &HelmSpec, namespace: &str) -> Option<String> {
+    let other = helm.chart_ref.as_ref()?.namespace.as_deref()?;
+    (other != namespace).then(|| {
+        format!(
+            "chartRef points to namespace {other}; a template may only use charts in its own namespace ({namespace})"
+        )
+    })
+}
+
 /// Creates the chart source if needed and reads what it produced.
-async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<TemplateStatus> {
+async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     let ns = obj.namespace().unwrap_or_default();
     let name = obj.name_any();
     let helm = obj.helm();
@@ -281,85 +342,147 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<TemplateSta
         ..Default::default()
     };
     if let Err(msg) = helm.validate() {
-        return Ok(invalid(msg));
+        return Ok(invalid(msg).into());
+    }
+    // Nothing of another namespace is read: not its chart source, not
+    // its archive.
+    if let Some(msg) = foreign_chart_ref(helm, &ns) {
+        return Ok(invalid(msg).into());
     }
     let owner = obj.controller_owner_ref(&()).unwrap_or_default();
-    let (source, repo_problem, url) =
+    let (source, repo_problem, url, timeout) =
         match chart_sources(T::KIND, &name, &ns, helm, owner, &ctx.options) {
             Some((repo, chart)) => {
                 let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
                 apply_if_changed(ctx, &repo, cur_repo.as_deref()).await?;
                 let cur_chart = get(&ctx.stores.charts, &ns, &chart.name_any());
                 apply_if_changed(ctx, &chart, cur_chart.as_deref()).await?;
-                let repo_problem = cur_repo.and_then(|r| r.status.clone()).and_then(|s| {
-                    flux::ready(&s.conditions)
-                        .filter(|c| c.status == "False")
-                        .map(|c| c.message.clone())
-                });
+                let repo_problem = cur_repo
+                    .and_then(|r| r.status.clone())
+                    .and_then(|s| source_problem(&s.conditions).map(|c| c.message.clone()));
                 let url = repo.spec.url.clone();
-                (cur_chart.and_then(|c| c.status.clone()), repo_problem, url)
+                let timeout = repo.spec.timeout.clone();
+                (
+                    cur_chart.and_then(|c| c.status.clone()),
+                    repo_problem,
+                    url,
+                    timeout,
+                )
             }
             None => {
                 let r = helm.chart_ref.clone().unwrap_or_default();
-                let source_ns = r.namespace.clone().unwrap_or_else(|| ns.clone());
                 (
-                    referenced_source(ctx, &r.kind, &source_ns, &r.name).await?,
+                    referenced_source(ctx, &r.kind, &ns, &r.name).await?,
                     None,
                     format!("{} {}", r.kind, r.name),
+                    None,
                 )
             }
         };
     let chart_name = helm.chart_name.clone().unwrap_or_else(|| helm.describe());
     let version = helm.chart_version.clone().unwrap_or_default();
+    let words = flux::words::ChartWords {
+        chart: &chart_name,
+        version: &version,
+        url: &url,
+        timeout: timeout.as_deref(),
+    };
     let status = source.unwrap_or_default();
-    let ready = flux::ready(&status.conditions);
-    let problem = ready
-        .filter(|c| c.status == "False")
-        .map(|c| {
-            flux::words::chart_problem(
-                &chart_name,
-                &version,
-                &url,
-                &c.message,
-                repo_problem.as_deref(),
-            )
-        })
-        .or_else(|| {
-            repo_problem
-                .as_ref()
-                .map(|m| flux::words::chart_problem(&chart_name, &version, &url, "", Some(m)))
-        });
+    let problem = source_problem(&status.conditions)
+        .map(|c| words.problem(&c.message, repo_problem.as_deref()))
+        .or_else(|| repo_problem.as_ref().map(|m| words.problem("", Some(m))));
     let artifact = status
         .artifact
         .filter(|a| !a.url.is_empty())
         .filter(|a| version.is_empty() || a.revision.is_empty() || a.revision == version);
     let Some(artifact) = artifact else {
-        return Ok(invalid(problem.unwrap_or_else(|| {
-            flux::words::chart_problem(&chart_name, &version, &url, "", None)
-        })));
+        return Ok(invalid(problem.unwrap_or_else(|| words.problem("", None))).into());
     };
+    if let Some(other) = artifact_namespace(&artifact.url).filter(|a| *a != ns) {
+        return Ok(invalid(format!(
+            "the chart source's archive belongs to namespace {other}; a template may only use charts in its own namespace ({ns})"
+        ))
+        .into());
+    }
     if prev.valid && prev.chart_digest.as_deref() == Some(artifact.digest.as_str()) {
         return Ok(TemplateStatus {
             validation_error: problem,
             observed_generation: generation,
             ..prev
+        }
+        .into());
+    }
+    let uid = obj.meta().uid.clone().unwrap_or_default();
+    if let Some((retry_in, failed)) = recent_failure(&uid, &artifact.digest) {
+        return Ok(Checked {
+            chart: TemplateStatus {
+                observed_generation: generation,
+                ..failed
+            },
+            retry_in: Some(retry_in),
         });
     }
     match fetch_chart(&ctx.client, &artifact.url, &artifact.digest).await {
-        Ok(info) => Ok(TemplateStatus {
-            valid: true,
-            validation_error: problem,
-            description: info.description,
-            chart_version: Some(info.version),
-            config: Some(info.values),
-            chart_digest: Some(artifact.digest),
-            observed_generation: generation,
-        }),
+        Ok(info) => {
+            forget_failure(&uid);
+            Ok(TemplateStatus {
+                valid: true,
+                validation_error: problem,
+                description: info.description,
+                chart_version: Some(info.version),
+                config: Some(info.values),
+                chart_digest: Some(artifact.digest),
+                observed_generation: generation,
+            }
+            .into())
+        }
         Err(ArtifactError::InvalidChart(why)) => Ok(invalid(format!(
             "chart {chart_name} {version} from {url} is not a valid chart: {why}"
-        ))),
-        Err(e) => Err(e.into()),
+        ))
+        .into()),
+        Err(e) => {
+            // Said in the template's status, where people look, and tried
+            // again later: never a silent loop of retries.
+            let why = match e {
+                ArtifactError::Digest { .. } => {
+                    format!("chart {chart_name} {version} from {url}: {e}")
+                }
+                e => e.to_string(),
+            };
+            tracing::warn!(template = %name, namespace = %ns, error = %why, "chart download failed");
+            let chart = invalid(why);
+            remember_failure(&uid, &artifact.digest, &chart);
+            Ok(Checked {
+                chart,
+                retry_in: Some(DOWNLOAD_RETRY),
+            })
+        }
     }
+}
+
+/// When the download of `digest` for template `uid` failed less than
+/// [`DOWNLOAD_RETRY`] ago: how long until it may be tried again, and the
+/// status that said why.
+fn recent_failure(uid: &str, digest: &str) -> Option<(Duration, TemplateStatus)> {
+    let failed = FAILED_DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner());
+    let (d, at, status) = failed.get(uid)?;
+    let left = DOWNLOAD_RETRY.checked_sub(at.elapsed())?;
+    (d == digest && !left.is_zero()).then(|| (left, status.clone()))
+}
+
+fn remember_failure(uid: &str, digest: &str, status: &TemplateStatus) {
+    let mut failed = FAILED_DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner());
+    // Old entries go; the map holds at most the templates failing now.
+    failed.retain(|_, (_, at, _)| at.elapsed() < DOWNLOAD_RETRY);
+    failed.insert(
+        uid.to_string(),
+        (digest.to_string(), Instant::now(), status.clone()),
+    );
+}
+
+fn forget_failure(uid: &str) {
+    let mut failed = FAILED_DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner());
+    failed.remove(uid);
 }
 
 /// The resource name of a Flux source kind: `HelmChart` → `helmcharts`,
@@ -407,5 +530,129 @@ mod plural_tests {
         assert_eq!(plural_of("HelmChart"), "helmcharts");
         assert_eq!(plural_of("OCIRepository"), "ocirepositories");
         assert_eq!(plural_of("HelmRepository"), "helmrepositories");
+    }
+}
+
+#[cfg(test)]
+mod tenancy_tests {
+    use super::*;
+    use crate::api::{ChartRef, Repository};
+    use crate::engine::EngineOptions;
+    use crate::engine::releases::chart_ref;
+
+    fn referencing(namespace: Option<&str>) -> HelmSpec {
+        HelmSpec {
+            chart_ref: Some(ChartRef {
+                kind: "HelmChart".into(),
+                name: "shared".into(),
+                namespace: namespace.map(String::from),
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_chart_ref_to_another_namespace_is_refused_with_both_names() {
+        assert_eq!(
+            foreign_chart_ref(&referencing(Some("team-b")), "team-a").as_deref(),
+            Some(
+                "chartRef points to namespace team-b; a template may only use charts in its own namespace (team-a)"
+            )
+        );
+        assert_eq!(
+            foreign_chart_ref(&referencing(Some("team-a")), "team-a"),
+            None
+        );
+        assert_eq!(foreign_chart_ref(&referencing(None), "team-a"), None);
+        assert_eq!(foreign_chart_ref(&HelmSpec::default(), "team-a"), None);
+    }
+
+    #[test]
+    fn releases_never_point_at_another_namespace() {
+        for ns in [None, Some("team-a"), Some("team-b")] {
+            let r = chart_ref(TemplateKind::Service, "t", "team-a", &referencing(ns));
+            assert_eq!(r.namespace.as_deref(), Some("team-a"), "{ns:?}");
+            assert_eq!(r.name, "shared");
+        }
+    }
+
+    #[test]
+    fn the_engines_repositories_carry_a_timeout() {
+        let helm = HelmSpec {
+            chart_name: Some("x".into()),
+            chart_version: Some("1.0.0".into()),
+            repository: Some(Repository {
+                url: "http://127.0.0.1:1".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let options = EngineOptions::default();
+        assert_eq!(options.source_timeout, "60s", "Flux's own default");
+        let (repo, _) = chart_sources(
+            TemplateKind::Service,
+            "t",
+            "team-a",
+            &helm,
+            Default::default(),
+            &options,
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&repo).unwrap()["spec"]["timeout"],
+            "60s"
+        );
+    }
+
+    fn cond(type_: &str, status: &str, message: &str) -> flux::FluxCondition {
+        flux::FluxCondition {
+            type_: type_.into(),
+            status: status.into(),
+            message: message.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_failed_fetch_is_a_problem_while_the_source_tries_again() {
+        let problem = |conds: &[flux::FluxCondition]| {
+            source_problem(conds).map(|c| format!("{} {}", c.type_, c.message))
+        };
+        let retrying = [
+            cond("Reconciling", "True", "building artifact"),
+            cond("Ready", "Unknown", "building artifact"),
+            cond("FetchFailed", "True", "context deadline exceeded"),
+        ];
+        assert_eq!(
+            problem(&retrying).as_deref(),
+            Some("FetchFailed context deadline exceeded")
+        );
+        let failed = [
+            cond("Ready", "False", "gone"),
+            cond("FetchFailed", "True", "x"),
+        ];
+        assert_eq!(problem(&failed).as_deref(), Some("Ready gone"));
+        let ready = [cond("Ready", "True", ""), cond("FetchFailed", "True", "x")];
+        assert_eq!(problem(&ready), None);
+        assert_eq!(problem(&[cond("Ready", "Unknown", "building")]), None);
+    }
+
+    #[test]
+    fn a_failed_download_is_not_tried_again_before_its_time() {
+        let failed = TemplateStatus {
+            validation_error: Some("chart download from u did not finish within 60s".into()),
+            ..Default::default()
+        };
+        remember_failure("uid-1", "sha256:a", &failed);
+        let (left, status) = recent_failure("uid-1", "sha256:a").unwrap();
+        assert!(left <= DOWNLOAD_RETRY && left > DOWNLOAD_RETRY - Duration::from_secs(5));
+        assert_eq!(status, failed);
+        assert!(
+            recent_failure("uid-1", "sha256:b").is_none(),
+            "a new archive is tried at once"
+        );
+        assert!(recent_failure("uid-2", "sha256:a").is_none());
+        forget_failure("uid-1");
+        assert!(recent_failure("uid-1", "sha256:a").is_none());
     }
 }

@@ -55,6 +55,10 @@ pub struct HelmRepositorySpec {
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     pub interval: String,
+    /// How long the source controller waits for the repository's index (or,
+    /// for an OCI registry, each remote operation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
 }
 
 /// source.toolkit.fluxcd.io/v1 HelmChart.

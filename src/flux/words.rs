@@ -11,35 +11,77 @@ const KINDS: &[(&str, &str)] = &[
     ("ExternalArtifact", "chart"),
 ];
 
-/// Why a chart could not be fetched, given the chart source's message and,
-/// when the repository itself failed, the repository's message.
-pub fn chart_problem(
-    chart: &str,
-    version: &str,
-    url: &str,
-    chart_msg: &str,
-    repo_msg: Option<&str>,
-) -> String {
-    if let Some(repo) = repo_msg.filter(|m| !m.is_empty()) {
-        return format!(
-            "chart repository {url} cannot be read: {}",
-            root_cause(&scrub(repo))
-        );
+/// A template's chart, to say what went wrong with it.
+#[derive(Clone, Copy, Debug)]
+pub struct ChartWords<'a> {
+    pub chart: &'a str,
+    pub version: &'a str,
+    /// The repository's address, or the chart source the template names.
+    pub url: &'a str,
+    /// How long the repository is given to answer (`60s`), when known.
+    pub timeout: Option<&'a str>,
+}
+
+impl ChartWords<'_> {
+    /// Why the chart could not be fetched, given the chart source's message
+    /// and, when the repository itself failed, the repository's message.
+    pub fn problem(&self, chart_msg: &str, repo_msg: Option<&str>) -> String {
+        let Self {
+            chart,
+            version,
+            url,
+            ..
+        } = *self;
+        if let Some(repo) = repo_msg.filter(|m| !m.is_empty()) {
+            if is_timeout(repo) {
+                return format!("chart repository {url} did not answer {}", self.within());
+            }
+            return format!(
+                "chart repository {url} cannot be read: {}",
+                root_cause(&scrub(repo))
+            );
+        }
+        if chart_msg.contains("chart with version matching")
+            || chart_msg.contains("no chart version found")
+        {
+            return format!("chart {chart} {version} not found in repository {url}");
+        }
+        if chart_msg.contains("no chart name found")
+            || chart_msg.contains("no '") && chart_msg.contains("' chart")
+        {
+            return format!("chart {chart} not found in repository {url}");
+        }
+        if chart_msg.is_empty() {
+            return format!("fetching chart {chart} {version} from {url}");
+        }
+        if is_timeout(chart_msg) {
+            return format!(
+                "chart {chart} {version} could not be downloaded from {url} {}",
+                self.within()
+            );
+        }
+        format!("chart {chart} {version} from {url}: {}", scrub(chart_msg))
     }
-    if chart_msg.contains("chart with version matching")
-        || chart_msg.contains("no chart version found")
-    {
-        return format!("chart {chart} {version} not found in repository {url}");
+
+    fn within(&self) -> String {
+        match self.timeout {
+            Some(t) => format!("within {t}"),
+            None => "in time".to_string(),
+        }
     }
-    if chart_msg.contains("no chart name found")
-        || chart_msg.contains("no '") && chart_msg.contains("' chart")
-    {
-        return format!("chart {chart} not found in repository {url}");
-    }
-    if chart_msg.is_empty() {
-        return format!("fetching chart {chart} {version} from {url}");
-    }
-    format!("chart {chart} {version} from {url}: {}", scrub(chart_msg))
+}
+
+/// Whether a Go error says that something did not answer in time.
+pub fn is_timeout(message: &str) -> bool {
+    [
+        "context deadline exceeded",
+        "Client.Timeout exceeded",
+        "i/o timeout",
+        "timeout awaiting response headers",
+        "TLS handshake timeout",
+    ]
+    .iter()
+    .any(|needle| message.contains(needle))
 }
 
 /// A release failure, e.g. "install of ingress-nginx 4.11.3 failed: …".
@@ -137,6 +179,22 @@ mod tests {
 
     const URL: &str = "http://127.0.0.1:18080";
 
+    fn chart_problem(
+        chart: &str,
+        version: &str,
+        url: &str,
+        chart_msg: &str,
+        repo_msg: Option<&str>,
+    ) -> String {
+        let words = ChartWords {
+            chart,
+            version,
+            url,
+            timeout: Some("60s"),
+        };
+        words.problem(chart_msg, repo_msg)
+    }
+
     #[test]
     fn unknown_version_names_chart_version_and_repository() {
         let msg = "invalid chart reference: failed to get chart version for remote reference: \
@@ -164,6 +222,40 @@ mod tests {
         );
         assert!(got.contains("connection refused"), "{got}");
         assert!(!got.contains("HelmRepository"), "{got}");
+    }
+
+    #[test]
+    fn a_repository_that_does_not_answer_is_a_timeout_in_our_words() {
+        let url = "http://127.0.0.1:40123";
+        let repo = "failed to fetch Helm repository index: failed to cache index to temporary file: \
+                    Get \"http://127.0.0.1:40123/index.yaml\": context deadline exceeded \
+                    (Client.Timeout exceeded while awaiting headers)";
+        assert_eq!(
+            chart_problem(
+                "x",
+                "1.0.0",
+                url,
+                "HelmRepository 'ns/svctmpl-x' is not ready",
+                Some(repo)
+            ),
+            "chart repository http://127.0.0.1:40123 did not answer within 60s"
+        );
+        let words = ChartWords {
+            chart: "x",
+            version: "1.0.0",
+            url: "HelmChart x",
+            timeout: None,
+        };
+        assert_eq!(
+            words.problem(
+                "failed to download chart: Get \"http://h/x.tgz\": net/http: TLS handshake timeout",
+                None
+            ),
+            "chart x 1.0.0 could not be downloaded from HelmChart x in time"
+        );
+        assert!(!is_timeout(
+            "dial tcp 127.0.0.1:1: connect: connection refused"
+        ));
     }
 
     #[test]

@@ -283,8 +283,16 @@ impl RunningEngine {
 
     pub async fn start_with(namespace: &str, options: EngineOptions) -> Self {
         // The engine gets a client of its own, as it has in the binary: its
-        // watches and writes never queue behind the test's requests.
-        let client = &mgmt().await;
+        // watches and writes never queue behind the test's requests, and
+        // the binary's timeouts and deadlines apply.
+        let _ = mgmt().await; // says so if the harness is not up
+        let kc = Kubeconfig::read_from(harness_dir().join("mgmt.kubeconfig")).expect("kubeconfig");
+        let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+            .await
+            .expect("kubeconfig");
+        let counters = Arc::new(Counters::default());
+        let client = &engine::requests::counted_client(config, counters.requests.clone())
+            .expect("the engine's client");
         // RUST_LOG=hmc_tui=debug shows what the engine does, per test.
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -296,7 +304,6 @@ impl RunningEngine {
                 namespace: Some(namespace.to_string()),
             },
         );
-        let counters = Arc::new(Counters::default());
         let ctx = Arc::new(Context::new(
             client.clone(),
             stores.clone(),
