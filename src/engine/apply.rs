@@ -161,9 +161,10 @@ fn owned_fields<K: Serialize>(obj: &K) -> Result<Value> {
 /// Server-side applies `desired` unless `current` (or what the store holds
 /// under its name) already has all of it. Returns whether a write was sent.
 ///
-/// Ownership first: when the store holds an object of that name that
-/// belongs to something else (see [`conflict`]) nothing is written and the
-/// answer is [`Error::NameConflict`], for the caller to tell.
+/// Ownership first: when an object of that name belongs to something else
+/// (see [`conflict`]) nothing is written and the answer is
+/// [`Error::NameConflict`], for the caller to tell. Objects of ours are in
+/// the store; a name the store does not know is read from the API first.
 pub async fn apply_if_changed<K: Written>(
     ctx: &Context,
     desired: &K,
@@ -172,22 +173,30 @@ pub async fn apply_if_changed<K: Written>(
     let ns = desired
         .namespace()
         .ok_or(Error::MissingField("metadata.namespace"))?;
-    let stored = get(K::store(&ctx.stores), &ns, &desired.name_any());
-    if let Some(c) = stored
+    let name = desired.name_any();
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &ns);
+    // The stores hold only what is labelled as ours: an object of the name
+    // that is not in the store is looked up once before it is created, so
+    // that one made by someone else is seen too.
+    let occupant = match (current, get(K::store(&ctx.stores), &ns, &name)) {
+        (_, Some(stored)) => Some(stored),
+        (Some(current), None) => Some(std::sync::Arc::new(current.clone())),
+        (None, None) => api.get_opt(&name).await?.map(std::sync::Arc::new),
+    };
+    if let Some(c) = occupant
         .as_deref()
         .and_then(|occupant| conflict(K::NOUN, desired, occupant))
     {
         return Err(Error::NameConflict(c));
     }
-    if let Some(current) = current.or(stored.as_deref())
+    if let Some(current) = current.or(occupant.as_deref())
         && contains(&serde_json::to_value(current)?, &owned_fields(desired)?)
     {
         return Ok(false);
     }
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &ns);
     ctx.wrote();
     api.patch(
-        &desired.name_any(),
+        &name,
         &PatchParams::apply(FIELD_MANAGER).force(),
         &Patch::Apply(desired),
     )
