@@ -363,7 +363,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             "source.toolkit.fluxcd.io",
             "helmrepositories",
             false,
-            &["list", "watch", "create", "patch"],
+            &["get", "list", "watch", "create", "patch"],
         ),
         g(
             "source.toolkit.fluxcd.io",
@@ -381,7 +381,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             "helm.toolkit.fluxcd.io",
             "helmreleases",
             false,
-            &["list", "watch", "create", "patch", "delete"],
+            &["get", "list", "watch", "create", "patch", "delete"],
         ),
         g("cluster.x-k8s.io", "clusters", false, &["list", "watch"]),
         g("", "secrets", false, &["list", "watch"]),

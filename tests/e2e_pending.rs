@@ -7,6 +7,7 @@ use std::time::Duration;
 use common::cases::*;
 use common::*;
 use hmc_tui::api::{ManagedCluster, ServiceState};
+use hmc_tui::engine::releases::service_release_name;
 use hmc_tui::flux::HelmRelease;
 use kube::api::Api;
 use serde_json::json;
@@ -38,7 +39,7 @@ async fn services_wait_for_the_cluster_to_be_provisioned() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert!(
         releases
-            .get_opt("later-ingress-nginx")
+            .get_opt(&service_release_name("later", "ingress-nginx"))
             .await
             .unwrap()
             .is_none()

@@ -41,7 +41,9 @@ pub struct ClusterTemplateSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateService {
-    /// Name of the service; also its Helm release name in the cluster.
+    /// Name of the service; also its Helm release name in the cluster: a
+    /// DNS label of at most 53 characters.
+    #[schemars(length(min = 1, max = super::names::MAX_SERVICE_NAME), regex(pattern = super::names::DNS_LABEL_PATTERN))]
     pub name: String,
     /// Name of the ServiceTemplate (same namespace).
     pub template: String,

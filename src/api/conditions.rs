@@ -9,6 +9,12 @@ pub const CLUSTER_READY: &str = "ClusterReady";
 pub const SERVICES_READY: &str = "ServicesReady";
 pub const DELETING: &str = "Deleting";
 
+/// Reason: an object the engine would write under this name belongs to
+/// something else.
+pub const NAME_CONFLICT: &str = "NameConflict";
+/// Reason: the object's name cannot be used for what the engine derives.
+pub const INVALID_NAME: &str = "InvalidName";
+
 /// A condition as the engine computes it, before time is attached.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cond {

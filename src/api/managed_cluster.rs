@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
     printcolumn = r#"{"name":"Services","type":"string","jsonPath":".status.servicesReady"}"#,
     printcolumn = r#"{"name":"Revision","type":"integer","jsonPath":".status.targetRevision"}"#,
     printcolumn = r#"{"name":"Message","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].message"}"#,
-    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#,
+    validation = super::names::cluster_name_length_rule(),
+    validation = super::names::cluster_name_characters_rule()
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ManagedClusterSpec {
@@ -52,7 +54,10 @@ pub struct ManagedClusterSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ManagedService {
-    /// Name of the service (the template's service name to override it).
+    /// Name of the service (the template's service name to override it);
+    /// also its Helm release name in the cluster: a DNS label of at most 53
+    /// characters.
+    #[schemars(length(min = 1, max = super::names::MAX_SERVICE_NAME), regex(pattern = super::names::DNS_LABEL_PATTERN))]
     pub name: String,
     /// ServiceTemplate name; required for a service the template lacks.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -7,6 +7,7 @@ mod common;
 pub mod conditions;
 mod crds;
 mod managed_cluster;
+pub mod names;
 mod rollout;
 mod service_template;
 

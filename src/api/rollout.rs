@@ -269,7 +269,12 @@ impl TemplateRolloutStatus {
     }
 }
 
-/// Name of the rollout of `revision` of `template`.
+/// Name of the rollout of `revision` of `template`: `<template>-<revision>`
+/// (the revision has no `-`, so no two pairs share it), shortened with a
+/// hash past the 253 characters of an object name.
 pub fn rollout_name(template: &str, revision: i64) -> String {
-    format!("{template}-{revision}")
+    super::names::shorten(
+        &format!("{template}-{revision}"),
+        super::names::MAX_OBJECT_NAME,
+    )
 }

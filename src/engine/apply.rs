@@ -1,8 +1,11 @@
-//! Writes only what differs. A resync of an unchanged world sends nothing.
+//! Writes only what differs, and only over what is ours. A resync of an
+//! unchanged world sends nothing; an object of the same name that belongs to
+//! something else is never written.
 
 use std::fmt::Debug;
 
 use kube::api::{Patch, PatchParams};
+use kube::runtime::reflector::Store;
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -10,6 +13,124 @@ use serde_json::{Value, json};
 
 use super::context::{Context, FIELD_MANAGER};
 use super::error::{Error, Result};
+use crate::api::{TemplateRollout, labels};
+use crate::flux::{HelmChart, HelmRelease, HelmRepository};
+use crate::store::{Stores, get};
+
+/// A kind the engine writes: where its store is, and what people call it.
+pub trait Written: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+where
+    Self: Clone + Serialize + DeserializeOwned + Debug + 'static,
+{
+    /// The kind in the product's words (`release`, `chart source`).
+    const NOUN: &'static str;
+    fn store(stores: &Stores) -> &Store<Self>;
+}
+
+impl Written for HelmRelease {
+    const NOUN: &'static str = "release";
+    fn store(stores: &Stores) -> &Store<Self> {
+        &stores.releases
+    }
+}
+
+impl Written for HelmChart {
+    const NOUN: &'static str = "chart source";
+    fn store(stores: &Stores) -> &Store<Self> {
+        &stores.charts
+    }
+}
+
+impl Written for HelmRepository {
+    const NOUN: &'static str = "chart repository source";
+    fn store(stores: &Stores) -> &Store<Self> {
+        &stores.repositories
+    }
+}
+
+impl Written for TemplateRollout {
+    const NOUN: &'static str = "rollout";
+    fn store(stores: &Stores) -> &Store<Self> {
+        &stores.rollouts
+    }
+}
+
+/// The labels that say which object of ours an object is made for. An
+/// object is ours to write only when each of them is as we would write it.
+const IDENTITY: [&str; 5] = [
+    labels::CLUSTER,
+    labels::ROLE,
+    labels::SERVICE,
+    labels::TEMPLATE,
+    labels::CLUSTER_TEMPLATE,
+];
+
+/// An object that has the name the engine wants to write, and belongs to
+/// something else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// The kind, in the product's words.
+    pub noun: &'static str,
+    pub name: String,
+    /// Whose it is: `cluster x (service ingress)`, or `None` when it is not
+    /// the engine's at all.
+    pub holder: Option<String>,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Conflict { noun, name, .. } = self;
+        match &self.holder {
+            Some(h) => write!(f, "{noun} {name} belongs to {h}; rename one of them"),
+            None => write!(
+                f,
+                "{noun} {name} already exists and is not managed by hmc-tui; \
+                 it is left alone: rename one of them or remove it"
+            ),
+        }
+    }
+}
+
+/// Who an object of ours belongs to, from its labels.
+fn holder(labels: &std::collections::BTreeMap<String, String>) -> String {
+    let get = |k: &str| labels.get(k).map(String::as_str);
+    match (
+        get(labels::CLUSTER),
+        get(labels::SERVICE),
+        get(labels::CLUSTER_TEMPLATE),
+        get(labels::TEMPLATE),
+    ) {
+        (Some(c), Some(s), _, _) => format!("cluster {c} (service {s})"),
+        (Some(c), None, _, _) => format!("cluster {c}"),
+        (None, _, Some(t), _) => format!("cluster template {t}"),
+        (None, _, None, Some(t)) => match t.split_once('.') {
+            Some(("svctmpl", name)) => format!("service template {name}"),
+            Some(("clustertmpl", name)) => format!("cluster template {name}"),
+            _ => format!("template {t}"),
+        },
+        (None, _, None, None) => "another object".to_string(),
+    }
+}
+
+/// Whether `occupant`, which has the name of `desired`, belongs to
+/// something else: it is not labelled as the engine's, or its identity
+/// labels name another cluster, service, role or template.
+pub fn conflict<K: Resource>(noun: &'static str, desired: &K, occupant: &K) -> Option<Conflict> {
+    let (want, have) = (desired.labels(), occupant.labels());
+    let ours = have.get(labels::MANAGED_BY).map(String::as_str) == Some(labels::MANAGED_BY_VALUE);
+    let holder = if !ours {
+        None
+    } else if IDENTITY.iter().any(|k| want.get(*k) != have.get(*k)) {
+        Some(holder(have))
+    } else {
+        return None;
+    };
+    Some(Conflict {
+        noun,
+        name: occupant.name_any(),
+        holder,
+    })
+}
 
 /// True when every field of `want` is present with the same value in `have`.
 /// Objects compare key by key, everything else by equality.
@@ -37,28 +158,45 @@ fn owned_fields<K: Serialize>(obj: &K) -> Result<Value> {
     }))
 }
 
-/// Server-side applies `desired` unless `current` already has all of it.
-/// Returns whether a write was sent.
-pub async fn apply_if_changed<K>(ctx: &Context, desired: &K, current: Option<&K>) -> Result<bool>
-where
-    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
-        + Clone
-        + Serialize
-        + DeserializeOwned
-        + Debug,
-{
-    if let Some(current) = current
+/// Server-side applies `desired` unless `current` (or what the store holds
+/// under its name) already has all of it. Returns whether a write was sent.
+///
+/// Ownership first: when an object of that name belongs to something else
+/// (see [`conflict`]) nothing is written and the answer is
+/// [`Error::NameConflict`], for the caller to tell. Objects of ours are in
+/// the store; a name the store does not know is read from the API first.
+pub async fn apply_if_changed<K: Written>(
+    ctx: &Context,
+    desired: &K,
+    current: Option<&K>,
+) -> Result<bool> {
+    let ns = desired
+        .namespace()
+        .ok_or(Error::MissingField("metadata.namespace"))?;
+    let name = desired.name_any();
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &ns);
+    // The stores hold only what is labelled as ours: an object of the name
+    // that is not in the store is looked up once before it is created, so
+    // that one made by someone else is seen too.
+    let occupant = match (current, get(K::store(&ctx.stores), &ns, &name)) {
+        (_, Some(stored)) => Some(stored),
+        (Some(current), None) => Some(std::sync::Arc::new(current.clone())),
+        (None, None) => api.get_opt(&name).await?.map(std::sync::Arc::new),
+    };
+    if let Some(c) = occupant
+        .as_deref()
+        .and_then(|occupant| conflict(K::NOUN, desired, occupant))
+    {
+        return Err(Error::NameConflict(c));
+    }
+    if let Some(current) = current.or(occupant.as_deref())
         && contains(&serde_json::to_value(current)?, &owned_fields(desired)?)
     {
         return Ok(false);
     }
-    let ns = desired
-        .namespace()
-        .ok_or(Error::MissingField("metadata.namespace"))?;
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &ns);
     ctx.wrote();
     api.patch(
-        &desired.name_any(),
+        &name,
         &PatchParams::apply(FIELD_MANAGER).force(),
         &Patch::Apply(desired),
     )
@@ -221,6 +359,111 @@ mod tests {
         assert!(!written.is_known(&ConfigMap::default(), hash));
         written.forget(&at("u1", "7"));
         assert!(!written.is_known(&at("u1", "7"), hash));
+    }
+
+    fn labelled(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(name.into());
+        cm.metadata.labels = Some(
+            labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        );
+        cm
+    }
+
+    const OURS: (&str, &str) = (labels::MANAGED_BY, labels::MANAGED_BY_VALUE);
+
+    #[test]
+    fn an_object_of_ours_for_the_same_owner_is_ours_to_write() {
+        let service = [
+            OURS,
+            (labels::CLUSTER, "x"),
+            (labels::ROLE, "service"),
+            (labels::SERVICE, "ingress"),
+        ];
+        let want = labelled("x.ingress", &service);
+        assert_eq!(conflict("release", &want, &want.clone()), None);
+        // Other labels (someone's own) do not matter.
+        let mut extra = service.to_vec();
+        extra.push(("team", "a"));
+        assert_eq!(
+            conflict("release", &want, &labelled("x.ingress", &extra)),
+            None
+        );
+    }
+
+    #[test]
+    fn an_object_that_belongs_elsewhere_is_a_conflict_that_says_whose() {
+        // Cluster x-ingress wants its release; service ingress of x has it.
+        let want = labelled(
+            "x-ingress",
+            &[
+                OURS,
+                (labels::CLUSTER, "x-ingress"),
+                (labels::ROLE, "cluster"),
+            ],
+        );
+        let held = labelled(
+            "x-ingress",
+            &[
+                OURS,
+                (labels::CLUSTER, "x"),
+                (labels::ROLE, "service"),
+                (labels::SERVICE, "ingress"),
+            ],
+        );
+        let c = conflict("release", &want, &held).unwrap();
+        assert_eq!(
+            c.to_string(),
+            "release x-ingress belongs to cluster x (service ingress); rename one of them"
+        );
+        // And the other way round.
+        let c = conflict("release", &held, &want).unwrap();
+        assert_eq!(
+            c.to_string(),
+            "release x-ingress belongs to cluster x-ingress; rename one of them"
+        );
+        // Another service of the same cluster, or another role.
+        let mut other = held.clone();
+        other
+            .labels_mut()
+            .insert(labels::SERVICE.into(), "other".into());
+        assert!(conflict("release", &held, &other).is_some());
+        // Not ours at all: never written, whatever its labels say.
+        let foreign = labelled(
+            "x-ingress",
+            &[(labels::CLUSTER, "x-ingress"), (labels::ROLE, "cluster")],
+        );
+        let c = conflict("release", &want, &foreign).unwrap();
+        assert_eq!(c.holder, None);
+        assert!(c.to_string().contains("not managed by hmc-tui"), "{c}");
+        assert!(conflict("release", &want, &labelled("x-ingress", &[])).is_some());
+    }
+
+    #[test]
+    fn conflicts_of_sources_and_rollouts_name_their_templates() {
+        let source = |t: &str| labelled("svctmpl-a", &[OURS, (labels::TEMPLATE, t)]);
+        let c = conflict(
+            "chart source",
+            &source("svctmpl.a"),
+            &source("clustertmpl.b"),
+        )
+        .unwrap();
+        assert_eq!(
+            c.to_string(),
+            "chart source svctmpl-a belongs to cluster template b; rename one of them"
+        );
+        let rollout = |t: &str| labelled("a-1-2", &[OURS, (labels::CLUSTER_TEMPLATE, t)]);
+        assert_eq!(conflict("rollout", &rollout("a-1"), &rollout("a-1")), None);
+        let c = conflict("rollout", &rollout("a-1"), &rollout("a")).unwrap();
+        assert_eq!(
+            c.to_string(),
+            "rollout a-1-2 belongs to cluster template a; rename one of them"
+        );
+        let text = c.to_string();
+        assert!(!text.contains("HelmRelease") && !text.contains("Flux"));
     }
 
     #[test]

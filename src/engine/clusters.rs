@@ -12,16 +12,18 @@ use kube::{Resource, ResourceExt};
 
 use super::apply::{apply_if_changed, delete, drop_finalizers, status_if_changed};
 use super::context::Context;
-use super::error::Result;
+use super::error::{Error, Result};
 use super::finalizer;
 use super::releases::{
-    Observed, TemplateKind, chart_ref, cluster_release, kubeconfig_secret, observe,
-    service_release, service_release_name,
+    Observed, TemplateKind, chart_ref, choose_service_release_name, cluster_release,
+    kubeconfig_secret, observe, service_release,
 };
 use super::templates::services_hash;
 use crate::api::conditions::{
-    self, CLUSTER_READY, Cond, DELETING, READY, SERVICES_READY, TEMPLATE_READY,
+    self, CLUSTER_READY, Cond, DELETING, INVALID_NAME, NAME_CONFLICT, READY, SERVICES_READY,
+    TEMPLATE_READY,
 };
+use crate::api::names::{cluster_name_problem, service_name_problem};
 use crate::api::{
     ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterStatus, ServiceState,
     ServiceStatus, labels, rollout_name,
@@ -35,6 +37,10 @@ pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Act
     let work = async {
         if mc.meta().deletion_timestamp.is_some() {
             cleanup(&mc, &ctx).await
+        } else if let Some(why) = cluster_name_problem(&mc.name_any()) {
+            // Stored before the CRD refused such names: nothing is made
+            // for it, not even a finalizer.
+            refuse_name(&mc, &ctx, why).await
         } else if !finalizer::has(mc.as_ref()) {
             // Go on with the object as the finalizer left it: a new cluster
             // gets its releases in this reconcile, not after another trip
@@ -150,12 +156,18 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
 
     // The cluster's own release.
     let mut cluster_release_obj = find(&name);
+    let mut cluster_conflict = None;
     if let (Some(t), true, false) = (&template, template_cond.status, dry_run) {
         let chart = chart_ref(TemplateKind::Cluster, &t.name_any(), &ns, &t.spec.helm);
         let desired = cluster_release(mc, chart, &ctx.options);
-        if apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await? {
-            applied.cluster_chart = Some(t.spec.helm.describe());
-            cluster_release_obj = None; // its status describes the previous spec
+        match apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await {
+            Ok(true) => {
+                applied.cluster_chart = Some(t.spec.helm.describe());
+                cluster_release_obj = None; // its status describes the previous spec
+            }
+            Ok(false) => {}
+            Err(Error::NameConflict(c)) => cluster_conflict = Some(c.to_string()),
+            Err(e) => return Err(e),
         }
     }
     let capi = get(&ctx.stores.capi_clusters, &ns, &name);
@@ -169,6 +181,12 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
                 .cloned()
         });
     let cluster_cond = match (&capi, provisioned, cluster_failure) {
+        _ if cluster_conflict.is_some() => Cond::new(
+            CLUSTER_READY,
+            false,
+            NAME_CONFLICT,
+            cluster_conflict.clone().unwrap_or_default(),
+        ),
         (_, false, Some(c)) => Cond::new(
             CLUSTER_READY,
             false,
@@ -224,9 +242,14 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
         .map(|s| s.services.clone())
         .unwrap_or_default();
     let mut services = Vec::with_capacity(plans.len());
-    for plan in &plans {
-        let rel_name = service_release_name(&name, plan.name());
-        let current = find(&rel_name);
+    // Services whose release name belongs to something else.
+    let mut conflicts: Vec<String> = Vec::new();
+    let rel_names: Vec<String> = plans
+        .iter()
+        .map(|p| choose_service_release_name(&name, p.name(), &existing))
+        .collect();
+    for (plan, rel_name) in plans.iter().zip(&rel_names) {
+        let current = find(rel_name);
         let status = match plan {
             ServicePlan::Blocked(b) => ServiceStatus {
                 name: b.name.clone(),
@@ -244,7 +267,10 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
                     .and_then(|s| s.status.as_ref())
                     .and_then(|s| s.chart_version.clone())
                     .or_else(|| st.as_ref().and_then(|s| s.spec.helm.chart_version.clone()));
-                let waiting = if dry_run {
+                let unusable = service_name_problem(&d.name);
+                let waiting = if unusable.is_some() {
+                    unusable.clone()
+                } else if dry_run {
                     Some(format!(
                         "dry run: would install {} into namespace {}",
                         d.template, d.namespace
@@ -264,16 +290,34 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
                 };
                 let observed = match waiting {
                     Some(why) => Observed {
-                        state: ServiceState::Pending,
+                        state: if unusable.is_some() {
+                            ServiceState::Failed
+                        } else {
+                            ServiceState::Pending
+                        },
                         version: None,
                         revision: None,
                         message: Some(why),
                     },
-                    None => {
+                    None => 'apply: {
                         let helm = &st.as_ref().map(|s| s.spec.helm.clone()).unwrap_or_default();
                         let chart = chart_ref(TemplateKind::Service, &d.template, &ns, helm);
-                        let desired = service_release(mc, d, chart, revision, &ctx.options);
-                        let wrote = apply_if_changed(ctx, &desired, current.as_deref()).await?;
+                        let desired =
+                            service_release(rel_name.clone(), mc, d, chart, revision, &ctx.options);
+                        let wrote = match apply_if_changed(ctx, &desired, current.as_deref()).await
+                        {
+                            Ok(wrote) => wrote,
+                            Err(Error::NameConflict(c)) => {
+                                conflicts.push(d.name.clone());
+                                break 'apply Observed {
+                                    state: ServiceState::Failed,
+                                    version: None,
+                                    revision: None,
+                                    message: Some(c.to_string()),
+                                };
+                            }
+                            Err(e) => return Err(e),
+                        };
                         if wrote {
                             applied.services.push(format!(
                                 "{} {} to namespace {}",
@@ -316,14 +360,11 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
 
     // Services no longer wanted are uninstalled. A service that is wanted but
     // blocked (bad values, a template that is not ready) keeps what it has.
-    let wanted: BTreeSet<String> = plans
-        .iter()
-        .map(|p| service_release_name(&name, p.name()))
-        .collect();
+    let wanted: BTreeSet<&str> = rel_names.iter().map(String::as_str).collect();
     if services_spec.is_some() {
         for rel in existing
             .iter()
-            .filter(|r| is_service(r) && !wanted.contains(&r.name_any()))
+            .filter(|r| is_service(r) && !wanted.contains(r.name_any().as_str()))
         {
             let service = rel
                 .labels()
@@ -427,6 +468,20 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
             ),
         ),
     };
+    // A name that belongs to something else is what to fix first.
+    let services_cond = services
+        .iter()
+        .find(|s| conflicts.contains(&s.name))
+        .map(|s| {
+            let why = s.message.clone().unwrap_or_default();
+            Cond::new(
+                SERVICES_READY,
+                false,
+                NAME_CONFLICT,
+                format!("{}: {why}", s.name),
+            )
+        })
+        .unwrap_or(services_cond);
     let ready = [&template_cond, &cluster_cond, &services_cond]
         .into_iter()
         .find(|c| !c.status)
@@ -481,14 +536,39 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     // change (see `triggers`), so these looks are only a safety net; they
     // read the stores, not the API, and write nothing unless something
     // changed.
+    // A conflict clears when the other object goes, which triggers nothing
+    // here: look again now and then.
     let secs = if in_flight {
         30
-    } else if waiting {
+    } else if waiting || cluster_conflict.is_some() || !conflicts.is_empty() {
         60
     } else {
         300
     };
     Ok(Action::requeue(Duration::from_secs(secs)))
+}
+
+/// A cluster whose name the engine cannot use (stored before the CRD
+/// refused such names) gets conditions that say why, and nothing else.
+async fn refuse_name(mc: &ManagedCluster, ctx: &Context, why: &str) -> Result<Action> {
+    let name = mc.name_any();
+    let message = format!(
+        "name {name} ({} characters) cannot be used: {why}. Nothing is created for this \
+         cluster; create it again under a valid name",
+        name.len()
+    );
+    let desired = [
+        Cond::new(CLUSTER_READY, false, INVALID_NAME, message.clone()),
+        Cond::new(READY, false, INVALID_NAME, message.clone()),
+    ];
+    let status = ManagedClusterStatus {
+        observed_generation: mc.meta().generation,
+        ..status_with(mc, &desired)
+    };
+    if status_if_changed(ctx, mc, mc.status.as_ref(), &status).await? {
+        ctx.event(mc, true, INVALID_NAME, message).await;
+    }
+    Ok(Action::await_change())
 }
 
 /// The revision of its template's services a cluster is given now, and
@@ -629,6 +709,20 @@ async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     Ok(Action::await_change())
 }
 
+/// The cluster's status as it is, with `desired` as its conditions.
+fn status_with(mc: &ManagedCluster, desired: &[Cond]) -> ManagedClusterStatus {
+    let old = mc.status.clone().unwrap_or_default();
+    ManagedClusterStatus {
+        conditions: conditions::merge(
+            &old.conditions,
+            desired,
+            mc.meta().generation,
+            Time(Timestamp::now()),
+        ),
+        ..old
+    }
+}
+
 async fn deleting_status(mc: &ManagedCluster, ctx: &Context, cond: Cond) -> Result<()> {
     let old = mc.status.clone().unwrap_or_default();
     let mut desired: Vec<Cond> = old
@@ -646,15 +740,7 @@ async fn deleting_status(mc: &ManagedCluster, ctx: &Context, cond: Cond) -> Resu
         .collect();
     desired.push(Cond::new(READY, false, "Deleting", cond.message.clone()));
     desired.push(cond);
-    let status = ManagedClusterStatus {
-        conditions: conditions::merge(
-            &old.conditions,
-            &desired,
-            mc.meta().generation,
-            Time(Timestamp::now()),
-        ),
-        ..old.clone()
-    };
+    let status = status_with(mc, &desired);
     status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
     Ok(())
 }

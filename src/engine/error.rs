@@ -18,6 +18,10 @@ pub enum Error {
 
     #[error("object has no {0}")]
     MissingField(&'static str),
+
+    /// An object of the name the engine wants belongs to something else.
+    #[error("{0}")]
+    NameConflict(super::apply::Conflict),
 }
 
 impl Error {
@@ -29,6 +33,7 @@ impl Error {
             Error::Artifact(_) => "artifact",
             Error::Serde(_) => "serde",
             Error::MissingField(_) => "missing_field",
+            Error::NameConflict(_) => "name_conflict",
         }
     }
 }

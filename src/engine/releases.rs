@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use kube::api::ObjectMeta;
 use kube::{Resource, ResourceExt};
 
+use crate::api::names::{MAX_LABEL_VALUE, MAX_OBJECT_NAME, cut, short_hash, shorten};
 use crate::api::{HelmSpec, ManagedCluster, RepositoryType, ServiceState, labels};
 use crate::flux::{
     self, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
@@ -37,9 +38,17 @@ impl TemplateKind {
     }
 }
 
-/// Name of the chart source made for a template.
+/// Name of the chart source made for a template: `svctmpl-<template>` or
+/// `clustertmpl-<template>`, shortened with a hash past 253 characters.
+/// The prefixes tell the kinds apart; the rest is the template's own name.
 pub fn source_name(kind: TemplateKind, template: &str) -> String {
-    format!("{}-{template}", kind.prefix())
+    shorten(&format!("{}-{template}", kind.prefix()), MAX_OBJECT_NAME)
+}
+
+/// The template label of a chart source: `svctmpl.<template>`, shortened
+/// with a hash past the 63 characters of a label value.
+pub fn template_label(kind: TemplateKind, template: &str) -> String {
+    shorten(&format!("{}.{template}", kind.prefix()), MAX_LABEL_VALUE)
 }
 
 /// The chart a release of this template's chart points at: always in the
@@ -99,10 +108,7 @@ pub fn chart_sources(
     };
     let name = source_name(kind, template);
     let mut labels = base_labels();
-    labels.insert(
-        labels::TEMPLATE.into(),
-        format!("{}.{template}", kind.prefix()),
-    );
+    labels.insert(labels::TEMPLATE.into(), template_label(kind, template));
     let repository = HelmRepository {
         metadata: meta(name.clone(), namespace, labels.clone(), owner.clone()),
         spec: HelmRepositorySpec {
@@ -166,14 +172,86 @@ pub fn cluster_release(
     }
 }
 
-/// Name of the release of one service of one cluster.
+/// Name of the release of one service of one cluster: `<cluster>.<service>`.
+///
+/// Cluster and service names are DNS labels (no dots), so the dot tells
+/// where the cluster ends: no two (cluster, service) pairs share a name, and
+/// none is the name of a cluster's own release (which has no dot).
+///
+/// A release's name is also a label value on everything it installs, so
+/// it has at most 63 characters. Past that it is
+/// `<start of cluster>.<start of service>.<hash>`: both names cut so that
+/// the whole is 63 at most, and the first 10 hex characters of the SHA-256
+/// of `<cluster>.<service>`. Its two dots keep it apart from every name of
+/// the first form.
 pub fn service_release_name(cluster: &str, service: &str) -> String {
+    let full = format!("{cluster}.{service}");
+    if full.len() <= MAX_LABEL_VALUE {
+        return full;
+    }
+    let hash = short_hash(&full);
+    // Room for both names: 63 less two dots and the hash. The cluster keeps
+    // at least half of it, more when the service needs less.
+    let room = MAX_LABEL_VALUE - 2 - hash.len();
+    let cluster_room = cluster
+        .len()
+        .min((room / 2).max(room.saturating_sub(service.len())));
+    let service_room = room - cluster_room;
+    format!(
+        "{}.{}.{hash}",
+        cut(cluster, cluster_room),
+        cut(service, service_room)
+    )
+}
+
+/// The name service releases had before names could not collide:
+/// `<cluster>-<service>`. A release of that name keeps being used (see
+/// [`choose_service_release_name`]).
+pub fn legacy_service_release_name(cluster: &str, service: &str) -> String {
     format!("{cluster}-{service}")
 }
 
-/// The release of one service, installed into the child cluster through its
-/// kubeconfig secret, with values inline.
+/// True when `release` is the engine's release of `service` of `cluster`:
+/// our labels name exactly that cluster and service.
+pub fn is_release_of(release: &HelmRelease, cluster: &str, service: &str) -> bool {
+    let l = release.labels();
+    let is = |k: &str, v: &str| l.get(k).map(String::as_str) == Some(v);
+    is(labels::MANAGED_BY, labels::MANAGED_BY_VALUE)
+        && is(labels::CLUSTER, cluster)
+        && is(labels::ROLE, "service")
+        && is(labels::SERVICE, service)
+}
+
+/// The release name a service of a cluster uses: an existing install under
+/// the old name `<cluster>-<service>` keeps it (moving it would uninstall
+/// and reinstall the service), unless a release under the new name is
+/// already there; everything else gets [`service_release_name`].
+/// `existing` is what the store holds; only releases labelled for exactly
+/// this cluster and service count.
+pub fn choose_service_release_name(
+    cluster: &str,
+    service: &str,
+    existing: &[std::sync::Arc<HelmRelease>],
+) -> String {
+    let new = service_release_name(cluster, service);
+    let legacy = legacy_service_release_name(cluster, service);
+    let ours = |name: &str| {
+        existing
+            .iter()
+            .any(|r| r.name_any() == name && is_release_of(r, cluster, service))
+    };
+    if !ours(&new) && ours(&legacy) {
+        legacy
+    } else {
+        new
+    }
+}
+
+/// The release `name` (see [`choose_service_release_name`]) of one
+/// service, installed into the child cluster through its kubeconfig secret,
+/// with values inline.
 pub fn service_release(
+    name: String,
     mc: &ManagedCluster,
     svc: &DesiredService,
     chart: LocalRef,
@@ -186,12 +264,7 @@ pub fn service_release(
     labels.insert(labels::CLUSTER.into(), cluster.clone());
     labels.insert(labels::ROLE.into(), "service".into());
     labels.insert(labels::SERVICE.into(), svc.name.clone());
-    let mut metadata = meta(
-        service_release_name(&cluster, &svc.name),
-        &ns,
-        labels,
-        owner_of(mc),
-    );
+    let mut metadata = meta(name, &ns, labels, owner_of(mc));
     if let Some(r) = revision {
         metadata.annotations = Some(BTreeMap::from([(
             labels::REVISION.to_string(),
@@ -338,9 +411,17 @@ mod tests {
             "hmc-system",
             &HelmSpec::default(),
         );
-        let rel = service_release(&mc(), &svc(), chart, Some(3), &EngineOptions::default());
+        let name = service_release_name("dev-1", "ingress-nginx");
+        let rel = service_release(
+            name,
+            &mc(),
+            &svc(),
+            chart,
+            Some(3),
+            &EngineOptions::default(),
+        );
         let v = serde_json::to_value(&rel).unwrap();
-        assert_eq!(v["metadata"]["name"], "dev-1-ingress-nginx");
+        assert_eq!(v["metadata"]["name"], "dev-1.ingress-nginx");
         assert_eq!(v["metadata"]["annotations"][labels::REVISION], "3");
         assert_eq!(
             v["metadata"]["ownerReferences"][0]["kind"],
@@ -365,8 +446,136 @@ mod tests {
     }
 
     #[test]
+    fn service_release_names_keep_clusters_and_services_apart() {
+        // The collision of the old scheme: service ingress of x, cluster x-ingress.
+        assert_eq!(service_release_name("x", "ingress"), "x.ingress");
+        assert_ne!(service_release_name("x", "ingress"), "x-ingress");
+        assert_ne!(
+            service_release_name("x", "a-b"),
+            service_release_name("x-a", "b")
+        );
+        // 63 characters fit as they are; 64 take the short form.
+        let (c, s) = ("c".repeat(31), "s".repeat(31));
+        assert_eq!(service_release_name(&c, &s), format!("{c}.{s}"));
+        let long = service_release_name(&c, &"s".repeat(32));
+        assert_eq!(long.len(), 63);
+        assert_eq!(long.matches('.').count(), 2, "{long}");
+        // Both long: the cluster keeps 25 characters, the service 26.
+        assert!(
+            long.starts_with(&format!("{}.{}.", &c[..25], "s".repeat(26))),
+            "{long}"
+        );
+        // A short service leaves the rest to the cluster, and the other way round.
+        let short_service = service_release_name(&"c".repeat(53), "ingress-long");
+        assert!(short_service.starts_with(&format!("{}.ingress-long.", "c".repeat(39))));
+        let short_cluster = service_release_name("x", &"s".repeat(63));
+        assert!(short_cluster.starts_with(&format!("x.{}.", "s".repeat(50))));
+        // The short form is deterministic, and documented: a cluster of 53
+        // and a service of 53 keep 25 and 26 characters before the hash.
+        let (c, s) = ("a".repeat(53), "b".repeat(53));
+        let name = service_release_name(&c, &s);
+        assert_eq!(name, service_release_name(&c, &s));
+        assert_eq!(
+            name,
+            format!(
+                "{}.{}.{}",
+                "a".repeat(25),
+                "b".repeat(26),
+                short_hash(&format!("{c}.{s}"))
+            )
+        );
+    }
+
+    fn labelled(name: &str, labels: &[(&str, &str)]) -> std::sync::Arc<HelmRelease> {
+        let mut r = HelmRelease::new(name, Default::default());
+        r.metadata.labels = Some(
+            labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        );
+        std::sync::Arc::new(r)
+    }
+
+    fn ours(name: &str, cluster: &str, service: &str) -> std::sync::Arc<HelmRelease> {
+        labelled(
+            name,
+            &[
+                (labels::MANAGED_BY, labels::MANAGED_BY_VALUE),
+                (labels::CLUSTER, cluster),
+                (labels::ROLE, "service"),
+                (labels::SERVICE, service),
+            ],
+        )
+    }
+
+    #[test]
+    fn an_install_under_the_old_name_keeps_it() {
+        let choose = |existing: &[std::sync::Arc<HelmRelease>]| {
+            choose_service_release_name("x", "ingress", existing)
+        };
+        // New services get the new name.
+        assert_eq!(choose(&[]), "x.ingress");
+        // An existing install of exactly this cluster and service keeps its name.
+        assert_eq!(choose(&[ours("x-ingress", "x", "ingress")]), "x-ingress");
+        // Once a release under the new name exists, it is the one.
+        assert_eq!(
+            choose(&[
+                ours("x-ingress", "x", "ingress"),
+                ours("x.ingress", "x", "ingress")
+            ]),
+            "x.ingress"
+        );
+        // The old name counts only when its labels say exactly this service
+        // of this cluster, made by us.
+        for other in [
+            ours("x-ingress", "x-ingress", "ingress"),
+            ours("x-ingress", "x", "other"),
+            labelled(
+                "x-ingress",
+                &[(labels::CLUSTER, "x"), (labels::SERVICE, "ingress")],
+            ),
+            labelled(
+                "x-ingress",
+                &[
+                    (labels::MANAGED_BY, labels::MANAGED_BY_VALUE),
+                    (labels::CLUSTER, "x"),
+                    (labels::ROLE, "cluster"),
+                    (labels::SERVICE, "ingress"),
+                ],
+            ),
+        ] {
+            assert_eq!(
+                choose(std::slice::from_ref(&other)),
+                "x.ingress",
+                "{other:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn long_template_names_give_valid_source_names_and_labels() {
+        let t = "t".repeat(253);
+        assert_eq!(
+            source_name(TemplateKind::Service, "ingress"),
+            "svctmpl-ingress"
+        );
+        assert_eq!(
+            template_label(TemplateKind::Service, "ingress"),
+            "svctmpl.ingress"
+        );
+        assert!(source_name(TemplateKind::Cluster, &t).len() <= 253);
+        assert!(template_label(TemplateKind::Cluster, &t).len() <= 63);
+        assert_ne!(
+            source_name(TemplateKind::Cluster, &t),
+            source_name(TemplateKind::Cluster, &t[1..])
+        );
+    }
+
+    #[test]
     fn observe_reads_flux_status_in_our_words() {
         let mut rel = service_release(
+            "dev-1.ingress-nginx".into(),
             &mc(),
             &svc(),
             LocalRef::default(),
@@ -424,5 +633,91 @@ mod tests {
             o.message.as_deref(),
             Some("install of ingress-nginx 4.11.3 failed: boom")
         );
+    }
+
+    mod names {
+        use super::super::service_release_name;
+        use crate::api::names::{
+            MAX_CLUSTER_NAME, MAX_LABEL_VALUE, MAX_SERVICE_NAME, is_dns_label,
+        };
+        use proptest::prelude::*;
+
+        /// A valid cluster or service name: a DNS label of 1 to `max`.
+        fn label(max: usize) -> impl Strategy<Value = String> {
+            proptest::string::string_regex(&format!(
+                "[a-z0-9]([-a-z0-9]{{0,{}}}[a-z0-9])?",
+                max - 2
+            ))
+            .unwrap()
+        }
+
+        /// A valid object name that is also a valid label value.
+        fn valid_release_name(n: &str) -> bool {
+            n.len() <= MAX_LABEL_VALUE && !n.is_empty() && n.split('.').all(is_dns_label)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2048))]
+
+            #[test]
+            fn derived_names_are_valid_and_fit(
+                c in label(MAX_CLUSTER_NAME),
+                s in label(MAX_SERVICE_NAME),
+            ) {
+                let n = service_release_name(&c, &s);
+                prop_assert!(valid_release_name(&n), "{n}");
+                prop_assert!(n.starts_with(c.get(..1).unwrap_or_default()), "{n}");
+                prop_assert!(n.contains('.'), "{n}");
+                prop_assert!(n != c, "never a cluster's own release name");
+            }
+
+            #[test]
+            fn distinct_pairs_never_share_a_name(
+                a in (label(MAX_CLUSTER_NAME), label(MAX_SERVICE_NAME)),
+                b in (label(MAX_CLUSTER_NAME), label(MAX_SERVICE_NAME)),
+            ) {
+                prop_assume!(a != b);
+                prop_assert_ne!(
+                    service_release_name(&a.0, &a.1),
+                    service_release_name(&b.0, &b.1)
+                );
+            }
+
+            /// Pairs made to look alike: the same characters split in two
+            /// places (`x`/`a-b` against `x-a`/`b`), and long names that share
+            /// everything the short form keeps.
+            #[test]
+            fn look_alike_pairs_never_share_a_name(
+                whole in label(100),
+                cut1 in 1usize..99,
+                cut2 in 1usize..99,
+                tail in label(8),
+            ) {
+                let split = |at: usize| {
+                    let at = at.min(whole.len().saturating_sub(1)).max(1);
+                    (whole[..at].trim_end_matches('-').to_string(),
+                     whole[at..].trim_start_matches('-').to_string())
+                };
+                let (a, b) = (split(cut1), split(cut2));
+                let usable = |p: &(String, String)| {
+                    is_dns_label(&p.0) && is_dns_label(&p.1)
+                        && p.0.len() <= MAX_CLUSTER_NAME && p.1.len() <= MAX_SERVICE_NAME
+                };
+                if usable(&a) && usable(&b) && a != b {
+                    prop_assert_ne!(
+                        service_release_name(&a.0, &a.1),
+                        service_release_name(&b.0, &b.1)
+                    );
+                }
+                // Same first 51 characters, different ends.
+                let c = format!("{}{}", "c".repeat(45), tail);
+                let c = &c[..c.len().min(MAX_CLUSTER_NAME)];
+                let s1 = format!("{}a", "s".repeat(50));
+                let s2 = format!("{}b", "s".repeat(50));
+                if is_dns_label(c) {
+                    prop_assert_ne!(service_release_name(c, &s1), service_release_name(c, &s2));
+                }
+            }
+        }
     }
 }

@@ -21,6 +21,7 @@ use super::apply::{apply_if_changed, status_if_changed};
 use super::context::Context;
 use super::error::Result;
 use crate::api::conditions::CLUSTER_READY;
+use crate::api::names::{MAX_LABEL_VALUE, shorten};
 use crate::api::{
     ClusterRolloutState, ClusterTemplate, ManagedCluster, RolloutPhase, ServiceState,
     TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels, rollout_name,
@@ -165,7 +166,10 @@ async fn start(
                     labels::MANAGED_BY.to_string(),
                     labels::MANAGED_BY_VALUE.to_string(),
                 ),
-                (labels::CLUSTER_TEMPLATE.to_string(), ct.name_any()),
+                (
+                    labels::CLUSTER_TEMPLATE.to_string(),
+                    shorten(&ct.name_any(), MAX_LABEL_VALUE),
+                ),
             ])),
             owner_references: ct.controller_owner_ref(&()).map(|o| vec![o]),
             ..Default::default()

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use super::apply::{apply_if_changed, status_if_changed};
 use super::artifact::{ArtifactError, artifact_namespace, fetch_chart};
 use super::context::Context;
-use super::error::Result;
+use super::error::{Error, Result};
 use super::finalizer;
 use super::releases::{TemplateKind, chart_sources};
 use crate::api::{
@@ -354,9 +354,15 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
         match chart_sources(T::KIND, &name, &ns, helm, owner, &ctx.options) {
             Some((repo, chart)) => {
                 let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
-                apply_if_changed(ctx, &repo, cur_repo.as_deref()).await?;
                 let cur_chart = get(&ctx.stores.charts, &ns, &chart.name_any());
-                apply_if_changed(ctx, &chart, cur_chart.as_deref()).await?;
+                let applied = match apply_if_changed(ctx, &repo, cur_repo.as_deref()).await {
+                    Ok(_) => apply_if_changed(ctx, &chart, cur_chart.as_deref()).await,
+                    Err(e) => Err(e),
+                };
+                match applied {
+                    Err(Error::NameConflict(c)) => return Ok(invalid(c.to_string()).into()),
+                    other => other?,
+                };
                 let repo_problem = cur_repo
                     .and_then(|r| r.status.clone())
                     .and_then(|s| source_problem(&s.conditions).map(|c| c.message.clone()));

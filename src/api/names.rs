@@ -1,0 +1,207 @@
+//! The rules for the names people give, and the names the engine derives
+//! from them. The CRDs refuse a bad name at admission with the same words
+//! the engine uses for one stored before the rule existed.
+//!
+//! - A ManagedCluster name is a DNS label (lower-case letters, digits and
+//!   `-`, no dots) of at most [`MAX_CLUSTER_NAME`] characters: it is the
+//!   Helm release name of the cluster's chart (Helm allows 53), the name of
+//!   its Cluster API objects and a label value (63 at most).
+//! - A service name is a DNS label of at most [`MAX_SERVICE_NAME`]
+//!   characters: it is the Helm release name in the cluster and, unless set,
+//!   its namespace there.
+//! - A name the engine derives is shortened by [`shorten`] when it would
+//!   be longer than its limit: the first characters, then a hash of the
+//!   whole name, so two long names still differ.
+
+use sha2::{Digest, Sha256};
+
+/// Longest ManagedCluster name: Helm's limit on release names.
+pub const MAX_CLUSTER_NAME: usize = 53;
+/// Longest service name: Helm's limit on release names.
+pub const MAX_SERVICE_NAME: usize = 53;
+/// Longest label value, and longest name of an object whose name becomes a
+/// label value (a release's objects are labelled with the release's name).
+pub const MAX_LABEL_VALUE: usize = 63;
+/// Longest name of most objects (a DNS subdomain).
+pub const MAX_OBJECT_NAME: usize = 253;
+/// Hex characters of the hash that [`shorten`] appends.
+pub const HASH_LEN: usize = 10;
+
+/// The pattern of a DNS label (RFC 1123), as the CRDs write it.
+pub const DNS_LABEL_PATTERN: &str = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+
+/// Why a cluster name is too long, in the CRD rule and in conditions.
+pub const CLUSTER_NAME_LENGTH: &str = "a ManagedCluster name has at most 53 characters: it is the release name of the cluster's chart";
+/// Why a cluster name has characters it may not, in the CRD rule and in
+/// conditions.
+pub const CLUSTER_NAME_CHARACTERS: &str = "a ManagedCluster name has only lower-case letters, digits and '-' (no dots), and starts and ends with a letter or digit";
+
+/// The CEL rule on a ManagedCluster name's length. Like
+/// [`cluster_name_characters_rule`] it holds on creation only
+/// (`optionalOldSelf`): a name cannot change, and an object stored before
+/// the rules existed must still take status writes and lose its finalizer.
+pub fn cluster_name_length_rule() -> kube::core::Rule {
+    creation_rule(
+        format!("self.metadata.name.size() <= {MAX_CLUSTER_NAME}"),
+        CLUSTER_NAME_LENGTH,
+    )
+}
+
+/// The CEL rule on the characters of a ManagedCluster name.
+pub fn cluster_name_characters_rule() -> kube::core::Rule {
+    creation_rule(
+        format!("self.metadata.name.matches('{DNS_LABEL_PATTERN}')"),
+        CLUSTER_NAME_CHARACTERS,
+    )
+}
+
+fn creation_rule(cond: String, message: &str) -> kube::core::Rule {
+    kube::core::Rule::new(format!("oldSelf.hasValue() || {cond}"))
+        .message(message)
+        .optional_old_self(true)
+}
+
+/// True for a DNS label (RFC 1123) of any length.
+pub fn is_dns_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    let inner = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    match (b.first(), b.last()) {
+        (Some(first), Some(last)) => {
+            inner(first) && inner(last) && b.iter().all(|c| inner(c) || *c == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// Why a ManagedCluster name cannot be used, if it cannot.
+pub fn cluster_name_problem(name: &str) -> Option<&'static str> {
+    if !is_dns_label(name) {
+        Some(CLUSTER_NAME_CHARACTERS)
+    } else if name.len() > MAX_CLUSTER_NAME {
+        Some(CLUSTER_NAME_LENGTH)
+    } else {
+        None
+    }
+}
+
+/// Why a service name cannot be used, if it cannot.
+pub fn service_name_problem(name: &str) -> Option<String> {
+    if !is_dns_label(name) {
+        Some(format!(
+            "service name {name:?} cannot be used: a service name has only lower-case letters, \
+             digits and '-' (no dots), and starts and ends with a letter or digit; rename it"
+        ))
+    } else if name.len() > MAX_SERVICE_NAME {
+        Some(format!(
+            "service name {name} has {} characters: a service name has at most \
+             {MAX_SERVICE_NAME} (it is the release name in the cluster); rename it",
+            name.len()
+        ))
+    } else {
+        None
+    }
+}
+
+/// The first [`HASH_LEN`] hex characters of the SHA-256 of `s`.
+pub fn short_hash(s: &str) -> String {
+    let mut h = hex::encode(Sha256::digest(s.as_bytes()));
+    h.truncate(HASH_LEN);
+    h
+}
+
+/// Cuts `s` to at most `len` characters and drops what may not end a
+/// name part (`-`, `.`). `s` is ASCII (a Kubernetes name).
+pub fn cut(s: &str, len: usize) -> &str {
+    let end = s.len().min(len);
+    s.get(..end)
+        .unwrap_or(s)
+        .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+}
+
+/// `name` itself when it has at most `max` characters; otherwise its first
+/// characters, `-` and the hash of the whole name, `max` at most. Two
+/// different names stay different unless their hashes collide (40 bits).
+/// For derived object names and label values.
+pub fn shorten(name: &str, max: usize) -> String {
+    if name.len() <= max {
+        return name.to_string();
+    }
+    let keep = max.saturating_sub(HASH_LEN + 1);
+    let head = cut(name, keep);
+    if head.is_empty() {
+        short_hash(name)
+    } else {
+        format!("{head}-{}", short_hash(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns_labels() {
+        for ok in ["a", "x-ingress", "0", "a1-b2"] {
+            assert!(is_dns_label(ok), "{ok}");
+        }
+        for bad in ["", "-a", "a-", "A", "a.b", "a_b", "ä"] {
+            assert!(!is_dns_label(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn cluster_names_at_their_limits() {
+        assert_eq!(cluster_name_problem(&"a".repeat(53)), None);
+        assert_eq!(
+            cluster_name_problem(&"a".repeat(54)),
+            Some(CLUSTER_NAME_LENGTH)
+        );
+        assert_eq!(cluster_name_problem("a.b"), Some(CLUSTER_NAME_CHARACTERS));
+        assert!(service_name_problem(&"s".repeat(53)).is_none());
+        let long = service_name_problem(&"s".repeat(54)).unwrap();
+        assert!(
+            long.contains("54 characters") && long.contains("at most 53"),
+            "{long}"
+        );
+        let dotted = service_name_problem("a.b").unwrap();
+        assert!(dotted.contains("no dots"), "{dotted}");
+    }
+
+    #[test]
+    fn shorten_keeps_short_names_and_hashes_long_ones() {
+        assert_eq!(shorten("abc", 63), "abc");
+        let long = "a".repeat(70);
+        let short = shorten(&long, 63);
+        assert_eq!(short.len(), 63);
+        assert!(short.starts_with("aaaa"));
+        assert_ne!(short, shorten(&"a".repeat(71), 63));
+        // A cut that ends in '-' drops it, so the result stays a valid name.
+        let dashed = format!("{}-{}", "b".repeat(51), "c".repeat(20));
+        let short = shorten(&dashed, 63);
+        assert!(!short.contains("--"), "{short}");
+        assert!(is_dns_label(&short), "{short}");
+    }
+
+    #[test]
+    fn the_rules_are_creation_only_and_say_why() {
+        let rules =
+            serde_json::to_value([cluster_name_length_rule(), cluster_name_characters_rule()])
+                .unwrap();
+        for r in rules.as_array().unwrap() {
+            assert_eq!(r["optionalOldSelf"], true);
+            assert!(
+                r["rule"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("oldSelf.hasValue() || ")
+            );
+        }
+        assert_eq!(rules[0]["message"], CLUSTER_NAME_LENGTH);
+        assert!(
+            rules[1]["rule"]
+                .as_str()
+                .unwrap()
+                .contains(DNS_LABEL_PATTERN)
+        );
+    }
+}
