@@ -21,7 +21,7 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
         &["helm"],
         "spec.helm is immutable: create a new ClusterTemplate for another cluster chart",
     );
-    unchecked_status_names(&mut cluster);
+    unchecked_status_copies(&mut cluster);
     let mut rollout = TemplateRollout::crd();
     immutable(
         &mut rollout,
@@ -41,20 +41,31 @@ pub fn crds_yaml() -> String {
 }
 
 /// The services of past revisions in a ClusterTemplate's status are copies
-/// the engine keeps of what the spec held: a service name stored before the
-/// name rule existed must not stop it from writing the status (which would
-/// also stop the revision that renames it), so the copy has no name rule.
-fn unchecked_status_names(crd: &mut CustomResourceDefinition) {
+/// the engine keeps of what the spec held. A service stored before a rule
+/// existed (a name rule, the `maxLength` of `values`) must not stop the
+/// engine from writing the status (which would also stop the revision that
+/// mends it), so the copy carries no admission rule of its own.
+fn unchecked_status_copies(crd: &mut CustomResourceDefinition) {
     let mut value = serde_json::to_value(&*crd).expect("a CRD always serializes");
     let versions = value["spec"]["versions"].as_array_mut();
     for version in versions.into_iter().flatten() {
-        let name = version.pointer_mut(
+        let fields = version.pointer_mut(
             "/schema/openAPIV3Schema/properties/status/properties/revisions/items\
-             /properties/services/items/properties/name",
+             /properties/services/items/properties",
         );
-        if let Some(name) = name.and_then(|n| n.as_object_mut()) {
-            for rule in ["pattern", "minLength", "maxLength"] {
-                name.remove(rule);
+        for field in fields
+            .and_then(|f| f.as_object_mut())
+            .into_iter()
+            .flat_map(|f| f.values_mut())
+            .filter_map(|f| f.as_object_mut())
+        {
+            for rule in [
+                "pattern",
+                "minLength",
+                "maxLength",
+                "x-kubernetes-validations",
+            ] {
+                field.remove(rule);
             }
         }
     }
@@ -108,7 +119,7 @@ mod tests {
     }
 
     #[test]
-    fn service_names_are_checked_in_the_spec_only() {
+    fn service_names_and_values_are_checked_in_the_spec_only() {
         let crd = serde_json::to_value(&all_crds()[1]).unwrap();
         let root = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
         let spec_name = &root["spec"]["properties"]["services"]["items"]["properties"]["name"];
@@ -118,6 +129,11 @@ mod tests {
             ["items"]["properties"]["name"];
         assert_eq!(status_name["type"], "string");
         assert!(status_name.get("pattern").is_none() && status_name.get("maxLength").is_none());
+        let spec_values = &root["spec"]["properties"]["services"]["items"]["properties"]["values"];
+        assert_eq!(spec_values["maxLength"], 131072);
+        let status_values = &root["status"]["properties"]["revisions"]["items"]["properties"]["services"]
+            ["items"]["properties"]["values"];
+        assert!(status_values.get("maxLength").is_none());
     }
 
     #[test]
