@@ -150,9 +150,14 @@ async fn the_engine_needs_nothing_beyond_its_rbac() {
     );
     let forbidden: Vec<&str> = log
         .lines()
+        // RBAC's refusals name the user (`… is forbidden: User "…" cannot
+        // …`). Running cluster-wide, the engine may also meet what an
+        // earlier test left in a namespace being deleted, which the API
+        // server refuses as Forbidden too (NamespaceTerminating): that is
+        // not a missing permission.
         .filter(|l| {
             let l = l.to_ascii_lowercase();
-            l.contains("forbidden") || l.contains("\"code\":403")
+            l.contains("forbidden") && !l.contains("namespaceterminating")
         })
         .collect();
     assert!(
