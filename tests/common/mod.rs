@@ -139,6 +139,12 @@ impl TestNamespace {
         self.let_go().await;
         let api: Api<Namespace> = Api::all(self.client.clone());
         let _ = api.delete(&self.name, &DeleteParams::default()).await;
+        // The Lease an in-process engine held for this namespace stays,
+        // released, in kube-system; the test's run leaves none behind.
+        let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+            Api::namespaced(self.client.clone(), "kube-system");
+        let lease = engine::claims::lease_name(Some(&self.name));
+        let _ = leases.delete(&lease, &DeleteParams::default()).await;
     }
 
     /// As [`cleanup`](Self::cleanup), and waits until the namespace is gone
