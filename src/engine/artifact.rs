@@ -255,10 +255,15 @@ pub fn read_chart(archive: &[u8]) -> Result<ChartInfo, ArtifactError> {
             "values.yaml" => &mut values_yaml,
             _ => continue,
         };
+        if slot.is_some() {
+            continue; // one chart per archive: the first of each file counts
+        }
+        // One byte past the limit is enough for the parser to say it is too
+        // large; more would only fill memory first.
         let mut text = String::new();
         entry
             .by_ref()
-            .take(MAX_ARCHIVE as u64)
+            .take(crate::plan::yaml::Limits::CHART.bytes as u64 + 1)
             .read_to_string(&mut text)
             .map_err(|e| invalid(format!("{path}: {e}")))?;
         *slot = Some(text);

@@ -65,6 +65,11 @@ pub fn is_read(verb: &str) -> bool {
 
 /// The Kubernetes verb and the resource (with `/subresource`) of a request
 /// path such as `/apis/group/v1/namespaces/ns/kind/name/status`.
+/// Whether a request's query asks for a watch.
+fn is_watch(query: Option<&str>) -> bool {
+    query.is_some_and(|q| q.split('&').any(|kv| kv == "watch=true" || kv == "watch=1"))
+}
+
 pub fn classify(method: &Method, path: &str, query: Option<&str>) -> (&'static str, String) {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     // `/api/v1/...` or `/apis/<group>/<version>/...`; anything else (discovery,
@@ -86,8 +91,7 @@ pub fn classify(method: &Method, path: &str, query: Option<&str>) -> (&'static s
         [kind, _name, sub, ..] => format!("{kind}/{sub}"),
     };
     let named = rest.len() >= 2;
-    let watching =
-        query.is_some_and(|q| q.split('&').any(|kv| kv == "watch=true" || kv == "watch=1"));
+    let watching = is_watch(query);
     let verb = match *method {
         Method::GET if watching => "watch",
         Method::GET if named => "get",
@@ -183,9 +187,10 @@ where
     }
 
     fn call(&mut self, req: Request<ReqB>) -> Self::Future {
-        let (verb, _) = classify(req.method(), req.uri().path(), req.uri().query());
+        // Only the query is read: the counting layer already classified it.
+        let watch = req.method() == http::Method::GET && is_watch(req.uri().query());
         let bounded_by_caller = req.extensions().get::<BoundedByCaller>().is_some();
-        let limit = (verb != "watch" && !bounded_by_caller).then_some(self.limit);
+        let limit = (!watch && !bounded_by_caller).then_some(self.limit);
         let response = self.inner.call(req);
         Box::pin(async move {
             let Some(limit) = limit else {

@@ -404,11 +404,23 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     let Some(artifact) = artifact else {
         return Ok(invalid(problem.unwrap_or_else(|| words.problem("", None))).into());
     };
-    if let Some(other) = artifact_namespace(&artifact.url).filter(|a| *a != ns) {
-        return Ok(invalid(format!(
-            "the chart source's archive belongs to namespace {other}; a template may only use charts in its own namespace ({ns})"
-        ))
-        .into());
+    // Only an archive address that names this namespace is read: one of
+    // another namespace, or one that names none, could be anyone's.
+    match artifact_namespace(&artifact.url) {
+        Some(own) if own == ns => {}
+        Some(other) => {
+            return Ok(invalid(format!(
+                "the chart source's archive belongs to namespace {other}; a template may only use charts in its own namespace ({ns})"
+            ))
+            .into());
+        }
+        None => {
+            return Ok(invalid(format!(
+                "the chart source's archive address {} names no namespace; a template may only use charts in its own namespace ({ns})",
+                artifact.url
+            ))
+            .into());
+        }
     }
     if prev.valid && prev.chart_digest.as_deref() == Some(artifact.digest.as_str()) {
         return Ok(TemplateStatus {

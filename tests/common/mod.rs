@@ -46,18 +46,24 @@ pub fn logs_hint() -> String {
     format!("harness logs: {}", harness_dir().join("logs").display())
 }
 
-pub async fn client_for(kubeconfig: PathBuf) -> Client {
-    let kc = Kubeconfig::read_from(&kubeconfig).unwrap_or_else(|e| {
+/// The client configuration of one of the harness's kubeconfigs.
+pub async fn config_for(kubeconfig: &std::path::Path) -> Config {
+    let kc = Kubeconfig::read_from(kubeconfig).unwrap_or_else(|e| {
         panic!(
             "cannot read {}: {e}\nstart the harness first: tests/harness/harness up\n{}",
             kubeconfig.display(),
             logs_hint()
         )
     });
-    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+    Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
         .await
-        .expect("kubeconfig");
-    let client = Client::try_from(config).expect("client");
+        .expect("kubeconfig")
+}
+
+/// A client of `kubeconfig` (plain, or built by `build` from its
+/// configuration), checked to reach its API server.
+async fn answering_client(kubeconfig: PathBuf, build: impl FnOnce(Config) -> Client) -> Client {
+    let client = build(config_for(&kubeconfig).await);
     let version = client.apiserver_version().await;
     assert!(
         version.is_ok(),
@@ -67,6 +73,10 @@ pub async fn client_for(kubeconfig: PathBuf) -> Client {
         logs_hint()
     );
     client
+}
+
+pub async fn client_for(kubeconfig: PathBuf) -> Client {
+    answering_client(kubeconfig, |c| Client::try_from(c).expect("client")).await
 }
 
 pub async fn mgmt() -> Client {
@@ -291,14 +301,12 @@ impl RunningEngine {
         // The engine gets a client of its own, as it has in the binary: its
         // watches and writes never queue behind the test's requests, and
         // the binary's timeouts and deadlines apply.
-        let _ = mgmt().await; // says so if the harness is not up
-        let kc = Kubeconfig::read_from(harness_dir().join("mgmt.kubeconfig")).expect("kubeconfig");
-        let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
-            .await
-            .expect("kubeconfig");
         let counters = Arc::new(Counters::default());
-        let client = &engine::requests::counted_client(config, counters.requests.clone())
-            .expect("the engine's client");
+        let requests = counters.requests.clone();
+        let client = &answering_client(harness_dir().join("mgmt.kubeconfig"), |c| {
+            engine::requests::counted_client(c, requests).expect("the engine's client")
+        })
+        .await;
         // RUST_LOG=hmc_tui=debug shows what the engine does, per test.
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
