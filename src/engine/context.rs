@@ -78,6 +78,8 @@ pub struct Context {
     pub claims: super::claims::Claims,
     /// The objects whose reconciles are failing, for the retry delays.
     pub backoff: super::backoff::Backoff,
+    /// Chart downloads that failed lately, not tried again before their time.
+    pub failed_downloads: super::templates::FailedDownloads,
 }
 
 impl Context {
@@ -101,6 +103,7 @@ impl Context {
             written: Default::default(),
             claims: Default::default(),
             backoff: Default::default(),
+            failed_downloads: Default::default(),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
@@ -296,9 +296,37 @@ pub const DOWNLOAD_RETRY: Duration = Duration::from_secs(120);
 /// that said so.
 type Failure = (String, Instant, TemplateStatus);
 
-/// Downloads that failed lately, by template uid.
-static FAILED_DOWNLOADS: LazyLock<Mutex<HashMap<String, Failure>>> =
-    LazyLock::new(Default::default);
+/// Downloads that failed lately, by template uid: one engine's memory, kept
+/// in its [`Context`] like its other per-object retry state.
+#[derive(Debug, Default)]
+pub struct FailedDownloads(Mutex<HashMap<String, Failure>>);
+
+impl FailedDownloads {
+    /// When the download of `digest` for template `uid` failed less than
+    /// [`DOWNLOAD_RETRY`] ago: how long until it may be tried again, and
+    /// the status that said why.
+    fn recent(&self, uid: &str, digest: &str) -> Option<(Duration, TemplateStatus)> {
+        let failed = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (d, at, status) = failed.get(uid)?;
+        let left = DOWNLOAD_RETRY.checked_sub(at.elapsed())?;
+        (d == digest && !left.is_zero()).then(|| (left, status.clone()))
+    }
+
+    fn remember(&self, uid: &str, digest: &str, status: &TemplateStatus) {
+        let mut failed = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // Old entries go; the map holds at most the templates failing now.
+        failed.retain(|_, (_, at, _)| at.elapsed() < DOWNLOAD_RETRY);
+        failed.insert(
+            uid.to_string(),
+            (digest.to_string(), Instant::now(), status.clone()),
+        );
+    }
+
+    fn forget(&self, uid: &str) {
+        let mut failed = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        failed.remove(uid);
+    }
+}
 
 /// What is wrong with a chart source: its Ready condition when False, or
 /// else a failed fetch. While the source controller tries again, Ready is
@@ -431,7 +459,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
         .into());
     }
     let uid = obj.meta().uid.clone().unwrap_or_default();
-    if let Some((retry_in, failed)) = recent_failure(&uid, &artifact.digest) {
+    if let Some((retry_in, failed)) = ctx.failed_downloads.recent(&uid, &artifact.digest) {
         return Ok(Checked {
             chart: TemplateStatus {
                 observed_generation: generation,
@@ -442,7 +470,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     }
     match fetch_chart(&ctx.client, &artifact.url, &artifact.digest).await {
         Ok(info) => {
-            forget_failure(&uid);
+            ctx.failed_downloads.forget(&uid);
             Ok(TemplateStatus {
                 valid: true,
                 validation_error: problem,
@@ -469,38 +497,14 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             };
             tracing::warn!(template = %name, namespace = %ns, error = %why, "chart download failed");
             let chart = invalid(why);
-            remember_failure(&uid, &artifact.digest, &chart);
+            ctx.failed_downloads
+                .remember(&uid, &artifact.digest, &chart);
             Ok(Checked {
                 chart,
                 retry_in: Some(DOWNLOAD_RETRY),
             })
         }
     }
-}
-
-/// When the download of `digest` for template `uid` failed less than
-/// [`DOWNLOAD_RETRY`] ago: how long until it may be tried again, and the
-/// status that said why.
-fn recent_failure(uid: &str, digest: &str) -> Option<(Duration, TemplateStatus)> {
-    let failed = FAILED_DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner());
-    let (d, at, status) = failed.get(uid)?;
-    let left = DOWNLOAD_RETRY.checked_sub(at.elapsed())?;
-    (d == digest && !left.is_zero()).then(|| (left, status.clone()))
-}
-
-fn remember_failure(uid: &str, digest: &str, status: &TemplateStatus) {
-    let mut failed = FAILED_DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner());
-    // Old entries go; the map holds at most the templates failing now.
-    failed.retain(|_, (_, at, _)| at.elapsed() < DOWNLOAD_RETRY);
-    failed.insert(
-        uid.to_string(),
-        (digest.to_string(), Instant::now(), status.clone()),
-    );
-}
-
-fn forget_failure(uid: &str) {
-    let mut failed = FAILED_DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner());
-    failed.remove(uid);
 }
 
 /// The resource name of a Flux source kind: `HelmChart` → `helmcharts`,
@@ -661,16 +665,17 @@ mod tenancy_tests {
             validation_error: Some("chart download from u did not finish within 60s".into()),
             ..Default::default()
         };
-        remember_failure("uid-1", "sha256:a", &failed);
-        let (left, status) = recent_failure("uid-1", "sha256:a").unwrap();
+        let downloads = FailedDownloads::default();
+        downloads.remember("uid-1", "sha256:a", &failed);
+        let (left, status) = downloads.recent("uid-1", "sha256:a").unwrap();
         assert!(left <= DOWNLOAD_RETRY && left > DOWNLOAD_RETRY - Duration::from_secs(5));
         assert_eq!(status, failed);
         assert!(
-            recent_failure("uid-1", "sha256:b").is_none(),
+            downloads.recent("uid-1", "sha256:b").is_none(),
             "a new archive is tried at once"
         );
-        assert!(recent_failure("uid-2", "sha256:a").is_none());
-        forget_failure("uid-1");
-        assert!(recent_failure("uid-1", "sha256:a").is_none());
+        assert!(downloads.recent("uid-2", "sha256:a").is_none());
+        downloads.forget("uid-1");
+        assert!(downloads.recent("uid-1", "sha256:a").is_none());
     }
 }
