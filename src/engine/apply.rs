@@ -112,18 +112,26 @@ fn holder(labels: &std::collections::BTreeMap<String, String>) -> String {
     }
 }
 
+/// Whether an object labelled `have` is the engine's (`None` when it is
+/// not labelled as the engine's at all) and made for the object whose
+/// identity labels are `want`.
+pub fn made_for(
+    have: &std::collections::BTreeMap<String, String>,
+    want: &std::collections::BTreeMap<String, String>,
+) -> Option<bool> {
+    let ours = have.get(labels::MANAGED_BY).map(String::as_str) == Some(labels::MANAGED_BY_VALUE);
+    ours.then(|| IDENTITY.iter().all(|k| want.get(*k) == have.get(*k)))
+}
+
 /// Whether `occupant`, which has the name of `desired`, belongs to
 /// something else: it is not labelled as the engine's, or its identity
 /// labels name another cluster, service, role or template.
 pub fn conflict<K: Resource>(noun: &'static str, desired: &K, occupant: &K) -> Option<Conflict> {
-    let (want, have) = (desired.labels(), occupant.labels());
-    let ours = have.get(labels::MANAGED_BY).map(String::as_str) == Some(labels::MANAGED_BY_VALUE);
-    let holder = if !ours {
-        None
-    } else if IDENTITY.iter().any(|k| want.get(*k) != have.get(*k)) {
-        Some(holder(have))
-    } else {
-        return None;
+    let have = occupant.labels();
+    let holder = match made_for(have, desired.labels()) {
+        Some(true) => return None,
+        Some(false) => Some(holder(have)),
+        None => None,
     };
     Some(Conflict {
         noun,

@@ -214,12 +214,13 @@ pub fn legacy_service_release_name(cluster: &str, service: &str) -> String {
 /// True when `release` is the engine's release of `service` of `cluster`:
 /// our labels name exactly that cluster and service.
 pub fn is_release_of(release: &HelmRelease, cluster: &str, service: &str) -> bool {
-    let l = release.labels();
-    let is = |k: &str, v: &str| l.get(k).map(String::as_str) == Some(v);
-    is(labels::MANAGED_BY, labels::MANAGED_BY_VALUE)
-        && is(labels::CLUSTER, cluster)
-        && is(labels::ROLE, "service")
-        && is(labels::SERVICE, service)
+    // The same rule as the check before every write (`apply::made_for`).
+    let want = BTreeMap::from([
+        (labels::CLUSTER.to_string(), cluster.to_string()),
+        (labels::ROLE.to_string(), "service".to_string()),
+        (labels::SERVICE.to_string(), service.to_string()),
+    ]);
+    super::apply::made_for(release.labels(), &want) == Some(true)
 }
 
 /// The release name a service of a cluster uses: an existing install under
