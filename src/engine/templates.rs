@@ -247,7 +247,14 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
             .validation_error
             .as_deref()
             .is_none_or(|m| m.starts_with("fetching"));
-    let secs = if settling { 3 } else { 600 };
+    // A chart source named by chartRef is not the engine's: no change of
+    // it triggers this template, so while it is not usable, look again.
+    let unwatched = !chart.valid && obj.helm().chart_ref.is_some();
+    let secs = match (settling, unwatched) {
+        (true, _) => 3,
+        (false, true) => 30,
+        (false, false) => 600,
+    };
     Ok(Action::requeue(
         retry_in.unwrap_or(Duration::from_secs(secs)),
     ))
