@@ -1,0 +1,637 @@
+//! The shape of `src/`, checked: no non-test source file over 800 lines,
+//! and no import cycle between source files.
+//!
+//! What counts as test code (it is left out of both checks):
+//! - a file named `tests.rs` or `*_tests.rs`, or one under a `tests/` folder;
+//! - a file whose module its parent declares behind `#[cfg(test)]`, and every
+//!   file below such a module;
+//! - in any other file, an item behind `#[cfg(test)]` (an inline
+//!   `mod tests { … }`, a helper): from the attribute to the line that closes
+//!   the item at the attribute's indentation.
+//!
+//! The import graph: its nodes are the library's module files; there is an
+//! edge A → B when A names a path that resolves into module B: `use crate::…`,
+//! `use super::…`, `use self::…` (use trees expanded), and the same paths
+//! written inline in code. A path resolves to the deepest module file that
+//! exists (`src/x/y.rs` or `src/x/y/mod.rs`): `crate::engine::Context` is in
+//! `engine/mod.rs`, `crate::engine::apply::delete` in `engine/apply.rs`.
+//! Comments (doc links too) and string literals are not code. A parent's
+//! `mod child;` is not an edge, nor is a bare path such as `child::f()`.
+//! Paths inside inline modules are resolved as if written at the file's top.
+//! `src/main.rs` is the binary's own crate: it reaches the library as
+//! `hmc_tui::…`, which no library file can name back, so only its size is
+//! checked.
+//!
+//! Pure: it reads files and nothing else; no cluster is needed.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::Path;
+
+/// The most lines of non-test code a source file may have.
+const MAX_LINES: usize = 800;
+
+/// One source file: its path under `src/` (`engine/apply.rs`) and its text.
+struct Source {
+    path: String,
+    text: String,
+}
+
+/// A source file as the checks see it.
+struct Module {
+    path: String,
+    /// `["engine", "apply"]`; empty for the crate root.
+    module: Vec<String>,
+    /// Test code, whole file.
+    test: bool,
+    /// The text with comments, string literals and test items blanked out,
+    /// line for line.
+    code: Vec<String>,
+    /// Child modules this file declares behind `#[cfg(test)]`.
+    test_children: BTreeSet<String>,
+    /// Its lines, blank and comment lines included, test items left out.
+    lines: usize,
+}
+
+fn module_path(path: &str) -> Vec<String> {
+    let mut parts: Vec<String> = path
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(String::from)
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+fn test_by_name(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file == "tests.rs" || file.ends_with("_tests.rs") || path.split('/').any(|p| p == "tests")
+}
+
+fn analyse(sources: &[Source]) -> Vec<Module> {
+    let mut modules: Vec<Module> = sources
+        .iter()
+        .filter(|s| s.path != "main.rs")
+        .map(|s| {
+            let Code {
+                lines: code,
+                test_children,
+                test_lines,
+            } = code_of(&s.text);
+            Module {
+                path: s.path.clone(),
+                module: module_path(&s.path),
+                test: test_by_name(&s.path),
+                lines: s.text.lines().count() - test_lines,
+                code,
+                test_children,
+            }
+        })
+        .collect();
+    // A module is test code when its parent declares it so, or is test code:
+    // parents are settled before their children (shorter paths first).
+    modules.sort_by_key(|m| m.module.len());
+    for i in 0..modules.len() {
+        let Some((name, parent)) = modules[i].module.split_last() else {
+            continue;
+        };
+        let parent_is_test = modules[..i]
+            .iter()
+            .find(|p| p.module == parent)
+            .map(|p| p.test || p.test_children.contains(name));
+        if parent_is_test == Some(true) {
+            modules[i].test = true;
+        }
+    }
+    modules.sort_by(|a, b| a.path.cmp(&b.path));
+    modules
+}
+
+/// A file's code, line for line: comments, the contents of string and
+/// character literals, and every item behind `#[cfg(test)]` blanked.
+struct Code {
+    lines: Vec<String>,
+    /// Child modules declared behind `#[cfg(test)]`.
+    test_children: BTreeSet<String>,
+    /// How many lines the items behind `#[cfg(test)]` take.
+    test_lines: usize,
+}
+
+fn code_of(text: &str) -> Code {
+    let plain = blank_comments_and_strings(text);
+    let mut lines: Vec<String> = plain.lines().map(String::from).collect();
+    let mut test_children = BTreeSet::new();
+    let mut test_lines = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() != "#[cfg(test)]" {
+            i += 1;
+            continue;
+        }
+        let indent = indent_of(&lines[i]);
+        let mut end = i + 1;
+        while end < lines.len() && lines[end].trim_start().starts_with("#[") {
+            end += 1;
+        }
+        if let Some(name) = lines.get(end).and_then(|l| declared_module(l)) {
+            test_children.insert(name);
+        }
+        // The item ends on its own line (`mod tests;`, `fn f() {}`), or at the
+        // next line that closes a block at the attribute's indentation.
+        let first = lines.get(end).map(|l| l.trim_end()).unwrap_or_default();
+        if !(first.ends_with(';') || first.ends_with('}')) {
+            end += 1;
+            while end < lines.len()
+                && !(indent_of(&lines[end]) == indent && lines[end].trim_start().starts_with('}'))
+            {
+                end += 1;
+            }
+        }
+        let end = end.min(lines.len() - 1);
+        for line in &mut lines[i..=end] {
+            line.clear();
+        }
+        test_lines += end + 1 - i;
+        i = end + 1;
+    }
+    Code {
+        lines,
+        test_children,
+        test_lines,
+    }
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// `name` when the line declares `mod name;` (with any visibility).
+fn declared_module(line: &str) -> Option<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "mod")?;
+    let name = words.get(at + 1)?.strip_suffix(';')?;
+    Some(name.to_string())
+}
+
+/// Blanks comments and the insides of string and character literals, keeping
+/// every newline so that lines keep their numbers.
+fn blank_comments_and_strings(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let keep_newlines = |from: &[char], out: &mut String| {
+        out.extend(from.iter().filter(|c| **c == '\n'));
+    };
+    while i < chars.len() {
+        let rest = &chars[i..];
+        let end = if rest.starts_with(&['/', '/']) {
+            i + rest.iter().position(|c| *c == '\n').unwrap_or(rest.len())
+        } else if rest.starts_with(&['/', '*']) {
+            i + 2 + find(&rest[2..], &['*', '/']).map_or(rest.len() - 2, |p| p + 2)
+        } else if let Some(hashes) = raw_string_start(rest) {
+            let open = hashes + 2; // r, hashes, "
+            let close: Vec<char> = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            i + open + find(&rest[open..], &close).map_or(rest.len() - open, |p| p + close.len())
+        } else if rest[0] == '"' && (i == 0 || chars[i - 1] != 'r') {
+            i + 1 + literal_end(&rest[1..], '"')
+        } else if rest[0] == '\'' && is_char_literal(rest) {
+            i + 1 + literal_end(&rest[1..], '\'')
+        } else {
+            out.push(rest[0]);
+            i += 1;
+            continue;
+        };
+        out.push(' ');
+        keep_newlines(&chars[i..end.min(chars.len())], &mut out);
+        i = end;
+    }
+    out
+}
+
+fn find(hay: &[char], needle: &[char]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The number of `#` when `rest` opens a raw string (`r"`, `r#"`, `br"`).
+fn raw_string_start(rest: &[char]) -> Option<usize> {
+    let after_r = match rest {
+        ['r', ..] => &rest[1..],
+        ['b', 'r', ..] => &rest[2..],
+        _ => return None,
+    };
+    let hashes = after_r.iter().take_while(|c| **c == '#').count();
+    (after_r.get(hashes) == Some(&'"')).then_some(hashes)
+}
+
+/// Where a literal opened just before `rest` ends, past its closing quote.
+fn literal_end(rest: &[char], quote: char) -> usize {
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            '\\' => i += 2,
+            c if c == quote => return i + 1,
+            _ => i += 1,
+        }
+    }
+    rest.len()
+}
+
+/// `'x'` and `'\n'` are character literals; `'a` in `&'a str` is a lifetime.
+fn is_char_literal(rest: &[char]) -> bool {
+    match rest {
+        [_, '\\', ..] => true,
+        [_, _, '\'', ..] => true,
+        _ => false,
+    }
+}
+
+/// Every `crate::`/`super::`/`self::` path the code names, as segments.
+fn paths_named(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut rest_of_code = String::with_capacity(code.len());
+    // Use statements, their trees expanded.
+    let mut text = code;
+    while let Some(at) = find_word(text, "use") {
+        rest_of_code.push_str(&text[..at]);
+        let end = text[at..].find(';').map_or(text.len(), |e| at + e);
+        paths.extend(expand_use_tree(&text[at + 3..end]));
+        text = &text[(end + 1).min(text.len())..];
+    }
+    rest_of_code.push_str(text);
+    // Paths written inline.
+    for start in ["crate::", "super::", "self::"] {
+        for (at, _) in rest_of_code.match_indices(start) {
+            let before = rest_of_code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '$')) {
+                continue;
+            }
+            let run: String = rest_of_code[at..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | ':'))
+                .collect();
+            paths.push(segments(&run));
+        }
+    }
+    paths
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                p.first().map(String::as_str),
+                Some("crate" | "super" | "self")
+            )
+        })
+        .collect()
+}
+
+/// Where `word` occurs as a whole word.
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).map(|(at, _)| at).find(|&at| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.split("::")
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "*")
+        .map(String::from)
+        .collect()
+}
+
+/// `crate::a::{b, c::{self, D}}` → `crate::a::b`, `crate::a::c`, `crate::a::c::D`.
+fn expand_use_tree(tree: &str) -> Vec<Vec<String>> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        // `a::b as c`: the alias does not matter.
+        let path = tree.split_whitespace().next().unwrap_or_default();
+        return vec![segments(path)];
+    };
+    let prefix = segments(&tree[..open]);
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let mut paths = Vec::new();
+    let (mut depth, mut from) = (0, 0);
+    for (i, c) in inner.char_indices().chain([(inner.len(), ',')]) {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                for tail in expand_use_tree(&inner[from..i]) {
+                    let tail = tail.into_iter().filter(|s| s != "self");
+                    paths.push(prefix.iter().cloned().chain(tail).collect());
+                }
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    paths
+}
+
+/// The module a path names, from the module `here`: the deepest one of
+/// `known` that the path reaches.
+fn resolve(here: &[String], path: &[String], known: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    let mut base: Vec<String> = here.to_vec();
+    let mut rest = path;
+    match path.first().map(String::as_str) {
+        Some("crate") => {
+            base.clear();
+            rest = &path[1..];
+        }
+        Some("self") => rest = &path[1..],
+        Some("super") => {
+            while rest.first().map(String::as_str) == Some("super") {
+                base.pop()?;
+                rest = &rest[1..];
+            }
+        }
+        _ => return None,
+    }
+    let full: Vec<String> = base.into_iter().chain(rest.iter().cloned()).collect();
+    (0..=full.len())
+        .rev()
+        .map(|n| full[..n].to_vec())
+        .find(|m| known.contains(m))
+}
+
+/// file → the files it imports from, test code left out.
+fn import_graph(modules: &[Module]) -> BTreeMap<String, BTreeSet<String>> {
+    let live: Vec<&Module> = modules.iter().filter(|m| !m.test).collect();
+    let file_of: BTreeMap<Vec<String>, String> = live
+        .iter()
+        .map(|m| (m.module.clone(), m.path.clone()))
+        .collect();
+    let known: BTreeSet<Vec<String>> = file_of.keys().cloned().collect();
+    live.iter()
+        .map(|m| {
+            let targets = paths_named(&m.code.join("\n"))
+                .iter()
+                .filter_map(|p| resolve(&m.module, p, &known))
+                .map(|t| file_of[&t].clone())
+                .filter(|t| *t != m.path)
+                .collect();
+            (m.path.clone(), targets)
+        })
+        .collect()
+}
+
+/// Every cycle of the graph that closes over one of its edges, the shortest
+/// such, each once: `a.rs → b.rs → a.rs`.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut found = BTreeSet::new();
+    for (from, tos) in graph {
+        for to in tos {
+            if let Some(back) = shortest_path(graph, to, from) {
+                let mut cycle: Vec<&String> = std::iter::once(from).chain(back.iter()).collect();
+                cycle.pop(); // `from` again
+                // One way to write each cycle: from its first file.
+                let first = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
+                cycle.rotate_left(first);
+                cycle.push(cycle[0]);
+                let names: Vec<&str> = cycle.iter().map(|s| s.as_str()).collect();
+                found.insert(names.join(" → "));
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// The files from `from` to `to`, both included, on a shortest path.
+fn shortest_path(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    from: &String,
+    to: &String,
+) -> Option<Vec<String>> {
+    let mut came_from: BTreeMap<&String, &String> = BTreeMap::new();
+    let mut queue = VecDeque::from([from]);
+    while let Some(at) = queue.pop_front() {
+        if at == to {
+            let mut path = vec![to.clone()];
+            let mut step = to;
+            while step != from {
+                step = came_from[step];
+                path.push(step.clone());
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for next in graph.get(at).into_iter().flatten() {
+            if next != from && !came_from.contains_key(next) {
+                came_from.insert(next, at);
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// Non-test files with more than [`MAX_LINES`] lines of non-test code.
+fn oversized(sources: &[Source], modules: &[Module]) -> Vec<String> {
+    sources
+        .iter()
+        .filter_map(|s| {
+            let lines = match modules.iter().find(|m| m.path == s.path) {
+                Some(m) if m.test => return None,
+                Some(m) => m.lines,
+                None => s.text.lines().count(), // main.rs
+            };
+            (lines > MAX_LINES).then(|| format!("{}: {lines} lines", s.path))
+        })
+        .collect()
+}
+
+fn read_sources(dir: &Path, under: &str, into: &mut Vec<Source>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let rel = format!("{under}{name}");
+        if path.is_dir() {
+            read_sources(&path, &format!("{rel}/"), into);
+        } else if name.ends_with(".rs") {
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            into.push(Source { path: rel, text });
+        }
+    }
+}
+
+fn crate_sources() -> Vec<Source> {
+    let mut sources = Vec::new();
+    read_sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        "",
+        &mut sources,
+    );
+    sources
+}
+
+#[test]
+fn no_source_file_has_more_than_800_lines_of_non_test_code() {
+    let sources = crate_sources();
+    let too_long = oversized(&sources, &analyse(&sources));
+    assert!(
+        too_long.is_empty(),
+        "source files over {MAX_LINES} lines of non-test code (split them by responsibility, \
+         or move their tests to a sibling file):\n  {}",
+        too_long.join("\n  ")
+    );
+}
+
+#[test]
+fn no_source_files_import_each_other_in_a_cycle() {
+    let sources = crate_sources();
+    let found = cycles(&import_graph(&analyse(&sources)));
+    assert!(
+        found.is_empty(),
+        "import cycles between source files (paths under src/):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+/// The checks themselves, on tiny crates written here.
+mod checks {
+    use super::*;
+
+    fn sources(files: &[(&str, &str)]) -> Vec<Source> {
+        files
+            .iter()
+            .map(|(path, text)| Source {
+                path: path.to_string(),
+                text: text.to_string(),
+            })
+            .collect()
+    }
+
+    fn cycles_of(files: &[(&str, &str)]) -> Vec<String> {
+        cycles(&import_graph(&analyse(&sources(files))))
+    }
+
+    fn edges_of(files: &[(&str, &str)], from: &str) -> Vec<String> {
+        import_graph(&analyse(&sources(files)))[from]
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    const LIB: (&str, &str) = ("lib.rs", "pub mod a;\npub mod b;\npub mod engine;\n");
+
+    #[test]
+    fn two_files_that_use_each_other_are_one_cycle() {
+        let found = cycles_of(&[
+            LIB,
+            ("a.rs", "use crate::b::Thing;\n"),
+            ("b.rs", "pub struct Thing;\nfn f() { super::a::g() }\n"),
+        ]);
+        assert_eq!(found, ["a.rs → b.rs → a.rs"]);
+    }
+
+    #[test]
+    fn a_longer_loop_is_told_from_its_first_file() {
+        let found = cycles_of(&[
+            LIB,
+            ("engine/mod.rs", "pub mod x;\npub mod y;\n"),
+            ("engine/x.rs", "use super::y::Y;\n"),
+            ("engine/y.rs", "use crate::a::A;\n"),
+            ("a.rs", "fn f() -> crate::engine::x::X { todo!() }\n"),
+        ]);
+        assert_eq!(found, ["a.rs → engine/x.rs → engine/y.rs → a.rs"]);
+    }
+
+    #[test]
+    fn paths_resolve_to_the_deepest_module_file_there_is() {
+        let files = [
+            LIB,
+            ("engine/mod.rs", "pub mod apply;\npub use apply::Ctx;\n"),
+            ("engine/apply.rs", ""),
+            (
+                "a.rs",
+                "use crate::engine::{Ctx, apply::{self, delete}};\nuse crate::b as other;\n",
+            ),
+            ("b.rs", ""),
+        ];
+        assert_eq!(
+            edges_of(&files, "a.rs"),
+            ["b.rs", "engine/apply.rs", "engine/mod.rs"]
+        );
+        // `mod apply;` and the bare `apply::Ctx` are not edges.
+        assert!(edges_of(&files, "engine/mod.rs").is_empty());
+    }
+
+    #[test]
+    fn super_and_self_start_from_the_files_own_module() {
+        let files = [
+            LIB,
+            ("engine/mod.rs", "pub mod x;\npub struct Top;\n"),
+            ("engine/x/mod.rs", "pub mod deep;\nuse self::deep::D;\n"),
+            (
+                "engine/x/deep.rs",
+                "use super::super::Top;\nuse super::X;\n",
+            ),
+        ];
+        assert_eq!(edges_of(&files, "engine/x/mod.rs"), ["engine/x/deep.rs"]);
+        assert_eq!(
+            edges_of(&files, "engine/x/deep.rs"),
+            ["engine/mod.rs", "engine/x/mod.rs"]
+        );
+    }
+
+    #[test]
+    fn comments_strings_and_test_code_are_not_edges() {
+        let found = cycles_of(&[
+            LIB,
+            ("a.rs", "use crate::b::B;\n"),
+            (
+                "b.rs",
+                "/// See [`crate::a::A`].\n\
+                 fn f() -> &'static str { \"crate::a::A\" } // crate::a\n\
+                 /* crate::a::A */\n\
+                 #[cfg(test)]\n\
+                 mod tests {\n    use crate::a::A;\n}\n\
+                 #[cfg(test)]\n\
+                 use crate::a::A;\n\
+                 #[cfg(test)]\n\
+                 mod more;\n",
+            ),
+            ("b/more.rs", "use crate::a::A;\n"),
+            ("b/tests.rs", "use crate::a::A;\n"),
+            ("a_tests.rs", "use crate::b::B;\n"),
+        ]);
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn test_code_does_not_count_towards_a_files_size() {
+        let code = "fn f() {}\n".repeat(MAX_LINES);
+        let tests = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n";
+        let files = sources(&[
+            ("fits.rs", &format!("{code}{tests}")),
+            ("over.rs", &format!("{code}\n")),
+            ("fits_tests.rs", &format!("{code}{code}")),
+            ("main.rs", &format!("{code}// one more\n")),
+        ]);
+        assert_eq!(
+            oversized(&files, &analyse(&files)),
+            ["over.rs: 801 lines", "main.rs: 801 lines"]
+        );
+    }
+
+    #[test]
+    fn lifetimes_are_not_character_literals() {
+        let plain =
+            blank_comments_and_strings("fn f<'a>(x: &'a str) -> char { '\"' }\nuse crate::b;");
+        assert_eq!(plain.lines().nth(1), Some("use crate::b;"));
+        assert_eq!(
+            paths_named(&plain),
+            [vec!["crate".to_string(), "b".to_string()]]
+        );
+    }
+}
