@@ -241,11 +241,7 @@ fn literal_end(rest: &[char], quote: char) -> usize {
 
 /// `'x'` and `'\n'` are character literals; `'a` in `&'a str` is a lifetime.
 fn is_char_literal(rest: &[char]) -> bool {
-    match rest {
-        [_, '\\', ..] => true,
-        [_, _, '\'', ..] => true,
-        _ => false,
-    }
+    matches!(rest, [_, '\\', ..] | [_, _, '\'', ..])
 }
 
 /// Every `crate::`/`super::`/`self::` path the code names, as segments.

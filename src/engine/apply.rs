@@ -11,7 +11,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::context::{Context, FIELD_MANAGER};
+use super::context::{Context, FIELD_MANAGER, hash_of};
+pub use super::error::Conflict;
 use super::error::{Error, Result};
 use crate::api::{TemplateRollout, labels};
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
@@ -64,32 +65,6 @@ const IDENTITY: [&str; 5] = [
     labels::TEMPLATE,
     labels::CLUSTER_TEMPLATE,
 ];
-
-/// An object that has the name the engine wants to write, and belongs to
-/// something else.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Conflict {
-    /// The kind, in the product's words.
-    pub noun: &'static str,
-    pub name: String,
-    /// Whose it is: `cluster x (service ingress)`, or `None` when it is not
-    /// the engine's at all.
-    pub holder: Option<String>,
-}
-
-impl std::fmt::Display for Conflict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Conflict { noun, name, .. } = self;
-        match &self.holder {
-            Some(h) => write!(f, "{noun} {name} belongs to {h}; rename one of them"),
-            None => write!(
-                f,
-                "{noun} {name} already exists and is not managed by hmc-tui; \
-                 it is left alone: rename one of them or remove it"
-            ),
-        }
-    }
-}
 
 /// Who an object of ours belongs to, from its labels.
 fn holder(labels: &std::collections::BTreeMap<String, String>) -> String {
@@ -212,54 +187,6 @@ pub async fn apply_if_changed<K: Written>(
     Ok(true)
 }
 
-/// The last status the engine wrote for each object (by uid): the
-/// resourceVersion of the object the write replaced, and a hash of the
-/// status written.
-///
-/// A reconcile may be handed an object from a store that has not yet seen
-/// the engine's own last status write. Comparing with that object would
-/// write the same status again; comparing with what was written does not.
-/// Only the exact version that write replaced is recognised, so a status
-/// someone else changed since is always compared as it is.
-#[derive(Debug, Default)]
-pub struct WrittenStatuses(std::sync::Mutex<std::collections::HashMap<String, (String, u64)>>);
-
-impl WrittenStatuses {
-    fn key<K: Resource>(obj: &K) -> Option<(String, String)> {
-        Some((obj.meta().uid.clone()?, obj.resource_version()?))
-    }
-
-    fn is_known<K: Resource>(&self, obj: &K, hash: u64) -> bool {
-        let Some((uid, version)) = Self::key(obj) else {
-            return false;
-        };
-        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&uid) == Some(&(version, hash))
-    }
-
-    fn remember<K: Resource>(&self, obj: &K, hash: u64) {
-        if let Some((uid, version)) = Self::key(obj) {
-            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            map.insert(uid, (version, hash));
-        }
-    }
-
-    /// Forgets an object that is gone.
-    pub fn forget<K: Resource>(&self, obj: &K) {
-        if let Some(uid) = &obj.meta().uid {
-            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            map.remove(uid);
-        }
-    }
-}
-
-fn hash_of<S: Serialize>(status: &S) -> Result<u64> {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    serde_json::to_string(status)?.hash(&mut h);
-    Ok(h.finish())
-}
-
 /// Server-side applies `status` unless it equals `current`, or this engine
 /// already wrote it over exactly this version of `obj`.
 pub async fn status_if_changed<K, S>(
@@ -344,30 +271,6 @@ where
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
-
-    fn at(uid: &str, version: &str) -> ConfigMap {
-        let mut cm = ConfigMap::default();
-        cm.metadata.uid = Some(uid.into());
-        cm.metadata.resource_version = Some(version.into());
-        cm
-    }
-
-    #[test]
-    fn a_written_status_is_known_only_over_the_version_it_replaced() {
-        let written = WrittenStatuses::default();
-        let hash = hash_of(&json!({"ready": true})).unwrap();
-        written.remember(&at("u1", "7"), hash);
-        // The store still hands out version 7: the write is already made.
-        assert!(written.is_known(&at("u1", "7"), hash));
-        // Another status, another version or another object: compare as usual.
-        assert!(!written.is_known(&at("u1", "7"), hash_of(&json!({"ready": false})).unwrap()));
-        assert!(!written.is_known(&at("u1", "9"), hash));
-        assert!(!written.is_known(&at("u2", "7"), hash));
-        // An object without identity is never known.
-        assert!(!written.is_known(&ConfigMap::default(), hash));
-        written.forget(&at("u1", "7"));
-        assert!(!written.is_known(&at("u1", "7"), hash));
-    }
 
     fn labelled(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
         let mut cm = ConfigMap::default();

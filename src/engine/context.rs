@@ -5,6 +5,9 @@ use std::time::Duration;
 use kube::Client;
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::{Resource, ResourceExt};
+use serde::Serialize;
+
+use super::error::Result;
 
 use crate::store::Stores;
 
@@ -72,14 +75,14 @@ pub struct Context {
     pub counters: Arc<Counters>,
     pub options: EngineOptions,
     /// The statuses this engine wrote, see [`super::apply::status_if_changed`].
-    pub written: super::apply::WrittenStatuses,
+    pub written: WrittenStatuses,
     /// The namespaces namespace-scoped engines hold; a cluster-wide engine
     /// leaves them alone (see [`super::claims`]).
     pub claims: super::claims::Claims,
     /// The objects whose reconciles are failing, for the retry delays.
     pub backoff: super::backoff::Backoff,
     /// Chart downloads that failed lately, not tried again before their time.
-    pub failed_downloads: super::templates::FailedDownloads,
+    pub failed_downloads: super::downloads::FailedDownloads,
 }
 
 impl Context {
@@ -144,6 +147,55 @@ impl Context {
     }
 }
 
+/// The last status the engine wrote for each object (by uid): the
+/// resourceVersion of the object the write replaced, and a hash of the
+/// status written.
+///
+/// A reconcile may be handed an object from a store that has not yet seen
+/// the engine's own last status write. Comparing with that object would
+/// write the same status again; comparing with what was written does not.
+/// Only the exact version that write replaced is recognised, so a status
+/// someone else changed since is always compared as it is.
+#[derive(Debug, Default)]
+pub struct WrittenStatuses(std::sync::Mutex<std::collections::HashMap<String, (String, u64)>>);
+
+impl WrittenStatuses {
+    fn key<K: Resource>(obj: &K) -> Option<(String, String)> {
+        Some((obj.meta().uid.clone()?, obj.resource_version()?))
+    }
+
+    pub(super) fn is_known<K: Resource>(&self, obj: &K, hash: u64) -> bool {
+        let Some((uid, version)) = Self::key(obj) else {
+            return false;
+        };
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&uid) == Some(&(version, hash))
+    }
+
+    pub(super) fn remember<K: Resource>(&self, obj: &K, hash: u64) {
+        if let Some((uid, version)) = Self::key(obj) {
+            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            map.insert(uid, (version, hash));
+        }
+    }
+
+    /// Forgets an object that is gone.
+    pub fn forget<K: Resource>(&self, obj: &K) {
+        if let Some(uid) = &obj.meta().uid {
+            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            map.remove(uid);
+        }
+    }
+}
+
+/// A hash of a status, as [`WrittenStatuses`] remembers it.
+pub(super) fn hash_of<S: Serialize>(status: &S) -> Result<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(status)?.hash(&mut h);
+    Ok(h.finish())
+}
+
 /// The longest prefix of `s` of at most `max` bytes that ends on a
 /// character boundary.
 fn truncate_bytes(s: &str, max: usize) -> &str {
@@ -159,7 +211,33 @@ fn truncate_bytes(s: &str, max: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::truncate_bytes;
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    fn at(uid: &str, version: &str) -> ConfigMap {
+        let mut cm = ConfigMap::default();
+        cm.metadata.uid = Some(uid.into());
+        cm.metadata.resource_version = Some(version.into());
+        cm
+    }
+
+    #[test]
+    fn a_written_status_is_known_only_over_the_version_it_replaced() {
+        let written = WrittenStatuses::default();
+        let hash = hash_of(&json!({"ready": true})).unwrap();
+        written.remember(&at("u1", "7"), hash);
+        // The store still hands out version 7: the write is already made.
+        assert!(written.is_known(&at("u1", "7"), hash));
+        // Another status, another version or another object: compare as usual.
+        assert!(!written.is_known(&at("u1", "7"), hash_of(&json!({"ready": false})).unwrap()));
+        assert!(!written.is_known(&at("u1", "9"), hash));
+        assert!(!written.is_known(&at("u2", "7"), hash));
+        // An object without identity is never known.
+        assert!(!written.is_known(&ConfigMap::default(), hash));
+        written.forget(&at("u1", "7"));
+        assert!(!written.is_known(&at("u1", "7"), hash));
+    }
 
     #[test]
     fn event_texts_fit_the_api_servers_byte_limits() {

@@ -21,7 +21,7 @@ pub enum Error {
 
     /// An object of the name the engine wants belongs to something else.
     #[error("{0}")]
-    NameConflict(super::apply::Conflict),
+    NameConflict(Conflict),
 }
 
 impl Error {
@@ -39,3 +39,29 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An object that has the name the engine wants to write, and belongs to
+/// something else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// The kind, in the product's words.
+    pub noun: &'static str,
+    pub name: String,
+    /// Whose it is: `cluster x (service ingress)`, or `None` when it is not
+    /// the engine's at all.
+    pub holder: Option<String>,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Conflict { noun, name, .. } = self;
+        match &self.holder {
+            Some(h) => write!(f, "{noun} {name} belongs to {h}; rename one of them"),
+            None => write!(
+                f,
+                "{noun} {name} already exists and is not managed by hmc-tui; \
+                 it is left alone: rename one of them or remove it"
+            ),
+        }
+    }
+}

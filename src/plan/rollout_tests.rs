@@ -1,10 +1,21 @@
 use super::*;
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_openapi::jiff::Timestamp;
 use proptest::prelude::*;
 use serde_json::json;
 
-use crate::api::ServiceState;
+use super::steps::{blocker, current_wave, failures};
 use crate::api::policy_rules::*;
+use crate::api::{
+    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutPolicy, RolloutStrategy,
+    ServiceState, TemplateRolloutSpec, TemplateRolloutStatus, WaveState,
+};
+use crate::plan::services::ServicePlan;
 use crate::plan::services::{BlockedService, DesiredService};
 
 // ---- helpers ----------------------------------------------------------------

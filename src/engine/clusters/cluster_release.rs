@@ -1,0 +1,121 @@
+//! The cluster's own release: written when its template is ready, and what
+//! it and the cluster's Cluster API objects say.
+
+use kube::ResourceExt;
+
+use super::events::Applied;
+use super::given::Given;
+use crate::api::ManagedCluster;
+use crate::api::conditions::{CLUSTER_READY, Cond, NAME_CONFLICT};
+use crate::capi;
+use crate::engine::apply::apply_if_changed;
+use crate::engine::context::Context;
+use crate::engine::error::{Error, Result};
+use crate::engine::releases::{TemplateKind, chart_ref, cluster_release};
+use crate::flux::{self, FluxCondition};
+use crate::store::get;
+
+/// The cluster's own release, as this reconcile leaves it.
+pub(super) struct ClusterRelease {
+    /// Whether the control plane is initialized: services may go in.
+    pub(super) provisioned: bool,
+    /// Why the release was not written: its name belongs to something else.
+    pub(super) conflict: Option<String>,
+    pub(super) cond: Cond,
+}
+
+/// Applies the cluster's release (unless its template is not ready, or this
+/// is a dry run) and reads how far the cluster is.
+pub(super) async fn apply(
+    mc: &ManagedCluster,
+    ctx: &Context,
+    given: &Given,
+    applied: &mut Applied,
+) -> Result<ClusterRelease> {
+    let ns = &given.ns;
+    let mut cluster_release_obj = given.find(&given.name);
+    let mut conflict = None;
+    if let (Some(t), true, false) = (&given.template, given.template_cond.status, given.dry_run) {
+        let chart = chart_ref(TemplateKind::Cluster, &t.name_any(), ns, &t.spec.helm);
+        let desired = cluster_release(mc, chart, &ctx.options);
+        match apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await {
+            Ok(true) => {
+                applied.cluster_chart = Some(t.spec.helm.describe());
+                cluster_release_obj = None; // its status describes the previous spec
+            }
+            Ok(false) => {}
+            Err(Error::NameConflict(c)) => conflict = Some(c.to_string()),
+            Err(e) => return Err(e),
+        }
+    }
+    let capi = get(&ctx.stores.capi_clusters, ns, &given.name);
+    let provisioned = capi.as_ref().is_some_and(|c| c.control_plane_initialized());
+    let failure = cluster_release_obj
+        .as_ref()
+        .and_then(|r| r.status.as_ref())
+        .and_then(|s| {
+            flux::ready(&s.conditions)
+                .filter(|c| c.status == "False" && c.reason.ends_with("Failed"))
+                .cloned()
+        });
+    let cond = condition(
+        capi.as_deref(),
+        provisioned,
+        failure,
+        conflict.as_deref(),
+        given.dry_run,
+    );
+    Ok(ClusterRelease {
+        provisioned,
+        conflict,
+        cond,
+    })
+}
+
+/// How far the cluster is, in one condition.
+fn condition(
+    capi: Option<&capi::Cluster>,
+    provisioned: bool,
+    failure: Option<FluxCondition>,
+    conflict: Option<&str>,
+    dry_run: bool,
+) -> Cond {
+    if let Some(conflict) = conflict {
+        return Cond::new(CLUSTER_READY, false, NAME_CONFLICT, conflict);
+    }
+    match (capi, provisioned, failure) {
+        (_, false, Some(c)) => Cond::new(
+            CLUSTER_READY,
+            false,
+            "ClusterChartFailed",
+            format!(
+                "cluster chart: {}",
+                flux::words::release_problem(&c.message)
+            ),
+        ),
+        (_, true, _) => Cond::new(
+            CLUSTER_READY,
+            true,
+            "Provisioned",
+            "control plane initialized",
+        ),
+        (None, false, None) if dry_run => Cond::new(
+            CLUSTER_READY,
+            false,
+            "DryRun",
+            "dry run: nothing is created",
+        ),
+        (None, false, None) => Cond::new(
+            CLUSTER_READY,
+            false,
+            "Provisioning",
+            "waiting for the cluster's Cluster API objects",
+        ),
+        (Some(c), false, None) => Cond::new(
+            CLUSTER_READY,
+            false,
+            "Provisioning",
+            format!("control plane not initialized yet (phase {})", c.phase()),
+        ),
+    }
+}

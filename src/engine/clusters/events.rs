@@ -1,0 +1,139 @@
+//! What a reconcile of a cluster tells as Events: what it applied (one
+//! Event), each service it uninstalls, and services that became installed
+//! or failed.
+
+use crate::api::{ManagedCluster, ServiceState, ServiceStatus};
+use crate::engine::context::Context;
+
+/// What one reconcile applied. It is told in a single Event, not one per
+/// release: a fleet-wide change would otherwise double the engine's writes.
+#[derive(Default)]
+pub(super) struct Applied {
+    pub(super) cluster_chart: Option<String>,
+    pub(super) services: Vec<String>,
+}
+
+impl Applied {
+    /// The Event's reason and note, if anything was applied.
+    fn event(&self, revision: Option<i64>) -> Option<(&'static str, String)> {
+        let chart = self
+            .cluster_chart
+            .as_ref()
+            .map(|c| format!("applying cluster chart {c}"));
+        let services = (!self.services.is_empty()).then(|| {
+            format!(
+                "applying {}{}",
+                self.services.join(", "),
+                revision
+                    .map(|r| format!(" (revision {r})"))
+                    .unwrap_or_default()
+            )
+        });
+        match (chart, services) {
+            (None, None) => None,
+            (Some(c), None) => Some(("ClusterChartApplied", c)),
+            (None, Some(s)) => Some(("ServiceApplied", s)),
+            (Some(c), Some(s)) => Some(("ServiceApplied", format!("{c}; {s}"))),
+        }
+    }
+}
+
+/// Tells what this reconcile applied, if anything.
+pub(super) async fn applied(
+    mc: &ManagedCluster,
+    ctx: &Context,
+    applied: &Applied,
+    revision: Option<i64>,
+) {
+    if let Some((reason, note)) = applied.event(revision) {
+        ctx.event(mc, false, reason, note).await;
+    }
+}
+
+/// Tells that a service is being uninstalled.
+pub(super) async fn removing(mc: &ManagedCluster, ctx: &Context, service: &str) {
+    ctx.event(
+        mc,
+        false,
+        "ServiceRemoving",
+        format!("uninstalling {service}"),
+    )
+    .await;
+}
+
+/// Transitions people want to hear about: a service that became installed,
+/// or failed, since the status the cluster has.
+pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
+    let old_services = mc
+        .status
+        .as_ref()
+        .map(|s| s.services.clone())
+        .unwrap_or_default();
+    for s in services {
+        let before = old_services
+            .iter()
+            .find(|o| o.name == s.name)
+            .map(|o| o.state);
+        if before != Some(s.state)
+            && matches!(s.state, ServiceState::Installed | ServiceState::Failed)
+        {
+            let warning = s.state == ServiceState::Failed;
+            let note = match (&s.state, &s.message) {
+                (ServiceState::Failed, Some(m)) => format!("{}: {m}", s.name),
+                _ => format!(
+                    "{} {} installed",
+                    s.name,
+                    s.version.clone().unwrap_or_default()
+                ),
+            };
+            ctx.event(
+                mc,
+                warning,
+                if warning {
+                    "ServiceFailed"
+                } else {
+                    "ServiceInstalled"
+                },
+                note,
+            )
+            .await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Applied;
+
+    #[test]
+    fn one_event_tells_everything_a_reconcile_applied() {
+        assert_eq!(Applied::default().event(Some(2)), None);
+        let chart = Applied {
+            cluster_chart: Some("cluster 0.1.0".into()),
+            services: vec![],
+        };
+        assert_eq!(
+            chart.event(None),
+            Some((
+                "ClusterChartApplied",
+                "applying cluster chart cluster 0.1.0".into()
+            ))
+        );
+        let both = Applied {
+            cluster_chart: Some("cluster 0.1.0".into()),
+            services: vec![
+                "a 4.11.3 to namespace x".into(),
+                "b 4.11.4 to namespace y".into(),
+            ],
+        };
+        assert_eq!(
+            both.event(Some(2)),
+            Some((
+                "ServiceApplied",
+                "applying cluster chart cluster 0.1.0; applying a 4.11.3 to namespace x, \
+                 b 4.11.4 to namespace y (revision 2)"
+                    .into()
+            ))
+        );
+    }
+}

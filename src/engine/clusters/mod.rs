@@ -1,0 +1,98 @@
+//! ManagedClusters: the cluster's own release, then one release per service
+//! once the cluster is provisioned, and a status in the product's words.
+//!
+//! A reconcile is a short sequence of steps, one module each:
+//! - `given`: planning: what the stores hold for the cluster, what its
+//!   template gives it;
+//! - `cluster_release`: the cluster's own release, and how far the cluster is;
+//! - `services`: one release per service, and uninstalling the unwanted;
+//! - `events`: what is told as Events;
+//! - `status`: the conditions and the status, and when to look again;
+//! - `cleanup`: deleting a cluster, services first.
+
+mod cleanup;
+mod cluster_release;
+mod events;
+mod given;
+mod services;
+mod status;
+
+use std::sync::Arc;
+
+use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
+
+use self::events::Applied;
+use self::given::Given;
+use super::apply::status_if_changed;
+use super::context::Context;
+use super::error::Result;
+use super::finalizer;
+use crate::api::conditions::{CLUSTER_READY, Cond, INVALID_NAME, READY};
+use crate::api::names::cluster_name_problem;
+use crate::api::{ManagedCluster, ManagedClusterStatus};
+
+pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Action> {
+    let work = async {
+        if mc.meta().deletion_timestamp.is_some() {
+            cleanup::cleanup(&mc, &ctx).await
+        } else if let Some(why) = cluster_name_problem(&mc.name_any()) {
+            // Stored before the CRD refused such names: nothing is made
+            // for it, not even a finalizer.
+            refuse_name(&mc, &ctx, why).await
+        } else if !finalizer::has(mc.as_ref()) {
+            // Go on with the object as the finalizer left it: a new cluster
+            // gets its releases in this reconcile, not after another trip
+            // through the watch and the queue.
+            match finalizer::add(&ctx, mc.as_ref()).await? {
+                Some(updated) => apply(&updated, &ctx).await,
+                None => Ok(Action::await_change()),
+            }
+        } else {
+            apply(&mc, &ctx).await
+        }
+    };
+    ctx.counters.timed("managedclusters", work).await
+}
+
+/// A cluster that is not being deleted, step by step. The writes go out in
+/// this order: the cluster's release, each service's release in the plan's
+/// order, the uninstalling of services no longer wanted, the status; the
+/// Events in this order: what was applied, each service uninstalled, the
+/// services that became installed or failed.
+async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
+    let given = Given::read(mc, ctx);
+    // What this reconcile applied, told in one Event at the end.
+    let mut applied = Applied::default();
+    let cluster = cluster_release::apply(mc, ctx, &given, &mut applied).await?;
+    let mut services = services::apply(mc, ctx, &given, &cluster, &mut applied).await?;
+    events::applied(mc, ctx, &applied, given.revision).await;
+    services::uninstall_unwanted(mc, ctx, &given, &mut services).await?;
+    events::transitions(mc, ctx, &services.statuses).await;
+    let (status, look_again) = status::of(mc, &given, cluster, services);
+    status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
+    Ok(look_again)
+}
+
+/// A cluster whose name the engine cannot use (stored before the CRD
+/// refused such names) gets conditions that say why, and nothing else.
+async fn refuse_name(mc: &ManagedCluster, ctx: &Context, why: &str) -> Result<Action> {
+    let name = mc.name_any();
+    let message = format!(
+        "name {name} ({} characters) cannot be used: {why}. Nothing is created for this \
+         cluster; create it again under a valid name",
+        name.len()
+    );
+    let desired = [
+        Cond::new(CLUSTER_READY, false, INVALID_NAME, message.clone()),
+        Cond::new(READY, false, INVALID_NAME, message.clone()),
+    ];
+    let status = ManagedClusterStatus {
+        observed_generation: mc.meta().generation,
+        ..status::status_with(mc, &desired)
+    };
+    if status_if_changed(ctx, mc, mc.status.as_ref(), &status).await? {
+        ctx.event(mc, true, INVALID_NAME, message).await;
+    }
+    Ok(Action::await_change())
+}

@@ -1,0 +1,277 @@
+//! The cluster's services: one release each once the cluster can take it,
+//! in the order of the plan, and the uninstalling of those no longer wanted.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use kube::ResourceExt;
+
+use super::cluster_release::ClusterRelease;
+use super::events::{self, Applied};
+use super::given::{Given, is_service};
+use crate::api::names::service_name_problem;
+use crate::api::{ManagedCluster, ServiceState, ServiceStatus, labels};
+use crate::engine::apply::{apply_if_changed, delete};
+use crate::engine::context::Context;
+use crate::engine::error::{Error, Result};
+use crate::engine::releases::{
+    Observed, TemplateKind, chart_ref, choose_service_release_name, kubeconfig_secret, observe,
+    service_release,
+};
+use crate::flux::HelmRelease;
+use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};
+use crate::store::get;
+
+/// The services as this reconcile leaves them.
+pub(super) struct Services {
+    /// One status per planned service, in the plan's order, then one per
+    /// service being uninstalled.
+    pub(super) statuses: Vec<ServiceStatus>,
+    /// Services whose release name belongs to something else.
+    pub(super) conflicts: Vec<String>,
+    /// Whether the cluster's kubeconfig secret is there.
+    pub(super) has_kubeconfig: bool,
+    /// The release name of each planned service.
+    rel_names: Vec<String>,
+}
+
+/// What every service of one cluster is installed with.
+struct Target<'a> {
+    mc: &'a ManagedCluster,
+    ctx: &'a Context,
+    given: &'a Given,
+    cluster: &'a ClusterRelease,
+    has_kubeconfig: bool,
+}
+
+/// Plans the cluster's services and applies the release of each one that
+/// can be installed now.
+pub(super) async fn apply(
+    mc: &ManagedCluster,
+    ctx: &Context,
+    given: &Given,
+    cluster: &ClusterRelease,
+    applied: &mut Applied,
+) -> Result<Services> {
+    let has_kubeconfig = get(
+        &ctx.stores.kubeconfigs,
+        &given.ns,
+        &kubeconfig_secret(&given.name),
+    )
+    .is_some();
+    let plans = plan(mc, ctx, given);
+    let mut statuses = Vec::with_capacity(plans.len());
+    let mut conflicts: Vec<String> = Vec::new();
+    let rel_names: Vec<String> = plans
+        .iter()
+        .map(|p| choose_service_release_name(&given.name, p.name(), &given.existing))
+        .collect();
+    let target = Target {
+        mc,
+        ctx,
+        given,
+        cluster,
+        has_kubeconfig,
+    };
+    for (plan, rel_name) in plans.iter().zip(&rel_names) {
+        let current = given.find(rel_name);
+        let status = match plan {
+            ServicePlan::Blocked(b) => blocked(b, current.as_deref()),
+            ServicePlan::Install(d) => {
+                install(&target, d, rel_name, current, applied, &mut conflicts).await?
+            }
+        };
+        statuses.push(status);
+    }
+    Ok(Services {
+        statuses,
+        conflicts,
+        has_kubeconfig,
+        rel_names,
+    })
+}
+
+/// The services the cluster gets at the revision it is given.
+fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> Vec<ServicePlan> {
+    match &given.services_spec {
+        Some(spec) => {
+            let st_store = &ctx.stores.service_templates;
+            let all = st_store.state_filter(|s| s.namespace().as_deref() == Some(&given.ns));
+            plan_services(spec, &mc.spec, |n| {
+                all.iter()
+                    .find(|s| s.metadata.name.as_deref() == Some(n))
+                    .map(|s| s.as_ref())
+            })
+        }
+        None => Vec::new(),
+    }
+}
+
+/// A service that cannot be installed as planned keeps what it has.
+fn blocked(b: &BlockedService, current: Option<&HelmRelease>) -> ServiceStatus {
+    ServiceStatus {
+        name: b.name.clone(),
+        namespace: Some(b.namespace.clone()),
+        template: b.template.clone(),
+        state: b.state,
+        version: current.and_then(|r| observe(r, false).version),
+        revision: None,
+        message: Some(b.message.clone()),
+    }
+}
+
+/// Applies one service's release, unless the service has to wait, and
+/// reads how it is.
+async fn install(
+    target: &Target<'_>,
+    d: &DesiredService,
+    rel_name: &str,
+    current: Option<Arc<HelmRelease>>,
+    applied: &mut Applied,
+    conflicts: &mut Vec<String>,
+) -> Result<ServiceStatus> {
+    let Target { mc, ctx, given, .. } = *target;
+    let ns = &given.ns;
+    let revision = given.revision;
+    let st = get(&ctx.stores.service_templates, ns, &d.template);
+    let chart_version = st
+        .as_ref()
+        .and_then(|s| s.status.as_ref())
+        .and_then(|s| s.chart_version.clone())
+        .or_else(|| st.as_ref().and_then(|s| s.spec.helm.chart_version.clone()));
+    let unusable = service_name_problem(&d.name);
+    let observed = match waiting(target, d, unusable.clone(), current.is_some()) {
+        Some(why) => Observed {
+            state: if unusable.is_some() {
+                ServiceState::Failed
+            } else {
+                ServiceState::Pending
+            },
+            version: None,
+            revision: None,
+            message: Some(why),
+        },
+        None => 'apply: {
+            let helm = &st.as_ref().map(|s| s.spec.helm.clone()).unwrap_or_default();
+            let chart = chart_ref(TemplateKind::Service, &d.template, ns, helm);
+            let desired =
+                service_release(rel_name.to_string(), mc, d, chart, revision, &ctx.options);
+            let wrote = match apply_if_changed(ctx, &desired, current.as_deref()).await {
+                Ok(wrote) => wrote,
+                Err(Error::NameConflict(c)) => {
+                    conflicts.push(d.name.clone());
+                    break 'apply Observed {
+                        state: ServiceState::Failed,
+                        version: None,
+                        revision: None,
+                        message: Some(c.to_string()),
+                    };
+                }
+                Err(e) => return Err(e),
+            };
+            if wrote {
+                applied.services.push(format!(
+                    "{} {} to namespace {}",
+                    d.name,
+                    chart_version.clone().unwrap_or_default(),
+                    d.namespace,
+                ));
+            }
+            let mut observed = match &current {
+                Some(r) => observe(r, wrote),
+                None => observe(&desired, true),
+            };
+            if wrote {
+                // What the release carries now, as the next look
+                // at it in the store will read it.
+                observed.revision = revision;
+            }
+            observed
+        }
+    };
+    Ok(ServiceStatus {
+        name: d.name.clone(),
+        namespace: Some(d.namespace.clone()),
+        template: Some(d.template.clone()),
+        state: observed.state,
+        version: observed
+            .version
+            .or(chart_version.filter(|_| observed.state == ServiceState::Installing)),
+        revision: observed.revision,
+        message: observed.message,
+    })
+}
+
+/// Why a service cannot be installed yet, if it cannot: a name that cannot
+/// be used, a dry run, a cluster not provisioned, no kubeconfig.
+fn waiting(
+    target: &Target<'_>,
+    d: &DesiredService,
+    unusable: Option<String>,
+    has_release: bool,
+) -> Option<String> {
+    let Target {
+        given,
+        cluster,
+        has_kubeconfig,
+        ..
+    } = *target;
+    if unusable.is_some() {
+        unusable
+    } else if given.dry_run {
+        Some(format!(
+            "dry run: would install {} into namespace {}",
+            d.template, d.namespace
+        ))
+    } else if !cluster.provisioned && !has_release {
+        Some(format!(
+            "waiting for the cluster to be provisioned: {}",
+            cluster.cond.message
+        ))
+    } else if !has_kubeconfig {
+        Some(format!(
+            "kubeconfig secret {} not found; the cluster's provider writes it once the control plane is up",
+            kubeconfig_secret(&given.name)
+        ))
+    } else {
+        None
+    }
+}
+
+/// Services no longer wanted are uninstalled. A service that is wanted but
+/// blocked (bad values, a template that is not ready) keeps what it has.
+pub(super) async fn uninstall_unwanted(
+    mc: &ManagedCluster,
+    ctx: &Context,
+    given: &Given,
+    services: &mut Services,
+) -> Result<()> {
+    let wanted: BTreeSet<&str> = services.rel_names.iter().map(String::as_str).collect();
+    if given.services_spec.is_some() {
+        for rel in given
+            .existing
+            .iter()
+            .filter(|r| is_service(r) && !wanted.contains(r.name_any().as_str()))
+        {
+            let service = rel
+                .labels()
+                .get(labels::SERVICE)
+                .cloned()
+                .unwrap_or_else(|| rel.name_any());
+            if rel.metadata.deletion_timestamp.is_none() {
+                delete::<HelmRelease>(ctx, &given.ns, &rel.name_any()).await?;
+                events::removing(mc, ctx, &service).await;
+            }
+            services.statuses.push(ServiceStatus {
+                name: service,
+                namespace: rel.spec.target_namespace.clone(),
+                template: None,
+                state: ServiceState::Removing,
+                version: observe(rel, false).version,
+                revision: None,
+                message: Some("uninstalling from the cluster".into()),
+            });
+        }
+    }
+    Ok(())
+}

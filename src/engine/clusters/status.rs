@@ -1,0 +1,189 @@
+//! The cluster's conditions and status from what a reconcile found, and
+//! when to look again.
+
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::Resource;
+use kube::runtime::controller::Action;
+
+use super::cluster_release::ClusterRelease;
+use super::given::{Given, is_service};
+use super::services::Services;
+use crate::api::conditions::{self, Cond, NAME_CONFLICT, READY, SERVICES_READY};
+use crate::api::{ManagedCluster, ManagedClusterStatus, ServiceState, ServiceStatus};
+
+/// The status to write, and when to look at the cluster again.
+pub(super) fn of(
+    mc: &ManagedCluster,
+    given: &Given,
+    cluster: ClusterRelease,
+    services: Services,
+) -> (ManagedClusterStatus, Action) {
+    let Services {
+        statuses,
+        conflicts,
+        has_kubeconfig,
+        ..
+    } = services;
+    let revision = given.revision;
+    let installed = statuses
+        .iter()
+        .filter(|s| s.state == ServiceState::Installed)
+        .count();
+    let total = statuses
+        .iter()
+        .filter(|s| s.state != ServiceState::Removing)
+        .count();
+    let problem = statuses.iter().find(|s| s.state != ServiceState::Installed);
+    let services_cond = services_condition(mc, given, &statuses, &conflicts, installed, total);
+    let ready = [&given.template_cond, &cluster.cond, &services_cond]
+        .into_iter()
+        .find(|c| !c.status)
+        .map_or_else(
+            || {
+                Cond::new(
+                    READY,
+                    true,
+                    "Ready",
+                    format!("cluster provisioned, {installed}/{total} services installed"),
+                )
+            },
+            |c| Cond::new(READY, false, c.reason.clone(), c.message.clone()),
+        );
+    let all_at_revision = problem.is_none() && statuses.iter().all(|s| s.revision == revision);
+    let receives = !given.dry_run
+        && has_kubeconfig
+        && (cluster.provisioned || given.existing.iter().any(|r| is_service(r)));
+    let old = mc.status.clone().unwrap_or_default();
+    let status = ManagedClusterStatus {
+        conditions: conditions::merge(
+            &old.conditions,
+            &[
+                given.template_cond.clone(),
+                cluster.cond,
+                services_cond,
+                ready,
+            ],
+            mc.meta().generation,
+            Time(Timestamp::now()),
+        ),
+        services: statuses,
+        services_ready: Some(format!("{installed}/{total}")),
+        revision: if all_at_revision && cluster.provisioned && given.services_spec.is_some() {
+            revision
+        } else {
+            old.revision
+        },
+        // Given once services can reach the cluster: until then a newer
+        // revision needs no rollout to reach it.
+        target_revision: if receives && given.services_spec.is_some() {
+            revision
+        } else {
+            old.target_revision
+        },
+        observed_generation: mc.meta().generation,
+    };
+    let conflicted = cluster.conflict.is_some() || !conflicts.is_empty();
+    let again = next_look(&status, conflicted);
+    (status, again)
+}
+
+/// Whether the services are installed, or the first one that is not and why.
+fn services_condition(
+    mc: &ManagedCluster,
+    given: &Given,
+    services: &[ServiceStatus],
+    conflicts: &[String],
+    installed: usize,
+    total: usize,
+) -> Cond {
+    let problem = services.iter().find(|s| s.state != ServiceState::Installed);
+    let services_cond = match problem {
+        None if given.template.is_some() && given.services_spec.is_none() => Cond::new(
+            SERVICES_READY,
+            false,
+            "RevisionUnknown",
+            match given.revision {
+                Some(r) => format!(
+                    "cluster template {} no longer holds revision {r} of its services; \
+                     a new revision of the template rolls out to this cluster",
+                    mc.spec.template
+                ),
+                None => format!(
+                    "waiting for cluster template {} to record its services",
+                    mc.spec.template
+                ),
+            },
+        ),
+        None => Cond::new(
+            SERVICES_READY,
+            true,
+            "Installed",
+            format!("{installed}/{total} services installed"),
+        ),
+        Some(s) => Cond::new(
+            SERVICES_READY,
+            false,
+            s.state.to_string(),
+            format!(
+                "{}: {}",
+                s.name,
+                s.message.clone().unwrap_or_else(|| s.state.to_string())
+            ),
+        ),
+    };
+    // A name that belongs to something else is what to fix first.
+    services
+        .iter()
+        .find(|s| conflicts.contains(&s.name))
+        .map(|s| {
+            let why = s.message.clone().unwrap_or_default();
+            Cond::new(
+                SERVICES_READY,
+                false,
+                NAME_CONFLICT,
+                format!("{}: {why}", s.name),
+            )
+        })
+        .unwrap_or(services_cond)
+}
+
+/// When to look again. Everything a reconcile reads triggers one once its
+/// store has the change (see `triggers`), so these looks are only a safety
+/// net; they read the stores, not the API, and write nothing unless
+/// something changed. A conflict clears when the other object goes, which
+/// triggers nothing here: look again now and then.
+fn next_look(status: &ManagedClusterStatus, conflicted: bool) -> Action {
+    let in_flight = status
+        .services
+        .iter()
+        .any(|s| matches!(s.state, ServiceState::Installing | ServiceState::Removing));
+    let waiting = status
+        .services
+        .iter()
+        .any(|s| s.state == ServiceState::Pending);
+    let secs = if in_flight {
+        30
+    } else if waiting || conflicted {
+        60
+    } else {
+        300
+    };
+    Action::requeue(Duration::from_secs(secs))
+}
+
+/// The cluster's status as it is, with `desired` as its conditions.
+pub(super) fn status_with(mc: &ManagedCluster, desired: &[Cond]) -> ManagedClusterStatus {
+    let old = mc.status.clone().unwrap_or_default();
+    ManagedClusterStatus {
+        conditions: conditions::merge(
+            &old.conditions,
+            desired,
+            mc.meta().generation,
+            Time(Timestamp::now()),
+        ),
+        ..old
+    }
+}

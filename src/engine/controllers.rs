@@ -1,0 +1,348 @@
+//! The controllers, one builder each. Every controller reads and triggers
+//! from the shared stores: no controller has a watch or a store of its own,
+//! so each object is listed, watched and held once, and a trigger never runs
+//! ahead of the store its reconciler reads.
+
+use std::fmt::Debug;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::core::PartialObjectMeta;
+use kube::runtime::controller::{Action, Config, Controller};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::{Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::context::Context;
+use super::error::{Error, Result};
+use super::{backoff, clusters, rollouts, templates, triggers};
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
+use crate::capi;
+use crate::flux::{HelmChart, HelmRelease, HelmRepository};
+use crate::store::Stores;
+/// The error policy of `controller`: a failed reconcile is retried after
+/// an exponential, capped, jittered delay per object (see [`backoff`]).
+fn error_policy<K>(controller: &'static str) -> impl Fn(Arc<K>, &Error, Arc<Context>) -> Action
+where
+    K: kube::Resource,
+{
+    move |obj, error, ctx| {
+        ctx.counters
+            .errors
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let key = backoff::key(controller, obj.meta().namespace.as_deref(), &obj.name_any());
+        let delay = ctx.backoff.failed(key);
+        tracing::warn!(
+            controller,
+            object = %obj.name_any(),
+            error = %error,
+            label = error.metric_label(),
+            retry_in_ms = delay.as_millis() as u64,
+            "reconcile failed; retrying"
+        );
+        Action::requeue(delay)
+    }
+}
+
+/// What a controller's run yields for each reconcile.
+type Outcome<K, QueueErr> =
+    std::result::Result<(ObjectRef<K>, Action), kube::runtime::controller::Error<Error, QueueErr>>;
+
+/// What `controller` does with each outcome: an object that reconciled, or
+/// that is gone, starts its retry delays over.
+fn settled<K, QueueErr>(
+    controller: &'static str,
+    ctx: Arc<Context>,
+) -> impl FnMut(Outcome<K, QueueErr>) -> futures::future::Ready<()>
+where
+    K: kube::Resource,
+{
+    use kube::runtime::controller::Error as RunError;
+    move |outcome| {
+        let done = match &outcome {
+            Ok((obj, _)) => Some((obj.namespace.as_deref(), obj.name.as_str())),
+            Err(RunError::ObjectNotFound(obj)) => {
+                Some((obj.namespace.as_deref(), obj.name.as_str()))
+            }
+            Err(_) => None,
+        };
+        if let Some((ns, name)) = done {
+            ctx.backoff.forget(&backoff::key(controller, ns, name));
+        }
+        futures::future::ready(())
+    }
+}
+
+/// Wraps a reconciler so that it leaves alone a namespace that a
+/// namespace-scoped engine holds (see [`claims`]); the object is looked at
+/// again after one default lease duration, by which time a claim whose
+/// holder went away has expired.
+fn unless_claimed<K, F, Fut>(
+    reconcile: F,
+) -> impl Fn(Arc<K>, Arc<Context>) -> futures::future::BoxFuture<'static, Result<Action>>
+where
+    K: kube::Resource + Send + Sync + 'static,
+    F: Fn(Arc<K>, Arc<Context>) -> Fut + Copy + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<Action>> + Send + 'static,
+{
+    use futures::FutureExt;
+    move |obj, ctx| {
+        let claimed_by = obj.namespace().and_then(|ns| ctx.claims.holder(&ns));
+        match claimed_by {
+            Some(holder) => {
+                tracing::debug!(object = %obj.name_any(), namespace = ?obj.namespace(), %holder, "namespace held by a namespace-scoped engine: left alone");
+                futures::future::ready(Ok(Action::requeue(std::time::Duration::from_secs(15))))
+                    .boxed()
+            }
+            None => reconcile(obj, ctx).boxed(),
+        }
+    }
+}
+
+/// Maps an object to the ManagedClusters in its namespace that `pick` selects.
+fn clusters_where(
+    stores: &Stores,
+    ns: Option<String>,
+    pick: impl Fn(&ManagedCluster) -> bool,
+) -> Vec<ObjectRef<ManagedCluster>> {
+    stores
+        .managed_clusters
+        .state()
+        .iter()
+        .filter(|c| c.namespace() == ns && pick(c))
+        .map(|c| ObjectRef::from_obj(c.as_ref()))
+        .collect()
+}
+
+/// A controller of `K`, triggered by every object its shared store applies.
+fn controller<K>(applied: &broadcast::Sender<Arc<K>>, store: &Store<K>) -> Controller<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    Controller::for_shared_stream(
+        triggers::shared(applied.subscribe(), store.clone()),
+        store.clone(),
+    )
+    .with_config(Config::default().concurrency(16))
+}
+
+/// Runs `controller` with `reconcile` until `shutdown` is cancelled: a
+/// namespace that a namespace-scoped engine holds is left alone, failures
+/// are retried with backoff, and settled objects start their delays over,
+/// all under the name `name`.
+fn start<K, F, Fut>(
+    controller: Controller<K>,
+    name: &'static str,
+    reconcile: F,
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl Future<Output = ()>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    F: Fn(Arc<K>, Arc<Context>) -> Fut + Copy + Send + Sync + 'static,
+    Fut: Future<Output = Result<Action>> + Send + 'static,
+{
+    controller
+        .graceful_shutdown_on(shutdown.cancelled_owned())
+        .run(unless_claimed(reconcile), error_policy(name), ctx.clone())
+        .for_each(settled(name, ctx))
+}
+
+/// A template is looked at again when a chart source it owns changes.
+fn on_own_sources<T>(controller: Controller<T>, s: &Stores, store: &Store<T>) -> Controller<T>
+where
+    T: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    controller
+        .reconcile_on(triggers::from_applied(
+            s.applied.charts.subscribe(),
+            |c: &HelmChart| triggers::owner::<T>(c),
+            triggers::all(store.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.repositories.subscribe(),
+            |r: &HelmRepository| triggers::owner::<T>(r),
+            triggers::all(store.clone()),
+        ))
+}
+
+/// A ClusterTemplate is looked at again when a cluster made from it changes.
+fn on_clusters_of(
+    controller: Controller<ClusterTemplate>,
+    s: &Stores,
+) -> Controller<ClusterTemplate> {
+    controller.reconcile_on(triggers::from_applied(
+        s.applied.managed_clusters.subscribe(),
+        |mc: &ManagedCluster| {
+            Some(
+                ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
+                    .within(&mc.namespace().unwrap_or_default()),
+            )
+        },
+        triggers::all(s.cluster_templates.clone()),
+    ))
+}
+
+/// ServiceTemplates: their chart sources, and deletion that waits for the
+/// templates and clusters that use them.
+pub(super) fn service_templates(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl Future<Output = ()> {
+    let s = &ctx.stores;
+    let controller = controller(&s.applied.service_templates, &s.service_templates);
+    let controller = on_own_sources(controller, s, &s.service_templates)
+        // Deletion waits for users to go: re-check when they change.
+        .reconcile_on(triggers::from_applied(
+            s.applied.cluster_templates.subscribe(),
+            |ct: &ClusterTemplate| {
+                let ns = ct.namespace().unwrap_or_default();
+                ct.spec
+                    .services
+                    .iter()
+                    .map(|x| ObjectRef::new(&x.template).within(&ns))
+                    .collect::<Vec<_>>()
+            },
+            triggers::all(s.service_templates.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.managed_clusters.subscribe(),
+            |mc: &ManagedCluster| {
+                let ns = mc.namespace().unwrap_or_default();
+                mc.spec
+                    .services
+                    .iter()
+                    .filter_map(|x| x.template.as_ref())
+                    .map(|n| ObjectRef::new(n).within(&ns))
+                    .collect::<Vec<_>>()
+            },
+            triggers::all(s.service_templates.clone()),
+        ));
+    start(
+        controller,
+        "servicetemplates",
+        templates::reconcile::<ServiceTemplate>,
+        ctx.clone(),
+        shutdown,
+    )
+}
+
+/// ClusterTemplates: their chart sources, revisions and deletion guard.
+pub(super) fn cluster_templates(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl Future<Output = ()> {
+    let s = &ctx.stores;
+    let controller = controller(&s.applied.cluster_templates, &s.cluster_templates);
+    let controller = on_clusters_of(on_own_sources(controller, s, &s.cluster_templates), s);
+    start(
+        controller,
+        "clustertemplates",
+        templates::reconcile::<ClusterTemplate>,
+        ctx.clone(),
+        shutdown,
+    )
+}
+
+/// Rollouts: a new revision of a template's services, wave by wave. It
+/// reconciles ClusterTemplates, whose rollouts it starts and moves on.
+pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl Future<Output = ()> {
+    let s = &ctx.stores;
+    let controller = controller(&s.applied.cluster_templates, &s.cluster_templates).reconcile_on(
+        triggers::rollout_templates(s.applied.rollouts.subscribe(), s.rollouts.clone()),
+    );
+    let controller = on_clusters_of(controller, s);
+    start(
+        controller,
+        "rollouts",
+        rollouts::reconcile,
+        ctx.clone(),
+        shutdown,
+    )
+}
+
+/// ManagedClusters: the cluster release, the service releases, the status.
+pub(super) fn managed_clusters(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl Future<Output = ()> {
+    let s = &ctx.stores;
+    let (a, b) = (s.clone(), s.clone());
+    let controller = controller(&s.applied.managed_clusters, &s.managed_clusters)
+        // Everything a cluster depends on triggers from the stores, after
+        // the store has the change: the reconcile always sees it.
+        .reconcile_on(triggers::from_applied(
+            s.applied.releases.subscribe(),
+            |r: &HelmRelease| {
+                let cluster = r.labels().get(labels::CLUSTER)?;
+                Some(ObjectRef::new(cluster).within(&r.namespace()?))
+            },
+            triggers::all(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.capi_clusters.subscribe(),
+            |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
+            triggers::all(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.kubeconfigs.subscribe(),
+            |sec: &PartialObjectMeta<Secret>| {
+                let cluster = sec
+                    .labels()
+                    .get("cluster.x-k8s.io/cluster-name")
+                    .cloned()
+                    .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
+                Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
+            },
+            triggers::all(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.cluster_templates.subscribe(),
+            move |ct: &ClusterTemplate| {
+                let name = ct.name_any();
+                clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
+            },
+            triggers::all(s.managed_clusters.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.service_templates.subscribe(),
+            move |st: &ServiceTemplate| {
+                let name = st.name_any();
+                let ns = st.namespace();
+                let templates: Vec<String> = b
+                    .cluster_templates
+                    .state()
+                    .iter()
+                    .filter(|t| {
+                        t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
+                    })
+                    .map(|t| t.name_any())
+                    .collect();
+                clusters_where(&b, ns, |c| {
+                    templates.contains(&c.spec.template)
+                        || c.spec
+                            .services
+                            .iter()
+                            .any(|x| x.template.as_deref() == Some(&name))
+                })
+            },
+            triggers::all(s.managed_clusters.clone()),
+        ))
+        // A rollout reaching a cluster (or giving it back its last good
+        // revision): only those clusters, once the store has it.
+        .reconcile_on(triggers::rollout_clusters(
+            s.applied.rollouts.subscribe(),
+            s.managed_clusters.clone(),
+        ));
+    start(
+        controller,
+        "managedclusters",
+        clusters::reconcile,
+        ctx.clone(),
+        shutdown,
+    )
+}

@@ -1,0 +1,430 @@
+//! The next step of a rollout from what its clusters report, and the
+//! summaries its status shows.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+
+use super::policy::{Limits, PolicyError, check_policy};
+use crate::api::{
+    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutPolicy, RolloutStrategy,
+    TemplateRolloutSpec, TemplateRolloutStatus, WaveState,
+};
+
+/// Acts kept in a rollout's history.
+pub(super) const HISTORY: usize = 50;
+
+/// What one cluster reports, as the rollout sees it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Health {
+    /// The revision it is given (`status.targetRevision`).
+    pub target: Option<i64>,
+    /// Its last good revision (`status.revision`).
+    pub good: Option<i64>,
+    /// The control plane is initialised.
+    pub provisioned: bool,
+    /// A service failed at the target revision: what it says.
+    pub failed: Option<String>,
+    /// The first service not installed yet: `name: message`.
+    pub blocker: Option<String>,
+}
+
+impl Health {
+    fn at(&self, revision: i64) -> bool {
+        self.target == Some(revision) && self.good == Some(revision)
+    }
+}
+
+/// Something worth an Event, from a step of the rollout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub warning: bool,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+pub(super) fn note(warning: bool, reason: &'static str, message: String) -> Note {
+    Note {
+        warning,
+        reason,
+        message,
+    }
+}
+
+fn elapsed(since: Option<&Time>, now: Timestamp) -> Duration {
+    since
+        .map(|t| now.duration_since(t.0).unsigned_abs())
+        .unwrap_or_default()
+}
+
+pub(super) fn failures(status: &TemplateRolloutStatus) -> usize {
+    status
+        .clusters
+        .iter()
+        .filter(|c| c.state == ClusterRolloutState::Failed)
+        .count()
+}
+
+/// The wave that is neither finished nor skipped over: the one the rollout
+/// is at.
+pub(super) fn current_wave(status: &TemplateRolloutStatus) -> Option<usize> {
+    status
+        .waves
+        .iter()
+        .position(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed))
+}
+
+fn needs_approval(policy: &RolloutPolicy, limits: &Limits, number: u32) -> bool {
+    policy.strategy == RolloutStrategy::Manual || (limits.canary > 0 && number == 2)
+}
+
+/// Starts wave `index`: its waiting clusters are given the revision.
+pub(super) fn start_wave(
+    status: &mut TemplateRolloutStatus,
+    index: usize,
+    health: &BTreeMap<String, Health>,
+    now: Timestamp,
+    notes: &mut Vec<Note>,
+) {
+    let number = status.waves[index].number;
+    status.waves[index].state = WaveState::Progressing;
+    status.waves[index].started_at = Some(Time(now));
+    let mut names = Vec::new();
+    for c in status
+        .clusters
+        .iter_mut()
+        .filter(|c| c.wave == number && c.state == ClusterRolloutState::Waiting)
+    {
+        c.state = ClusterRolloutState::Updating;
+        c.since = Some(Time(now));
+        c.rollback_revision = health.get(&c.name).and_then(|h| h.good).or(c.from_revision);
+        c.reason = None;
+        names.push(c.name.clone());
+    }
+    status.phase = RolloutPhase::Progressing;
+    if status.started_at.is_none() {
+        status.started_at = Some(Time(now));
+    }
+    notes.push(note(
+        false,
+        "WaveStarted",
+        format!("wave {number} started: {}", names.join(", ")),
+    ));
+}
+
+/// Takes in what the clusters report: those healthy at the revision are
+/// updated, updating ones with a failed service or past the health timeout
+/// fail, deleted ones are skipped. Applying it twice with the same input
+/// changes nothing more.
+fn observe(
+    spec: &TemplateRolloutSpec,
+    timeout: Duration,
+    status: &mut TemplateRolloutStatus,
+    health: &BTreeMap<String, Health>,
+    now: Timestamp,
+    notes: &mut Vec<Note>,
+) {
+    let revision = spec.revision;
+
+    for c in &mut status.clusters {
+        let Some(h) = health.get(&c.name) else {
+            if !matches!(
+                c.state,
+                ClusterRolloutState::Skipped | ClusterRolloutState::RolledBack
+            ) {
+                c.state = ClusterRolloutState::Skipped;
+                c.since = Some(Time(now));
+                c.reason = Some("the ManagedCluster was deleted".into());
+            }
+            continue;
+        };
+        match c.state {
+            ClusterRolloutState::Waiting
+            | ClusterRolloutState::Updating
+            | ClusterRolloutState::Failed
+                if h.at(revision) =>
+            {
+                // A waiting cluster may already be there: created during
+                // the rollout, or given the revision by a newer plan.
+                if c.state != ClusterRolloutState::Waiting {
+                    notes.push(note(
+                        false,
+                        "ClusterUpdated",
+                        format!("{} is at revision {revision}", c.name),
+                    ));
+                }
+                c.state = ClusterRolloutState::Updated;
+                c.since = Some(Time(now));
+                c.reason = None;
+            }
+            ClusterRolloutState::Updating => {
+                let why =
+                    if let Some(failed) = h.failed.clone().filter(|_| h.target == Some(revision)) {
+                        Some(failed)
+                    } else if elapsed(c.since.as_ref(), now) > timeout {
+                        Some(format!(
+                            "not healthy within {}: {}",
+                            spec.policy.health_timeout,
+                            blocker(h, revision)
+                        ))
+                    } else {
+                        None
+                    };
+                match why {
+                    Some(why) => {
+                        notes.push(note(true, "ClusterFailed", format!("{}: {why}", c.name)));
+                        c.state = ClusterRolloutState::Failed;
+                        c.since = Some(Time(now));
+                        c.reason = Some(why);
+                    }
+                    None => c.reason = Some(blocker(h, revision)),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Moves a rollout forward from what its clusters report: clusters that are
+/// healthy at the revision are updated, those past the health timeout fail,
+/// finished waves close and the next one starts or waits for approval.
+/// Deterministic in `now`; calling it again with the same input changes
+/// nothing. A policy that breaks its rules (stored before the API server
+/// checked them) stops the rollout where it is, and its message says why.
+pub fn advance(
+    spec: &TemplateRolloutSpec,
+    status: &mut TemplateRolloutStatus,
+    health: &BTreeMap<String, Health>,
+    now: Timestamp,
+) -> Vec<Note> {
+    let mut notes = Vec::new();
+    if status.phase.is_terminal() {
+        summarize(spec, status);
+        return notes;
+    }
+    let limits = match check_policy(&spec.policy) {
+        Ok(limits) => limits,
+        Err(e) => {
+            let message = invalid_policy(&e);
+            if status.message.as_deref() != Some(message.as_str()) {
+                notes.push(note(true, "InvalidPolicy", message.clone()));
+                status.message = Some(message);
+            }
+            return notes;
+        }
+    };
+    let timeout = limits.health_timeout;
+    observe(spec, timeout, status, health, now, &mut notes);
+    let revision = spec.revision;
+    // Failed clusters that recovered by themselves bring a stopped rollout
+    // back within its budget.
+    if status.phase == RolloutPhase::Failed && failures(status) <= limits.failure_budget {
+        status.phase = RolloutPhase::Progressing;
+    }
+
+    // Waves.
+    if matches!(
+        status.phase,
+        RolloutPhase::Pending | RolloutPhase::Progressing | RolloutPhase::WaitingForApproval
+    ) {
+        while let Some(index) = current_wave(status) {
+            let number = status.waves[index].number;
+            match status.waves[index].state {
+                WaveState::Pending if needs_approval(&spec.policy, &limits, number) => {
+                    status.waves[index].state = WaveState::WaitingForApproval;
+                    status.phase = RolloutPhase::WaitingForApproval;
+                    notes.push(note(
+                        false,
+                        "WaitingForApproval",
+                        format!("wave {number} waits for approval"),
+                    ));
+                    break;
+                }
+                WaveState::Pending => {
+                    start_wave(status, index, health, now, &mut notes);
+                    // Its clusters may already report the revision, or a
+                    // failure there: judge them now, not at the next call.
+                    observe(spec, timeout, status, health, now, &mut notes);
+                }
+                WaveState::WaitingForApproval => {
+                    status.phase = RolloutPhase::WaitingForApproval;
+                    break;
+                }
+                _ => {
+                    let members: Vec<&ClusterRolloutStatus> = status
+                        .clusters
+                        .iter()
+                        .filter(|c| c.wave == number)
+                        .collect();
+                    if !members.iter().all(|c| c.state.is_settled()) {
+                        status.phase = RolloutPhase::Progressing;
+                        break;
+                    }
+                    let failed = members
+                        .iter()
+                        .any(|c| c.state == ClusterRolloutState::Failed);
+                    let wave = &mut status.waves[index];
+                    wave.state = if failed {
+                        WaveState::Failed
+                    } else {
+                        WaveState::Succeeded
+                    };
+                    wave.finished_at = Some(Time(now));
+                    notes.push(note(
+                        failed,
+                        "WaveFinished",
+                        format!(
+                            "wave {number} finished{}",
+                            if failed { " with failures" } else { "" }
+                        ),
+                    ));
+                    let spent = failures(status);
+                    if spent > limits.failure_budget {
+                        status.phase = RolloutPhase::Failed;
+                        notes.push(note(
+                            true,
+                            "RolloutStopped",
+                            format!(
+                                "stopped: {spent} clusters failed, failure budget {}",
+                                spec.policy.failure_budget
+                            ),
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+        if current_wave(status).is_none() && status.phase != RolloutPhase::Failed {
+            status.phase = RolloutPhase::Succeeded;
+            status.finished_at = Some(Time(now));
+            notes.push(note(
+                false,
+                "RolloutSucceeded",
+                format!("revision {revision} reached every cluster"),
+            ));
+        }
+    }
+    summarize(spec, status);
+    notes
+}
+
+/// The message of a rollout that its policy stops.
+fn invalid_policy(e: &PolicyError) -> String {
+    format!(
+        "stopped: its policy breaks the rules: {}; a new revision of the template rolls out with the template's policy",
+        e.at("spec.policy")
+    )
+}
+
+/// Why an updating cluster is not there yet, in one line.
+pub(super) fn blocker(h: &Health, revision: i64) -> String {
+    if !h.provisioned {
+        "cluster not provisioned".into()
+    } else if let Some(b) = &h.blocker {
+        b.clone()
+    } else if h.target != Some(revision) {
+        format!("applying revision {revision}")
+    } else {
+        "services installing".into()
+    }
+}
+
+/// Fills the one-line summaries and the reasons of waiting clusters.
+pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus) {
+    let total = status.clusters.len();
+    let count = |s: ClusterRolloutState| status.clusters.iter().filter(|c| c.state == s).count();
+    let (updated, failed, skipped) = (
+        count(ClusterRolloutState::Updated),
+        count(ClusterRolloutState::Failed),
+        count(ClusterRolloutState::Skipped),
+    );
+    let waves = status.waves.len();
+    let at = current_wave(status);
+    let at_number = at.map(|i| status.waves[i].number);
+    status.updated_summary = Some(format!("{updated}/{total}"));
+    status.wave_summary = Some(format!("{}/{waves}", at_number.unwrap_or(waves as u32)));
+    let by = status.paused_by.clone().unwrap_or_else(|| "someone".into());
+    let waiting_reason = |wave: u32| -> String {
+        match status.phase {
+            RolloutPhase::Paused => format!("rollout paused by {by}"),
+            RolloutPhase::Failed => format!(
+                "failure budget spent: {failed} failed, budget {}",
+                spec.policy.failure_budget
+            ),
+            RolloutPhase::Aborted => "rollout aborted: keeps its revision".into(),
+            RolloutPhase::RolledBack => "rollout rolled back: keeps its revision".into(),
+            RolloutPhase::Superseded => format!(
+                "superseded by revision {}",
+                status.superseded_by.unwrap_or_default()
+            ),
+            RolloutPhase::WaitingForApproval if Some(wave) == at_number => {
+                format!("waiting for approval of wave {wave}")
+            }
+            RolloutPhase::WaitingForApproval => format!(
+                "wave {} waits for approval first",
+                at_number.unwrap_or_default()
+            ),
+            _ => match at_number {
+                Some(n) => format!("wave {n} not yet healthy"),
+                None => "waiting".into(),
+            },
+        }
+    };
+    let reasons: Vec<Option<String>> = status
+        .clusters
+        .iter()
+        .map(|c| (c.state == ClusterRolloutState::Waiting).then(|| waiting_reason(c.wave)))
+        .collect();
+    for (c, r) in status.clusters.iter_mut().zip(reasons) {
+        if r.is_some() {
+            c.reason = r;
+        }
+    }
+    let tail = [(failed, "failed"), (skipped, "skipped")]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!(", {n} {w}"))
+        .collect::<String>();
+    status.message = Some(match status.phase {
+        RolloutPhase::Pending => format!("{total} clusters in {waves} waves"),
+        RolloutPhase::Progressing => format!(
+            "wave {}/{waves}: {updated}/{total} clusters updated{tail}",
+            at_number.unwrap_or_default()
+        ),
+        RolloutPhase::WaitingForApproval => format!(
+            "wave {}/{waves} waits for approval; {updated}/{total} updated{tail}",
+            at_number.unwrap_or_default()
+        ),
+        RolloutPhase::Paused => format!("paused by {by}; {updated}/{total} updated{tail}"),
+        RolloutPhase::Failed => format!(
+            "stopped: {failed} clusters failed, failure budget {}; {updated}/{total} updated",
+            spec.policy.failure_budget
+        ),
+        RolloutPhase::Succeeded => format!("{updated}/{total} clusters updated{tail}"),
+        RolloutPhase::Aborted => format!("aborted; {updated}/{total} updated{tail}"),
+        RolloutPhase::RolledBack => "rolled back to each cluster's last good revision".into(),
+        RolloutPhase::Superseded => format!(
+            "superseded by revision {}",
+            status.superseded_by.unwrap_or_default()
+        ),
+    });
+    status.change_summary = status.preview.first().map(|g| {
+        let more = status.preview.len() - 1;
+        format!(
+            "{} clusters: {}{}",
+            g.count,
+            if g.changes.is_empty() {
+                "no change".into()
+            } else {
+                g.changes.join("; ")
+            },
+            if more > 0 {
+                format!(" (+{more} more groups)")
+            } else {
+                String::new()
+            }
+        )
+    });
+}
