@@ -54,7 +54,7 @@ pub fn spawn_engine(
     })
 }
 
-/// Asks the engine to stop and waits for it, at most [`ENGINE_STOP`].
+/// Asks the engine to stop and waits for it, at most `ENGINE_STOP` (10 s).
 pub async fn stop_engine(engine: Option<JoinHandle<()>>, shutdown: &CancellationToken) {
     if let Some(engine) = engine {
         shutdown.cancel();

@@ -2,7 +2,7 @@
 //!
 //! [`run`] only wires it up: the stores and their [`feeds`], the engine's
 //! task ([`engine_task`]), the [`writer`], the [`terminal`], then the
-//! [`event_loop`] until the user quits. Each of those does one job.
+//! [`event_loop`](mod@event_loop) until the user quits. Each of those does one job.
 
 pub mod checks;
 pub mod engine_task;
