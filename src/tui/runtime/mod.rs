@@ -1,8 +1,10 @@
 //! The console's runtime: everything that does I/O around the pure app.
 //!
-//! [`run`] only wires it up: the stores and their [`feeds`], the engine's
-//! task ([`engine_task`]), the [`writer`], the [`terminal`], then the
-//! [`event_loop`](mod@event_loop) until the user quits. Each of those does one job.
+//! [`run`] only wires it up: the startup [`checks`], the stores and their
+//! [`feeds`], the engine's task ([`engine_task`]), the [`writer`] (who the
+//! console is comes from [`identity`]), the [`terminal`], then the
+//! [`event_loop`](mod@event_loop) until the user quits. Each of those does
+//! one job.
 
 pub mod checks;
 pub mod engine_task;
