@@ -7,12 +7,11 @@
 //! A command-line flag (or its environment variable) wins over the file,
 //! and the file over the built-in default.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::tui::theme;
+use crate::tui::paths;
 
 /// What the settings file says.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -34,32 +33,9 @@ pub enum ConfigError {
     Invalid { path: PathBuf, message: String },
 }
 
-/// `$XDG_CONFIG_HOME/hmc-tui`, else `$HOME/.config/hmc-tui`.
-pub fn config_dir_from(
-    xdg_config_home: Option<OsString>,
-    home: Option<OsString>,
-) -> Option<PathBuf> {
-    let base = xdg_config_home
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            home.filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".config"))
-        })?;
-    Some(base.join("hmc-tui"))
-}
-
-/// The console's configuration directory, from the environment.
-pub fn config_dir() -> Option<PathBuf> {
-    config_dir_from(
-        std::env::var_os("XDG_CONFIG_HOME"),
-        std::env::var_os("HOME"),
-    )
-}
-
 /// The settings file, from the environment.
 pub fn config_path() -> Option<PathBuf> {
-    config_dir().map(|d| d.join("config.yaml"))
+    paths::config_dir().map(|d| d.join("config.yaml"))
 }
 
 /// Reads a settings file; `None` when there is none.
@@ -87,7 +63,7 @@ pub fn load(path: &Path) -> Result<Option<Config>, ConfigError> {
     // A relative theme path is relative to the file, not to where the
     // console was started.
     if let (Some(t), Some(dir)) = (&config.theme, path.parent())
-        && theme::looks_like_path(t)
+        && paths::looks_like_path(t)
         && Path::new(t).is_relative()
     {
         config.theme = Some(dir.join(t).to_string_lossy().into_owned());
@@ -107,6 +83,7 @@ pub fn choose_theme(flag: Option<&str>, config: Option<&Config>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::theme;
 
     fn tmp(name: &str) -> PathBuf {
         let dir =
@@ -128,20 +105,6 @@ mod tests {
         assert_eq!(choose_theme(None, Some(&Config::default())), "default");
         assert_eq!(choose_theme(None, None), "default");
         assert_eq!(choose_theme(Some(""), Some(&file)), "light");
-    }
-
-    #[test]
-    fn the_directory_follows_xdg_then_home() {
-        let some = |s: &str| Some(OsString::from(s));
-        assert_eq!(
-            config_dir_from(some("/x/conf"), some("/home/a")),
-            Some(PathBuf::from("/x/conf/hmc-tui"))
-        );
-        assert_eq!(
-            config_dir_from(some(""), some("/home/a")),
-            Some(PathBuf::from("/home/a/.config/hmc-tui"))
-        );
-        assert_eq!(config_dir_from(None, None), None);
     }
 
     #[test]

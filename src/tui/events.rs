@@ -1,53 +1,18 @@
-//! The engine's Events, for the events screen: a store of the console's own
-//! (the engine does not watch Events), and what the screen shows of them.
+//! The engine's Events, for the events screen: what the screen shows of
+//! them. Their store is the console's own (the engine does not watch
+//! Events), fed by the runtime (`tui/runtime/feeds.rs`).
 //!
-//! The watch asks the API server only for the Events the engine reported
-//! (`reportingController=hmc-tui`, a field selector `events.k8s.io/v1`
-//! supports: it maps to the core Event's `reportingComponent`); the rows
-//! check the controller again, so a server that ignored the selector would
-//! not show other controllers' Events.
+//! The watch asks the API server only for the Events the engine reported;
+//! the rows check the controller again, so a server that ignored the
+//! selector would not show other controllers' Events.
 
 use std::sync::Arc;
 
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
-use kube::runtime::reflector::Store;
-use kube::runtime::watcher;
-use tokio::sync::watch;
 
 use crate::engine::context::REPORTER;
-use crate::store::{Scope, WatchState, Watches, reflected};
 use crate::tui::app::ObjKey;
-
-/// The console's store of the engine's Events.
-pub struct EventStore {
-    pub store: Store<Event>,
-    /// Bumped on every change.
-    pub changes: watch::Receiver<u64>,
-    /// Whether its watch fails (not allowed to list Events, say).
-    pub health: WatchState,
-}
-
-/// Only the Events the engine reported.
-pub fn selector() -> watcher::Config {
-    watcher::Config::default().fields(&format!("reportingController={REPORTER}"))
-}
-
-/// Sets up the watch of the engine's Events in `scope`; nothing is read
-/// until the returned watches are driven.
-pub fn watch(client: &kube::Client, scope: &Scope) -> (EventStore, Watches) {
-    let mut watches = Watches::new();
-    let (store, changes, _listed, health) =
-        reflected(scope.api::<Event>(client), selector(), &mut watches);
-    (
-        EventStore {
-            store,
-            changes,
-            health,
-        },
-        watches,
-    )
-}
 
 /// When the Event was last seen: its series' last observation, else its
 /// last timestamp, its event time, its creation.
@@ -138,17 +103,4 @@ pub fn rows<'a>(
                 .any(|s| s.to_lowercase().contains(&f))
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_selector_asks_for_the_engine_s_events() {
-        assert_eq!(
-            selector().field_selector.as_deref(),
-            Some("reportingController=hmc-tui")
-        );
-    }
 }

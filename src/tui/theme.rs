@@ -7,6 +7,8 @@ use std::str::FromStr;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
+use crate::tui::paths::{self, looks_like_path};
+
 /// The built-in themes, by name.
 pub const BUILT_IN: &[(&str, &str)] = &[
     ("default", include_str!("../../themes/default.yaml")),
@@ -203,17 +205,8 @@ pub enum Health {
     Muted,
 }
 
-/// Whether a theme is given as a file rather than a name: it has a `/` or
-/// ends in `.yaml`/`.yml`.
-pub fn looks_like_path(name_or_path: &str) -> bool {
-    name_or_path.contains(std::path::MAIN_SEPARATOR)
-        || name_or_path.contains('/')
-        || name_or_path.ends_with(".yaml")
-        || name_or_path.ends_with(".yml")
-}
-
 fn user_theme_dir() -> Option<PathBuf> {
-    Some(crate::tui::config::config_dir()?.join("themes"))
+    Some(paths::config_dir()?.join("themes"))
 }
 
 #[cfg(test)]

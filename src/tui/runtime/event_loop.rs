@@ -1,0 +1,170 @@
+//! The one loop that owns the app: it takes messages, runs the commands
+//! [`update`] returns, and redraws when something changed, at most every
+//! [`FRAME`].
+
+use std::io::Stdout;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use color_eyre::eyre::Result;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
+
+use crate::plan::rollout::Request;
+use crate::tui::app::{self, App, Command, Msg, update};
+use crate::tui::editor::EditKey;
+use crate::tui::runtime::feeds::Readers;
+use crate::tui::runtime::writer::Writer;
+use crate::tui::views;
+
+/// The shortest time between two frames.
+pub const FRAME: Duration = Duration::from_millis(16);
+
+/// When the stores synced and when the first full frame was drawn.
+#[derive(Default)]
+pub struct FirstFrame {
+    /// Quit once it is drawn.
+    exit: bool,
+    synced: Option<std::time::Instant>,
+    drawn: Option<std::time::Instant>,
+}
+
+impl FirstFrame {
+    /// `exit`: quit once the first full frame is drawn.
+    pub fn new(exit: bool) -> FirstFrame {
+        FirstFrame {
+            exit,
+            ..Default::default()
+        }
+    }
+
+    /// `stores synced 812 ms after start; first full frame 14 ms later (826 ms after start)`.
+    pub fn report(&self, started: std::time::Instant) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        match (self.synced, self.drawn) {
+            (Some(synced), Some(drawn)) => format!(
+                "stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
+                ms(synced - started),
+                ms(drawn - synced),
+                ms(drawn - started)
+            ),
+            _ => "quit before the first full frame".to_string(),
+        }
+    }
+}
+
+/// Runs the commands that write, each in a task; the result comes back to
+/// the loop as a message.
+pub struct Writes {
+    pub writer: Arc<Writer>,
+    pub tx: UnboundedSender<Msg>,
+}
+
+impl Writes {
+    /// Asks a rollout for `request`; the result comes back as
+    /// [`Msg::Requested`].
+    fn request(&self, namespace: String, name: String, request: Request) {
+        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = writer.request(&namespace, &name, &request).await;
+            let _ = tx.send(Msg::Requested {
+                name,
+                request,
+                result,
+            });
+        });
+    }
+
+    /// Sends a values edit; the result comes back as
+    /// [`Msg::ValuesApplied`].
+    fn apply_values(&self, key: EditKey, patch: serde_json::Value) {
+        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = writer.apply_values(&key, &patch).await;
+            let _ = tx.send(Msg::ValuesApplied { key, result });
+        });
+    }
+}
+
+/// The one loop that owns the app. `pending` is the feeds' flag of a change
+/// not yet read: cleared when the loop reads the stores again.
+pub async fn event_loop(
+    app: &mut App,
+    mut terminal: Terminal<CrosstermBackend<Stdout>>,
+    rx: &mut UnboundedReceiver<Msg>,
+    readers: &Readers,
+    pending: &AtomicBool,
+    writes: &Writes,
+    first: &mut FirstFrame,
+) -> Result<()> {
+    let size = terminal.size()?;
+    update(app, Msg::Resize(size.width, size.height));
+    let mut dirty = true;
+    let mut refresh = false;
+    let mut last_frame = Instant::now() - FRAME;
+    loop {
+        // Take messages until a frame is due; then draw.
+        let msg = if dirty {
+            let due = last_frame + FRAME;
+            if Instant::now() >= due {
+                None
+            } else {
+                tokio::select! {
+                    m = rx.recv() => Some(m),
+                    _ = tokio::time::sleep_until(due) => None,
+                }
+            }
+        } else {
+            Some(rx.recv().await)
+        };
+        match msg {
+            Some(None) => return Ok(()),
+            Some(Some(msg)) => {
+                if matches!(msg, Msg::Synced) && first.synced.is_none() {
+                    first.synced = Some(std::time::Instant::now());
+                }
+                for command in update(app, msg) {
+                    match command {
+                        Command::Quit => {
+                            if matches!(
+                                app.target.engine,
+                                app::Engine::InProcess | app::Engine::Standby
+                            ) {
+                                app.flash(app::FlashLevel::Info, "stopping the engine…");
+                                terminal.draw(|f| views::draw(app, f))?;
+                            }
+                            return Ok(());
+                        }
+                        Command::Refresh => refresh = true,
+                        Command::Request {
+                            namespace,
+                            name,
+                            request,
+                        } => writes.request(namespace, name, request),
+                        Command::ApplyValues { key, patch } => writes.apply_values(key, patch),
+                    }
+                }
+                dirty = true;
+            }
+            None => {
+                if refresh {
+                    refresh = false;
+                    pending.store(false, Ordering::SeqCst);
+                    update(app, Msg::Data(readers.snapshot()));
+                }
+                terminal.draw(|f| views::draw(app, f))?;
+                last_frame = Instant::now();
+                dirty = false;
+                if app.synced && first.drawn.is_none() {
+                    first.drawn = Some(std::time::Instant::now());
+                    if first.exit {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! The console's writes to the API server, and their errors in plain words.
+//! It does the I/O of [`Command::Request`](crate::tui::app::Command::Request)
+//! and [`Command::ApplyValues`](crate::tui::app::Command::ApplyValues); the
+//! event loop runs each in a task and sends the result back to the app.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use kube::Api;
+use serde::de::DeserializeOwned;
+
+use crate::api::{TemplateRollout, labels};
+use crate::plan::rollout::Request;
+use crate::tui::app::Kind;
+use crate::tui::editor::{Base, EditKey, SaveError};
+use crate::tui::runtime::identity::whoami;
+
+/// The field manager of the console's writes.
+const FIELD_MANAGER: &str = "hmc-tui-console";
+
+/// What the console says when asked to write while read-only.
+const READ_ONLY: &str = "the console is read-only (--readonly)";
+
+/// What the console writes: requests on rollouts and values edits.
+pub struct Writer {
+    client: kube::Client,
+    readonly: bool,
+    /// Who asks, found once (see [`whoami`]).
+    user: tokio::sync::OnceCell<String>,
+    kubeconfig_user: Option<String>,
+}
+
+impl Writer {
+    pub fn new(client: kube::Client, readonly: bool, kubeconfig_user: Option<String>) -> Writer {
+        Writer {
+            client,
+            readonly,
+            user: tokio::sync::OnceCell::new(),
+            kubeconfig_user,
+        }
+    }
+
+    /// The name requests carry, found on first use.
+    pub async fn user(&self) -> String {
+        self.user
+            .get_or_init(|| whoami(self.client.clone(), self.kubeconfig_user.clone()))
+            .await
+            .clone()
+    }
+
+    /// Sets the request annotations on a rollout.
+    pub async fn request(
+        &self,
+        namespace: &str,
+        name: &str,
+        request: &Request,
+    ) -> Result<(), String> {
+        if self.readonly {
+            return Err(READ_ONLY.to_string());
+        }
+        let user = self.user().await;
+        let api: Api<TemplateRollout> = Api::namespaced(self.client.clone(), namespace);
+        let params = kube::api::PatchParams {
+            field_manager: Some(FIELD_MANAGER.into()),
+            ..Default::default()
+        };
+        let patch = request_patch(request, &user);
+        match api
+            .patch(name, &params, &kube::api::Patch::Merge(&patch))
+            .await
+        {
+            Ok(_) => {
+                tracing::info!(%namespace, %name, request = %request.to_annotation(), %user, "asked the rollout");
+                Ok(())
+            }
+            Err(error) => {
+                tracing::warn!(%namespace, %name, request = %request.to_annotation(), %error, "cannot ask the rollout");
+                Err(plain_error(&error, "TemplateRollout", name))
+            }
+        }
+    }
+
+    /// Sends a values edit. On a conflict the object is read again, so the
+    /// editor can reload it.
+    pub async fn apply_values(
+        &self,
+        key: &EditKey,
+        patch: &serde_json::Value,
+    ) -> Result<(), SaveError> {
+        if self.readonly {
+            return Err(SaveError::Failed(READ_ONLY.into()));
+        }
+        let object = &key.object;
+        let (ns, name) = (object.namespace.as_str(), object.name.as_str());
+        let client = self.client.clone();
+        let (sent, current) = match object.kind {
+            Kind::ManagedCluster => {
+                patch_values(Api::namespaced(client, ns), name, patch, Base::Cluster).await
+            }
+            Kind::ClusterTemplate => {
+                patch_values(Api::namespaced(client, ns), name, patch, Base::Template).await
+            }
+            other => {
+                return Err(SaveError::Failed(format!(
+                    "the console does not edit values of {}",
+                    other.label()
+                )));
+            }
+        };
+        let kind = object.kind.label();
+        let service = &key.service;
+        match (sent, current) {
+            (Ok(()), _) => {
+                tracing::info!(kind, namespace = ns, name, service, "saved values");
+                Ok(())
+            }
+            (Err(error), Some(current)) => {
+                tracing::warn!(kind, namespace = ns, name, service, %error, "values not saved: the object changed meanwhile");
+                Err(SaveError::Conflict { current })
+            }
+            (Err(error), None) => {
+                tracing::warn!(kind, namespace = ns, name, service, %error, "values not saved");
+                Err(SaveError::Failed(plain_error(&error, kind, name)))
+            }
+        }
+    }
+}
+
+/// Sends a values patch of `name`: on a conflict, also the object as it is
+/// now (`None` inside when it is gone), for the editor to reload.
+async fn patch_values<K>(
+    api: Api<K>,
+    name: &str,
+    patch: &serde_json::Value,
+    base: fn(Arc<K>) -> Base,
+) -> (Result<(), kube::Error>, Option<Option<Base>>)
+where
+    K: Clone + DeserializeOwned + Debug,
+{
+    let params = kube::api::PatchParams {
+        field_manager: Some(FIELD_MANAGER.into()),
+        ..Default::default()
+    };
+    match api
+        .patch(name, &params, &kube::api::Patch::Merge(patch))
+        .await
+    {
+        Ok(_) => (Ok(()), None),
+        Err(e) if is_conflict(&e) => {
+            let now = api.get_opt(name).await.ok().flatten();
+            (Err(e), Some(now.map(|o| base(Arc::new(o)))))
+        }
+        Err(e) => (Err(e), None),
+    }
+}
+
+/// Whether the API server refused a write because the object changed.
+fn is_conflict(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(e) if e.code == 409)
+}
+
+/// The JSON merge patch that asks a rollout for `request` on behalf of `user`.
+fn request_patch(request: &Request, user: &str) -> serde_json::Value {
+    serde_json::json!({
+        "metadata": {
+            "annotations": {
+                labels::REQUEST: request.to_annotation(),
+                labels::REQUESTED_BY: user,
+            }
+        }
+    })
+}
+
+/// An API error on a write to `kind` `name`, in plain words.
+fn plain_error(error: &kube::Error, kind: &str, name: &str) -> String {
+    match error {
+        kube::Error::Api(e) => match e.code {
+            401 => "the cluster did not accept the console's credentials".into(),
+            403 => format!(
+                "not allowed to change {kind} {name} ({}); ask for patch on {}s",
+                e.message,
+                kind.to_lowercase()
+            ),
+            404 => format!("{kind} {name} no longer exists"),
+            409 => format!("{kind} {name} changed meanwhile; try again"),
+            _ if e.message.is_empty() => format!("the API server said {} ({})", e.reason, e.code),
+            _ => e.message.clone(),
+        },
+        kube::Error::HyperError(_) | kube::Error::Service(_) => {
+            format!("cannot reach the API server: {error}")
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_is_a_merge_patch_of_two_annotations() {
+        let patch = request_patch(&Request::Approve(Some(2)), "alice@example.com");
+        assert_eq!(
+            patch,
+            serde_json::json!({
+                "metadata": {"annotations": {
+                    "hmc.mirantis.com/request": "approve 2",
+                    "hmc.mirantis.com/requested-by": "alice@example.com",
+                }}
+            })
+        );
+        let patch = request_patch(&Request::Skip("prod-eu-1".into()), "bob");
+        assert_eq!(
+            patch["metadata"]["annotations"]["hmc.mirantis.com/request"],
+            "skip prod-eu-1"
+        );
+    }
+
+    #[test]
+    fn api_errors_in_plain_words() {
+        let api = |code: u16, reason: &str, message: &str| {
+            kube::Error::Api(
+                kube::core::Status::failure(message, reason)
+                    .with_code(code)
+                    .boxed(),
+            )
+        };
+        let forbidden = plain_error(
+            &api(403, "Forbidden", "user \"bob\" cannot patch resource"),
+            "TemplateRollout",
+            "web-3",
+        );
+        assert!(
+            forbidden.starts_with("not allowed to change TemplateRollout web-3"),
+            "{forbidden}"
+        );
+        assert!(
+            forbidden.ends_with("ask for patch on templaterollouts"),
+            "{forbidden}"
+        );
+        assert_eq!(
+            plain_error(
+                &api(404, "NotFound", "not found"),
+                "TemplateRollout",
+                "web-3"
+            ),
+            "TemplateRollout web-3 no longer exists"
+        );
+        assert_eq!(
+            plain_error(
+                &api(422, "Invalid", "bad annotation"),
+                "TemplateRollout",
+                "web-3"
+            ),
+            "bad annotation"
+        );
+        assert!(is_conflict(&api(
+            409,
+            "Conflict",
+            "the object has been modified"
+        )));
+        assert!(!is_conflict(&api(422, "Invalid", "bad")));
+    }
+}
