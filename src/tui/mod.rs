@@ -81,6 +81,8 @@ pub struct TuiOptions {
     /// `readonly`).
     pub engine: bool,
     pub theme: Theme,
+    /// The keybindings, with the settings file's remapping.
+    pub keymap: keys::Keymap,
     /// Never write to the cluster.
     pub readonly: bool,
     /// The kubeconfig context's user, for the name requests carry when the
@@ -496,6 +498,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         readonly: opts.readonly,
     };
     let mut app = App::new(target, opts.theme.clone(), Timestamp::now());
+    app.keys = opts.keymap.clone();
     if let Err(e) = &log {
         app::update(
             &mut app,

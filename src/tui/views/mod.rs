@@ -23,8 +23,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
-use crate::tui::app::{App, Engine, FlashLevel, Input, Modal, Screen, View};
-use crate::tui::keys;
+use crate::tui::app::{App, Engine, FlashLevel, Input, Screen, View};
+use crate::tui::editor::Stage;
+use crate::tui::keys::{self, Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::theme::Theme;
 
@@ -190,36 +191,25 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
 
 fn hints(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let pairs: Vec<(String, &str)> = match &app.input {
-        Input::Command(_) => keys::COMMAND_PROMPT
-            .iter()
-            .map(|(k, d)| (k.to_string(), *d))
-            .collect(),
-        Input::Filter => keys::FILTER_PROMPT
-            .iter()
-            .map(|(k, d)| (k.to_string(), *d))
-            .collect(),
-        Input::None if app.modal.is_some() => {
-            let keys = match app.modal {
-                Some(Modal::StopChoice { .. }) => keys::ABORT_CHOICE,
-                _ => keys::CONFIRM,
-            };
-            keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
+    let mode = app.mode();
+    let pairs: Vec<(String, &str)> = match mode {
+        Mode::Screen(_) if app.help => vec![
+            (first_key(app, mode, Action::Back), "close help"),
+            (first_key(app, mode, Action::Quit), "quit"),
+        ],
+        // Nothing to press while a save is on its way.
+        Mode::Screen(ScreenKind::Editor)
+            if app
+                .editor
+                .as_ref()
+                .is_some_and(|e| matches!(e.stage, Stage::Saving)) =>
+        {
+            Vec::new()
         }
-        Input::None if app.help => vec![("esc".into(), "close help"), ("q".into(), "quit")],
-        Input::None if matches!(app.screen(), Screen::Edit(_)) => {
-            use crate::tui::editor::Stage;
-            let keys = match app.editor.as_ref().map(|e| (&e.stage, e.note.is_some())) {
-                Some((Stage::Review(_), _)) => keys::EDITOR_REVIEW,
-                Some((Stage::Discard { .. }, _)) => keys::EDITOR_DISCARD,
-                Some((Stage::Conflict { .. }, _)) => keys::EDITOR_CONFLICT,
-                Some((Stage::Saving, _)) => &[],
-                Some((_, true)) => keys::EDITOR_NOTE,
-                _ => keys::EDITOR,
-            };
-            keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
+        _ => {
+            let note = app.editor.as_ref().is_some_and(|e| e.note.is_some());
+            app.keys.hints(mode, note)
         }
-        Input::None => keys::hints(app.screen().kind()),
     };
     // Short of room: the command prompt's hint goes first (`?` lists it).
     let needed: usize = pairs
@@ -244,6 +234,15 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::styled(desc, t.muted()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The first key that does an action in a mode, as the hint bar writes it.
+fn first_key(app: &App, mode: Mode, action: Action) -> String {
+    app.keys
+        .keys_for(mode, action)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| "?".into())
 }
 
 /// The crumbs, as a block title: `clusters › staging-1 › yaml`.
