@@ -365,16 +365,24 @@ impl Editor {
                                 self.behind = seen;
                             }
                             let kept = if self.note.is_some() {
-                                "; your text is in the note (ctrl-o puts it back)"
+                                format!(
+                                    "; your text is in the note ({} puts it back)",
+                                    keys.label(Mode::Screen(ScreenKind::Editor), Action::PutBack)
+                                )
                             } else {
-                                ""
+                                String::new()
                             };
-                            Step::Say(FlashLevel::Info, format!("reloaded the current values{kept}"))
+                            Step::Say(
+                                FlashLevel::Info,
+                                format!("reloaded the current values{kept}"),
+                            )
                         }
                         None => Step::Say(
                             FlashLevel::Warn,
-                            "the newer version has not reached the console yet; press r again in a moment"
-                                .into(),
+                            format!(
+                                "the newer version has not reached the console yet; press {} again in a moment",
+                                keys.label(Mode::Conflict, Action::Reload)
+                            ),
                         ),
                     }
                 }

@@ -85,6 +85,14 @@ impl Keymap {
             .collect()
     }
 
+    /// The first key that does an action in a mode, for texts that name
+    /// it (`waits for approval: a approves`).
+    pub fn label(&self, mode: Mode, action: Action) -> String {
+        self.bindings(mode)
+            .find(|b| b.action == action)
+            .map_or_else(|| "(unbound)".into(), |b| b.key.label())
+    }
+
     /// The hint bar: `(keys, description)` for the bindings shown there,
     /// keys with one description on one entry (`n esc no`). On the board
     /// the requests fill the bar, so the filter and the command prompt are

@@ -66,7 +66,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(format!("help: {}", mode.title()), t.title()),
             Span::raw(" "),
         ]))
-        .title_bottom(Line::from(Span::styled(" esc closes ", t.muted())).right_aligned());
+        .title_bottom(
+            Line::from(Span::styled(
+                format!(" {} closes ", app.keys.label(mode, keys::Action::Back)),
+                t.muted(),
+            ))
+            .right_aligned(),
+        );
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

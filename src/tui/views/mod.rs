@@ -181,7 +181,7 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
             None if !app.view().filter.is_empty() => Line::from(vec![
                 Span::styled("filter ", t.muted()),
                 Span::styled(format!("/{}", app.view().filter), t.accent()),
-                Span::styled("  (esc clears)", t.muted()),
+                Span::styled(format!("  ({} clears)", back_key(app)), t.muted()),
             ]),
             None => Line::default(),
         },
@@ -194,8 +194,8 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
     let mode = app.mode();
     let pairs: Vec<(String, &str)> = match mode {
         Mode::Screen(_) if app.help => vec![
-            (first_key(app, mode, Action::Back), "close help"),
-            (first_key(app, mode, Action::Quit), "quit"),
+            (app.keys.label(mode, Action::Back), "close help"),
+            (app.keys.label(mode, Action::Quit), "quit"),
         ],
         // Nothing to press while a save is on its way.
         Mode::Screen(ScreenKind::Editor)
@@ -236,13 +236,10 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The first key that does an action in a mode, as the hint bar writes it.
-fn first_key(app: &App, mode: Mode, action: Action) -> String {
+/// The key that goes back on the screen shown, as texts name it.
+pub fn back_key(app: &App) -> String {
     app.keys
-        .keys_for(mode, action)
-        .into_iter()
-        .next()
-        .unwrap_or_else(|| "?".into())
+        .label(Mode::Screen(app.screen().kind()), Action::Back)
 }
 
 /// The crumbs, as a block title: `clusters › staging-1 › yaml`.
@@ -560,10 +557,11 @@ pub fn gone(app: &App, key: &crate::tui::app::ObjKey, frame: &mut Frame, area: R
         frame,
         inner,
         format!(
-            "{} {}/{} no longer exists (esc goes back)",
+            "{} {}/{} no longer exists ({} goes back)",
             key.kind.label(),
             key.namespace,
-            key.name
+            key.name,
+            back_key(app)
         ),
     );
 }
