@@ -61,6 +61,9 @@ enum Command {
         /// bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
+    /// Print the console's effective keymap: every table, action and key,
+    /// with the remapping of ~/.config/hmc-tui/config.yaml applied.
+    Keys,
 }
 
 #[tokio::main]
@@ -78,17 +81,36 @@ async fn main() -> Result<()> {
             clap_complete::generate(shell, &mut command, "hmc-tui", &mut std::io::stdout());
             Ok(())
         }
+        Some(Command::Keys) => {
+            let settings = settings();
+            print!(
+                "{}",
+                hmc_tui::tui::config::keymap(settings.as_ref()).describe()
+            );
+            Ok(())
+        }
         None if cli.reconcile => reconcile(&cli).await,
         None => console(&cli, started).await,
     }
 }
 
+/// The settings file, if any. A file that cannot be used is a user's
+/// mistake, not a crash: it is said in one line, with where it is wrong.
+fn settings() -> Option<hmc_tui::tui::config::Config> {
+    use hmc_tui::tui::config;
+    let path = config::config_path()?;
+    match config::load(&path) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("hmc-tui: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
     use hmc_tui::tui::config;
-    let settings = match config::config_path() {
-        Some(path) => config::load(&path)?,
-        None => None,
-    };
+    let settings = settings();
     let theme = hmc_tui::tui::Theme::load(&config::choose_theme(
         cli.theme.as_deref(),
         settings.as_ref(),
@@ -112,6 +134,7 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
         },
         engine: !cli.no_engine && !cli.readonly,
         theme,
+        keymap: hmc_tui::tui::config::keymap(settings.as_ref()),
         readonly: cli.readonly,
         kubeconfig_user: kubeconfig_user(cli),
         exit_after_first_frame: cli.exit_after_first_frame.then_some(started),

@@ -2,7 +2,9 @@
 //! keys, against the local control plane. An operator edits a service's
 //! values on one cluster and sees them reach the child cluster, then
 //! approves a manual rollout's first wave from the rollout board and sees it
-//! move exactly one cluster to the new chart version.
+//! move exactly one cluster to the new chart version. The operator's
+//! settings file rebinds approve to `A`, so the board names and obeys that
+//! key.
 
 mod common;
 
@@ -44,9 +46,11 @@ impl Console {
     /// Starts `hmc-tui --kubeconfig <mgmt> -n <ns>` in a 120×40 terminal,
     /// with the engine's lease in `ns` and its log and settings in a folder
     /// of its own. When the console exits, the pane stays and says how.
-    fn start(ns: &str) -> Console {
+    fn start(ns: &str, settings: &str) -> Console {
         let dir = std::env::temp_dir().join(format!("hmc-tui-console-{ns}"));
-        std::fs::create_dir_all(dir.join("config")).expect("the console's folder");
+        std::fs::create_dir_all(dir.join("config/hmc-tui")).expect("the console's folder");
+        std::fs::write(dir.join("config/hmc-tui/config.yaml"), settings)
+            .expect("the console's settings file");
         let socket = dir.join("tmux.sock");
         let quote = |p: &std::path::Path| format!("'{}'", p.display());
         let command = format!(
@@ -353,7 +357,7 @@ async fn the_console_edits_values_and_approves_a_wave() {
     let me = whoami(&mgmt).await;
 
     // 1. The clusters screen, empty, with the console's own engine leading.
-    let console = Console::start(&ns.name);
+    let console = Console::start(&ns.name, "keys:\n  board:\n    approve: A\n");
     console
         .wait_text(
             &[
@@ -500,7 +504,7 @@ async fn the_console_edits_values_and_approves_a_wave() {
         .wait_text(
             &[
                 "2 clusters: ingress-nginx 4.11.3 → 4.11.4",
-                "waits for approval: a approves",
+                "waits for approval: A approves",
             ],
             SCREEN,
         )
@@ -515,7 +519,9 @@ async fn the_console_edits_values_and_approves_a_wave() {
         chart_in(&child1, &ns.name).await.as_deref(),
         Some("ingress-nginx-4.11.3")
     );
+    // The default key is unbound now: it asks nothing.
     console.keys(&["a"]);
+    console.keys(&["A"]);
 
     let r = rollout_when(&mgmt, &ns.name, "fleet-2", "wave 1 to succeed", STEP, |r| {
         r.status

@@ -20,7 +20,7 @@ use crate::plan::rollout::Request;
 use crate::tui::banner;
 use crate::tui::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
 use crate::tui::events;
-use crate::tui::keys::{self, Action, Goto, ScreenKind};
+use crate::tui::keys::{self, Action, Goto, Keymap, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::rollouts::{self, BoardRow};
 use crate::tui::theme::{Health, Theme};
@@ -468,6 +468,8 @@ pub struct App {
     pub editor: Option<Editor>,
     /// The watches that fail, for the banner.
     pub problems: banner::Problems,
+    /// The keybindings, with the settings file's remapping.
+    pub keys: Keymap,
     pub quit: bool,
 }
 
@@ -488,6 +490,7 @@ impl App {
             user: None,
             editor: None,
             problems: banner::Problems::new(),
+            keys: Keymap::default(),
             quit: false,
         }
     }
@@ -530,6 +533,26 @@ impl App {
     }
 
     /// The rows of the current view after its filter.
+    /// Where the keys go now: a question, a prompt, an editor stage or
+    /// the screen.
+    pub fn mode(&self) -> Mode {
+        if let (Screen::Edit(_), Some(editor)) = (self.screen(), &self.editor) {
+            return match editor.stage {
+                Stage::Review(_) => Mode::Review,
+                Stage::Discard { .. } => Mode::Discard,
+                Stage::Conflict { .. } => Mode::Conflict,
+                Stage::Editing | Stage::Saving => Mode::Screen(ScreenKind::Editor),
+            };
+        }
+        match (&self.modal, &self.input) {
+            (Some(Modal::StopChoice { .. }), _) => Mode::AbortChoice,
+            (Some(Modal::Confirm { .. }), _) => Mode::Confirm,
+            (None, Input::Command(_)) => Mode::Prompt,
+            (None, Input::Filter) => Mode::Filter,
+            (None, Input::None) => Mode::Screen(self.screen().kind()),
+        }
+    }
+
     pub fn row_count(&self) -> usize {
         row_count(self, self.view())
     }
@@ -1115,7 +1138,10 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     if matches!(app.screen(), Screen::Edit(_)) && app.editor.is_some() {
         return on_editor_key(app, key);
     }
-    if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+    let mode = app.mode();
+    let action = app.keys.action(mode, &key);
+    if action == Some(Action::Quit) && !matches!(mode, Mode::Screen(_)) {
+        // ctrl-c leaves from a prompt or a question too.
         app.quit = true;
         return vec![Command::Quit];
     }
@@ -1127,17 +1153,16 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         app.flash = None;
     }
     if let Some(modal) = app.modal.clone() {
-        return on_modal_key(app, key, modal);
+        return on_modal_key(app, action, modal);
     }
     match app.input.clone() {
-        Input::Command(text) => return on_command_key(app, key, text),
+        Input::Command(text) => return on_command_key(app, key, action, text),
         Input::Filter => {
-            on_filter_key(app, key);
+            on_filter_key(app, key, action);
             return Vec::new();
         }
         Input::None => {}
     }
-    let action = keys::action(app.screen().kind(), &key);
     if app.help {
         return match action {
             Some(Action::Quit) => quit(app),
@@ -1226,6 +1251,27 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         Action::Abort => return stop_choice(app),
         Action::Skip => return ask(app, |_, c| Ok(Request::Skip(c.ok_or("skip")?))),
         Action::Retry => return ask(app, |_, c| Ok(Request::Retry(c.ok_or("retry")?))),
+        // The prompts', questions' and editor's own: never bound on a screen.
+        Action::Run
+        | Action::Complete
+        | Action::Cancel
+        | Action::Erase
+        | Action::Keep
+        | Action::Clear
+        | Action::Stay
+        | Action::RollBack
+        | Action::Yes
+        | Action::No
+        | Action::Save
+        | Action::Close
+        | Action::PutBack
+        | Action::Undo
+        | Action::Redo
+        | Action::Apply
+        | Action::KeepEditing
+        | Action::Discard
+        | Action::Reload
+        | Action::KeepMine => {}
     }
     Vec::new()
 }
@@ -1366,17 +1412,10 @@ fn send(app: &mut App, rollout: ObjKey, request: Request) -> Vec<Command> {
 
 /// Keys while a modal asks something: it answers or closes; nothing else
 /// reaches the screen underneath.
-fn on_modal_key(app: &mut App, key: KeyEvent, modal: Modal) -> Vec<Command> {
-    let KeyCode::Char(c) = key.code else {
-        if key.code == KeyCode::Esc {
-            app.modal = None;
-            app.flash(FlashLevel::Info, "cancelled: nothing asked");
-        }
-        return Vec::new();
-    };
-    match (modal, c.to_ascii_lowercase()) {
-        (Modal::StopChoice { rollout }, choice @ ('s' | 'b')) => {
-            let request = if choice == 's' {
+fn on_modal_key(app: &mut App, action: Option<Action>, modal: Modal) -> Vec<Command> {
+    match (modal, action) {
+        (Modal::StopChoice { rollout }, Some(choice @ (Action::Stay | Action::RollBack))) => {
+            let request = if choice == Action::Stay {
                 Request::Abort
             } else {
                 Request::Rollback
@@ -1413,12 +1452,12 @@ fn on_modal_key(app: &mut App, key: KeyEvent, modal: Modal) -> Vec<Command> {
             Modal::Confirm {
                 rollout, request, ..
             },
-            'y',
+            Some(Action::Yes),
         ) => {
             app.modal = None;
             send(app, rollout, request)
         }
-        (_, 'n' | 'q') => {
+        (_, Some(Action::Cancel | Action::No)) => {
             app.modal = None;
             app.flash(FlashLevel::Info, "cancelled: nothing asked");
             Vec::new()
@@ -1548,7 +1587,7 @@ fn on_editor_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     let Some(editor) = app.editor.as_mut() else {
         return Vec::new();
     };
-    let step = editor.on_key(key, &app.data);
+    let step = editor.on_key(key, &app.keys, &app.data);
     let edit_key = editor.key.clone();
     fit_editor(app);
     match step {
@@ -1675,58 +1714,79 @@ fn step(app: &mut App, delta: isize) {
     }
 }
 
-fn on_filter_key(app: &mut App, key: KeyEvent) {
-    match key.code {
-        KeyCode::Esc => {
+fn on_filter_key(app: &mut App, key: KeyEvent, action: Option<Action>) {
+    match action {
+        Some(Action::Clear) => {
             app.input = Input::None;
             app.view_mut().filter.clear();
         }
-        KeyCode::Enter => app.input = Input::None,
-        KeyCode::Backspace => {
-            let was_empty = app.view_mut().filter.pop().is_none();
-            if was_empty {
-                app.input = Input::None;
+        Some(Action::Keep) => app.input = Input::None,
+        Some(Action::Erase) => app.view_mut().filter.clear(),
+        Some(Action::Down) => step(app, 1),
+        Some(Action::Up) => step(app, -1),
+        _ => match typed(&key) {
+            Typed::Erase => {
+                let was_empty = app.view_mut().filter.pop().is_none();
+                if was_empty {
+                    app.input = Input::None;
+                }
             }
-        }
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-            app.view_mut().filter.clear();
-        }
-        KeyCode::Down => step(app, 1),
-        KeyCode::Up => step(app, -1),
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            app.view_mut().filter.push(c);
-            app.view_mut().selected = 0;
-        }
-        _ => {}
+            Typed::Char(c) => {
+                app.view_mut().filter.push(c);
+                app.view_mut().selected = 0;
+            }
+            Typed::Other => {}
+        },
     }
     fit_all(app);
 }
 
-fn on_command_key(app: &mut App, key: KeyEvent, mut text: String) -> Vec<Command> {
-    match key.code {
-        KeyCode::Esc => app.input = Input::None,
-        KeyCode::Enter => {
+fn on_command_key(
+    app: &mut App,
+    key: KeyEvent,
+    action: Option<Action>,
+    mut text: String,
+) -> Vec<Command> {
+    match action {
+        Some(Action::Cancel) => app.input = Input::None,
+        Some(Action::Run) => {
             app.input = Input::None;
             return run_command(app, &text);
         }
-        KeyCode::Tab => app.input = Input::Command(keys::complete(&text)),
-        KeyCode::Backspace => {
-            if text.pop().is_none() {
-                app.input = Input::None;
-            } else {
+        Some(Action::Complete) => app.input = Input::Command(keys::complete(&text)),
+        Some(Action::Erase) => app.input = Input::Command(String::new()),
+        _ => match typed(&key) {
+            Typed::Erase => {
+                if text.pop().is_none() {
+                    app.input = Input::None;
+                } else {
+                    app.input = Input::Command(text);
+                }
+            }
+            Typed::Char(c) => {
+                text.push(c);
                 app.input = Input::Command(text);
             }
-        }
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-            app.input = Input::Command(String::new());
-        }
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            text.push(c);
-            app.input = Input::Command(text);
-        }
-        _ => {}
+            Typed::Other => {}
+        },
     }
     Vec::new()
+}
+
+/// A key a one-line text field reads itself, when no binding takes it.
+enum Typed {
+    Char(char),
+    /// Backspace: the last character goes.
+    Erase,
+    Other,
+}
+
+fn typed(key: &KeyEvent) -> Typed {
+    match key.code {
+        KeyCode::Backspace => Typed::Erase,
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => Typed::Char(c),
+        _ => Typed::Other,
+    }
 }
 
 fn run_command(app: &mut App, text: &str) -> Vec<Command> {
@@ -2839,6 +2899,65 @@ pub(crate) mod tests {
         let mut app = self::app();
         assert!(press(&mut app, KeyCode::Char('a')).is_empty());
         assert!(app.flash.is_none());
+    }
+
+    #[test]
+    fn remapped_keys_drive_the_board_prompts_and_questions() {
+        let text = "keys:\n  board:\n    approve: A\n    skip: S\n  confirm:\n    yes: enter\n  prompt:\n    run: ctrl-j\n  filter:\n    erase: ctrl-w\n";
+        let file: std::collections::BTreeMap<String, crate::tui::keys::remap::Section> =
+            serde_yaml::from_str(text).unwrap();
+        let keys = crate::tui::keys::remap::apply(&file["keys"], text).unwrap();
+        let mut app = board_app();
+        app.keys = keys.clone();
+        // The old key does nothing; the new one asks.
+        assert!(press(&mut app, KeyCode::Char('a')).is_empty());
+        assert!(app.flash.is_none());
+        assert_eq!(
+            update(
+                &mut app,
+                Msg::Key(KeyEvent::new(KeyCode::Char('A'), KeyModifiers::SHIFT))
+            ),
+            vec![request("aws-standalone-cp-3", Request::Approve(Some(2)))]
+        );
+        // A question answered by the rebound key only.
+        press(&mut app, KeyCode::Down);
+        assert!(
+            update(
+                &mut app,
+                Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT))
+            )
+            .is_empty()
+        );
+        assert!(matches!(app.modal, Some(Modal::Confirm { .. })));
+        assert!(press(&mut app, KeyCode::Char('y')).is_empty());
+        assert!(
+            matches!(app.modal, Some(Modal::Confirm { .. })),
+            "y is not yes now"
+        );
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            vec![request(
+                "aws-standalone-cp-3",
+                Request::Skip("staging-1".into())
+            )]
+        );
+        // The prompt runs on its new key; enter types nothing and runs nothing.
+        let mut app = self::app();
+        app.keys = keys;
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "rollouts");
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.input, Input::Command("rollouts".into()));
+        ctrl(&mut app, 'j');
+        assert_eq!(app.input, Input::None);
+        assert_eq!(*app.screen(), Screen::Rollouts);
+        // The filter erases on its new key, and ctrl-u is plain again.
+        press(&mut app, KeyCode::Char('/'));
+        type_str(&mut app, "azu");
+        ctrl(&mut app, 'u');
+        assert_eq!(app.view().filter, "azu");
+        ctrl(&mut app, 'w');
+        assert_eq!(app.view().filter, "");
     }
 
     #[test]

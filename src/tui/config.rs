@@ -2,6 +2,9 @@
 //!
 //! ```yaml
 //! theme: light          # a built-in name, a name in themes/, or a path
+//! keys:                 # remapping, table by table (`hmc-tui keys` lists them)
+//!   board:
+//!     approve: A
 //! ```
 //!
 //! A command-line flag (or its environment variable) wins over the file,
@@ -11,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::tui::keys::keymap::Keymap;
+use crate::tui::keys::remap;
 use crate::tui::paths;
 
 /// What the settings file says.
@@ -19,6 +24,12 @@ use crate::tui::paths;
 pub struct Config {
     /// A theme name or a path; a relative path is relative to the file.
     pub theme: Option<String>,
+    /// Key remapping as written: table → action → key or keys.
+    #[serde(default)]
+    pub keys: remap::Section,
+    /// The keymap with that remapping applied.
+    #[serde(skip)]
+    pub keymap: Keymap,
 }
 
 /// What went wrong reading the settings file.
@@ -31,6 +42,12 @@ pub enum ConfigError {
     },
     #[error("bad settings file {path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    #[error("bad key binding in {path}, line {line}: {reason}")]
+    Keys {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
 }
 
 /// The settings file, from the environment.
@@ -68,7 +85,17 @@ pub fn load(path: &Path) -> Result<Option<Config>, ConfigError> {
     {
         config.theme = Some(dir.join(t).to_string_lossy().into_owned());
     }
+    config.keymap = remap::apply(&config.keys, &text).map_err(|e| ConfigError::Keys {
+        path: path.to_path_buf(),
+        line: e.line,
+        reason: e.reason,
+    })?;
     Ok(Some(config))
+}
+
+/// The keymap of a settings file, or the defaults when there is none.
+pub fn keymap(config: Option<&Config>) -> Keymap {
+    config.map(|c| c.keymap.clone()).unwrap_or_default()
 }
 
 /// The theme to load: the flag's (`--theme` or `HMC_TUI_THEME`), else the
@@ -96,6 +123,7 @@ mod tests {
     fn the_flag_wins_then_the_file_then_the_default() {
         let file = Config {
             theme: Some("light".into()),
+            ..Config::default()
         };
         assert_eq!(
             choose_theme(Some("high-contrast"), Some(&file)),
@@ -105,6 +133,30 @@ mod tests {
         assert_eq!(choose_theme(None, Some(&Config::default())), "default");
         assert_eq!(choose_theme(None, None), "default");
         assert_eq!(choose_theme(Some(""), Some(&file)), "light");
+    }
+
+    #[test]
+    fn the_file_remaps_keys_or_says_where_it_is_wrong() {
+        use crate::tui::keys::{Action, Mode, ScreenKind};
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let dir = tmp("keys");
+        let path = dir.join("config.yaml");
+        std::fs::write(&path, "theme: light\nkeys:\n  board:\n    approve: A\n").unwrap();
+        let config = load(&path).unwrap().unwrap();
+        let board = Mode::Screen(ScreenKind::RolloutBoard);
+        let press = KeyEvent::new(KeyCode::Char('A'), KeyModifiers::SHIFT);
+        assert_eq!(
+            keymap(Some(&config)).action(board, &press),
+            Some(Action::Approve)
+        );
+        assert_eq!(keymap(None).action(board, &press), None);
+        std::fs::write(&path, "keys:\n  board:\n\n    approve: x\n").unwrap();
+        let err = load(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("config.yaml, line 4: board.approve: `x` would do both"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

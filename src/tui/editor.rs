@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use kube::ResourceExt;
 use serde_json::Value;
 use tui_textarea::{CursorMove, TextArea};
@@ -27,6 +27,7 @@ use crate::api::{ClusterTemplate, ManagedCluster, ManagedClusterSpec};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{ValuesError, diff, parse_values};
 use crate::tui::app::{FlashLevel, Kind, ObjKey, Snapshot};
+use crate::tui::keys::{Action, Keymap, Mode, ScreenKind};
 
 use crate::tui::patch;
 use crate::tui::values::{self, services_given};
@@ -309,26 +310,27 @@ impl Editor {
 
     /// Handles one key; `data` is what the stores hold now (for the review
     /// and for a reload).
-    pub fn on_key(&mut self, key: KeyEvent, data: &Snapshot) -> Step {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let answer = match key.code {
-            KeyCode::Char(c) if !ctrl => Some(c.to_ascii_lowercase()),
-            KeyCode::Esc => Some('\u{1b}'),
-            _ => None,
+    pub fn on_key(&mut self, key: KeyEvent, keys: &Keymap, data: &Snapshot) -> Step {
+        let mode = match self.stage {
+            Stage::Editing | Stage::Saving => Mode::Screen(ScreenKind::Editor),
+            Stage::Review(_) => Mode::Review,
+            Stage::Discard { .. } => Mode::Discard,
+            Stage::Conflict { .. } => Mode::Conflict,
         };
+        let action = keys.action(mode, &key);
         match self.stage.clone() {
-            Stage::Editing => self.edit(key, data),
-            Stage::Discard { quit } => match answer {
-                Some('y') if quit => Step::Quit,
-                Some('y') => Step::Close,
-                Some('n' | '\u{1b}') => {
+            Stage::Editing => self.edit(key, action, data),
+            Stage::Discard { quit } => match action {
+                Some(Action::Discard) if quit => Step::Quit,
+                Some(Action::Discard) => Step::Close,
+                Some(Action::KeepEditing) => {
                     self.stage = Stage::Editing;
                     Step::Nothing
                 }
                 _ => Step::Nothing,
             },
-            Stage::Review(_) => match answer {
-                Some('y') => match self.patch() {
+            Stage::Review(_) => match action {
+                Some(Action::Apply) => match self.patch() {
                     Ok(patch) => {
                         self.stage = Stage::Saving;
                         Step::Apply(patch)
@@ -338,15 +340,15 @@ impl Editor {
                         Step::Say(FlashLevel::Error, format!("not saved: {e}"))
                     }
                 },
-                Some('n' | '\u{1b}') => {
+                Some(Action::KeepEditing) => {
                     self.stage = Stage::Editing;
                     Step::Say(FlashLevel::Info, "not saved; still editing".into())
                 }
                 _ => Step::Nothing,
             },
             Stage::Saving => Step::Nothing,
-            Stage::Conflict { current } => match answer {
-                Some('r') => {
+            Stage::Conflict { current } => match action {
+                Some(Action::Reload) => {
                     let newer = current.or_else(|| {
                         self.base
                             .current(data)
@@ -363,20 +365,28 @@ impl Editor {
                                 self.behind = seen;
                             }
                             let kept = if self.note.is_some() {
-                                "; your text is in the note (ctrl-o puts it back)"
+                                format!(
+                                    "; your text is in the note ({} puts it back)",
+                                    keys.label(Mode::Screen(ScreenKind::Editor), Action::PutBack)
+                                )
                             } else {
-                                ""
+                                String::new()
                             };
-                            Step::Say(FlashLevel::Info, format!("reloaded the current values{kept}"))
+                            Step::Say(
+                                FlashLevel::Info,
+                                format!("reloaded the current values{kept}"),
+                            )
                         }
                         None => Step::Say(
                             FlashLevel::Warn,
-                            "the newer version has not reached the console yet; press r again in a moment"
-                                .into(),
+                            format!(
+                                "the newer version has not reached the console yet; press {} again in a moment",
+                                keys.label(Mode::Conflict, Action::Reload)
+                            ),
                         ),
                     }
                 }
-                Some('\u{1b}') => {
+                Some(Action::KeepMine) => {
                     self.stage = Stage::Editing;
                     Step::Say(
                         FlashLevel::Warn,
@@ -389,39 +399,44 @@ impl Editor {
         }
     }
 
-    fn edit(&mut self, key: KeyEvent, data: &Snapshot) -> Step {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Esc if self.dirty() => {
+    fn edit(&mut self, key: KeyEvent, action: Option<Action>, data: &Snapshot) -> Step {
+        match action {
+            Some(Action::Close) if self.dirty() => {
                 self.stage = Stage::Discard { quit: false };
                 Step::Nothing
             }
-            KeyCode::Esc => Step::Close,
-            KeyCode::Char('c') if ctrl && self.dirty() => {
+            Some(Action::Close) => Step::Close,
+            Some(Action::Quit) if self.dirty() => {
                 self.stage = Stage::Discard { quit: true };
                 Step::Nothing
             }
-            KeyCode::Char('c') if ctrl => Step::Quit,
-            KeyCode::Char('s') if ctrl => self.save(data),
-            KeyCode::Char('o') if ctrl => match self.note.take() {
+            Some(Action::Quit) => Step::Quit,
+            Some(Action::Save) => self.save(data),
+            Some(Action::PutBack) => match self.note.take() {
                 Some(note) => {
                     self.set_text(&note);
                     Step::Say(FlashLevel::Info, "your text is back in the editor".into())
                 }
                 None => Step::Nothing,
             },
-            KeyCode::Char('z') if ctrl => {
+            Some(Action::Undo) => {
                 if self.area.undo() {
                     self.check = check(&self.text());
                 }
                 Step::Nothing
             }
-            KeyCode::Home if ctrl => {
+            Some(Action::Redo) => {
+                if self.area.redo() {
+                    self.check = check(&self.text());
+                }
+                Step::Nothing
+            }
+            Some(Action::Top) => {
                 self.area.move_cursor(CursorMove::Top);
                 self.area.move_cursor(CursorMove::Head);
                 Step::Nothing
             }
-            KeyCode::End if ctrl => {
+            Some(Action::Bottom) => {
                 self.area.move_cursor(CursorMove::Bottom);
                 self.area.move_cursor(CursorMove::End);
                 Step::Nothing
@@ -550,7 +565,7 @@ impl Editor {
 mod tests {
     use super::*;
     use crate::api::ManagedService;
-    use crossterm::event::KeyEvent;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn base(values: Option<&str>) -> Base {
         let mut mc = ManagedCluster::new(
@@ -591,16 +606,28 @@ mod tests {
         );
         let mut e = Editor::open(base(Some(&text)), "web");
         let data = Snapshot::default();
-        e.on_key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE), &data);
+        e.on_key(
+            KeyEvent::new(KeyCode::End, KeyModifiers::NONE),
+            &Keymap::default(),
+            &data,
+        );
         e.fit(10, 40);
         assert_eq!(e.area.cursor(), (0, 103));
         let width = 40 - gutter(51);
         assert_eq!(e.left, 103 + 1 - width);
-        e.on_key(KeyEvent::new(KeyCode::End, KeyModifiers::CONTROL), &data);
+        e.on_key(
+            KeyEvent::new(KeyCode::End, KeyModifiers::CONTROL),
+            &Keymap::default(),
+            &data,
+        );
         e.fit(10, 40);
         assert_eq!(e.area.cursor().0, 50);
         assert_eq!(e.top, 41);
-        e.on_key(KeyEvent::new(KeyCode::Home, KeyModifiers::CONTROL), &data);
+        e.on_key(
+            KeyEvent::new(KeyCode::Home, KeyModifiers::CONTROL),
+            &Keymap::default(),
+            &data,
+        );
         e.fit(10, 40);
         assert_eq!((e.top, e.left), (0, 0));
     }
@@ -633,7 +660,7 @@ mod tests {
             assert!(e.dirty());
             assert!(e.check.as_ref().is_err_and(ValuesError::is_limit));
             assert_eq!(e.error_at(), None, "a limit has no place in the text");
-            match e.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL), &data) {
+            match e.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL), &Keymap::default(), &data) {
                 Step::Say(FlashLevel::Error, said) => assert_eq!(said, why),
                 other => panic!("want the refusal, got {other:?}"),
             }
@@ -651,7 +678,11 @@ mod tests {
             KeyCode::Enter,
             KeyCode::Tab,
         ] {
-            e.on_key(KeyEvent::new(key, KeyModifiers::NONE), &data);
+            e.on_key(
+                KeyEvent::new(key, KeyModifiers::NONE),
+                &Keymap::default(),
+                &data,
+            );
         }
         assert_eq!(e.area.lines(), ["a:", "  "]);
     }

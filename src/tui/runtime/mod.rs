@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::engine::{Context, Counters, EngineOptions};
 use crate::store::{Scope, Stores};
 use crate::tui::app::{self, App, Msg};
+use crate::tui::keys::keymap::Keymap;
 use crate::tui::logging;
 use crate::tui::theme::Theme;
 
@@ -48,6 +49,8 @@ pub struct TuiOptions {
     /// `readonly`).
     pub engine: bool,
     pub theme: Theme,
+    /// The keybindings, with the settings file's remapping.
+    pub keymap: Keymap,
     /// Never write to the cluster.
     pub readonly: bool,
     /// The kubeconfig context's user, for the name requests carry when the
@@ -126,6 +129,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         readonly: opts.readonly,
     };
     let mut app = App::new(target, opts.theme.clone(), Timestamp::now());
+    app.keys = opts.keymap.clone();
     if let Err(e) = &log {
         app::update(
             &mut app,

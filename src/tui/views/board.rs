@@ -14,6 +14,7 @@ use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, RolloutStrategy, TemplateRollout, WaveState,
 };
 use crate::tui::app::{App, ObjKey, age};
+use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::rollouts::{
     BoardRow, board_rows, cluster_health, line_of_cluster, phase_health, wave_health,
@@ -355,7 +356,11 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
                         t.muted(),
                     )),
                     (None, WaveState::WaitingForApproval) => spans.push(Span::styled(
-                        "  waits for approval: a approves",
+                        format!(
+                            "  waits for approval: {} approves",
+                            app.keys
+                                .label(Mode::Screen(ScreenKind::RolloutBoard), Action::Approve)
+                        ),
                         t.accent().add_modifier(Modifier::BOLD),
                     )),
                     _ => {}

@@ -8,10 +8,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::modal::{popup, wrapped_height};
+use super::modal::{answer_key, next_key, popup, wrapped_height};
 use super::{body_block, ellipsize, empty_note, section};
 use crate::tui::app::App;
 use crate::tui::editor::{Editor, Stage, gutter};
+use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::theme::{Health, Theme};
 
@@ -25,7 +26,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             app,
             frame,
             inner,
-            "the editor is closed (esc goes back)".into(),
+            format!(
+                "the editor is closed ({} goes back)",
+                app.keys
+                    .label(Mode::Screen(ScreenKind::Clusters), Action::Back)
+            ),
         );
         return;
     };
@@ -136,7 +141,14 @@ fn text(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
 fn note(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     frame.render_widget(
-        section(app, " your text, not saved (ctrl-o puts it back) ".into()),
+        section(
+            app,
+            format!(
+                " your text, not saved ({} puts it back) ",
+                app.keys
+                    .label(Mode::Screen(ScreenKind::Editor), Action::PutBack)
+            ),
+        ),
         area,
     );
     let body = Rect {
@@ -190,7 +202,6 @@ fn status(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
 /// The question the editor asks, if any.
 fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let key = |k: &'static str| Span::styled(k, t.title());
     let object = format!(
         "{} {}",
         editor.key.object.kind.label(),
@@ -219,10 +230,10 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
                 Line::from(question),
                 Line::default(),
                 Line::from(vec![
-                    key("  y  "),
+                    answer_key(app, Mode::Discard, Action::Discard),
                     Span::raw("discard"),
                     Span::raw("    "),
-                    key("n  "),
+                    next_key(app, Mode::Discard, Action::KeepEditing),
                     Span::raw("keep editing"),
                 ]),
             ];
@@ -252,10 +263,10 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
             );
             tail.push(Line::default());
             tail.push(Line::from(vec![
-                key("  y  "),
+                answer_key(app, Mode::Review, Action::Apply),
                 Span::raw(format!("apply{who}")),
                 Span::raw("    "),
-                key("n  "),
+                next_key(app, Mode::Review, Action::KeepEditing),
                 Span::raw("keep editing"),
             ]));
             let inner_w =
@@ -318,11 +329,11 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
                 ),
                 Line::default(),
                 Line::from(vec![
-                    key("  r  "),
+                    answer_key(app, Mode::Conflict, Action::Reload),
                     Span::raw("reload: reopen on the current values; your text stays in a note"),
                 ]),
                 Line::from(vec![
-                    key("esc  "),
+                    answer_key(app, Mode::Conflict, Action::KeepMine),
                     Span::raw("back to your text (saving stays refused until you reload)"),
                 ]),
             ];

@@ -10,8 +10,8 @@ use crate::tui::keys;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let kind = app.screen().kind();
-    let bindings = keys::help(kind);
+    let mode = keys::Mode::Screen(app.screen().kind());
+    let bindings = app.keys.help(mode);
     let key_w = bindings
         .iter()
         .map(|(k, _)| k.chars().count())
@@ -63,27 +63,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .border_style(t.accent())
         .title(Line::from(vec![
             Span::raw(" "),
-            Span::styled(
-                format!(
-                    "help: {}",
-                    match kind {
-                        keys::ScreenKind::Clusters => "clusters",
-                        keys::ScreenKind::ClusterDetail => "cluster",
-                        keys::ScreenKind::Templates => "templates",
-                        keys::ScreenKind::TemplateDetail => "template",
-                        keys::ScreenKind::Editor => "values editor",
-                        keys::ScreenKind::Rollouts => "rollouts",
-                        keys::ScreenKind::RolloutBoard => "rollout board",
-                        keys::ScreenKind::Events => "events",
-                        keys::ScreenKind::Yaml => "yaml",
-                        keys::ScreenKind::Values => "values",
-                    }
-                ),
-                t.title(),
-            ),
+            Span::styled(format!("help: {}", mode.title()), t.title()),
             Span::raw(" "),
         ]))
-        .title_bottom(Line::from(Span::styled(" esc closes ", t.muted())).right_aligned());
+        .title_bottom(
+            Line::from(Span::styled(
+                format!(" {} closes ", app.keys.label(mode, keys::Action::Back)),
+                t.muted(),
+            ))
+            .right_aligned(),
+        );
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

@@ -23,8 +23,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
-use crate::tui::app::{App, Engine, FlashLevel, Input, Modal, Screen, View};
-use crate::tui::keys;
+use crate::tui::app::{App, Engine, FlashLevel, Input, Screen, View};
+use crate::tui::editor::Stage;
+use crate::tui::keys::{self, Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::theme::Theme;
 
@@ -180,7 +181,7 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
             None if !app.view().filter.is_empty() => Line::from(vec![
                 Span::styled("filter ", t.muted()),
                 Span::styled(format!("/{}", app.view().filter), t.accent()),
-                Span::styled("  (esc clears)", t.muted()),
+                Span::styled(format!("  ({} clears)", back_key(app)), t.muted()),
             ]),
             None => Line::default(),
         },
@@ -190,36 +191,25 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
 
 fn hints(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let pairs: Vec<(String, &str)> = match &app.input {
-        Input::Command(_) => keys::COMMAND_PROMPT
-            .iter()
-            .map(|(k, d)| (k.to_string(), *d))
-            .collect(),
-        Input::Filter => keys::FILTER_PROMPT
-            .iter()
-            .map(|(k, d)| (k.to_string(), *d))
-            .collect(),
-        Input::None if app.modal.is_some() => {
-            let keys = match app.modal {
-                Some(Modal::StopChoice { .. }) => keys::ABORT_CHOICE,
-                _ => keys::CONFIRM,
-            };
-            keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
+    let mode = app.mode();
+    let pairs: Vec<(String, &str)> = match mode {
+        Mode::Screen(_) if app.help => vec![
+            (app.keys.label(mode, Action::Back), "close help"),
+            (app.keys.label(mode, Action::Quit), "quit"),
+        ],
+        // Nothing to press while a save is on its way.
+        Mode::Screen(ScreenKind::Editor)
+            if app
+                .editor
+                .as_ref()
+                .is_some_and(|e| matches!(e.stage, Stage::Saving)) =>
+        {
+            Vec::new()
         }
-        Input::None if app.help => vec![("esc".into(), "close help"), ("q".into(), "quit")],
-        Input::None if matches!(app.screen(), Screen::Edit(_)) => {
-            use crate::tui::editor::Stage;
-            let keys = match app.editor.as_ref().map(|e| (&e.stage, e.note.is_some())) {
-                Some((Stage::Review(_), _)) => keys::EDITOR_REVIEW,
-                Some((Stage::Discard { .. }, _)) => keys::EDITOR_DISCARD,
-                Some((Stage::Conflict { .. }, _)) => keys::EDITOR_CONFLICT,
-                Some((Stage::Saving, _)) => &[],
-                Some((_, true)) => keys::EDITOR_NOTE,
-                _ => keys::EDITOR,
-            };
-            keys.iter().map(|(k, d)| (k.to_string(), *d)).collect()
+        _ => {
+            let note = app.editor.as_ref().is_some_and(|e| e.note.is_some());
+            app.keys.hints(mode, note)
         }
-        Input::None => keys::hints(app.screen().kind()),
     };
     // Short of room: the command prompt's hint goes first (`?` lists it).
     let needed: usize = pairs
@@ -244,6 +234,12 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::styled(desc, t.muted()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The key that goes back on the screen shown, as texts name it.
+pub fn back_key(app: &App) -> String {
+    app.keys
+        .label(Mode::Screen(app.screen().kind()), Action::Back)
 }
 
 /// The crumbs, as a block title: `clusters › staging-1 › yaml`.
@@ -561,10 +557,11 @@ pub fn gone(app: &App, key: &crate::tui::app::ObjKey, frame: &mut Frame, area: R
         frame,
         inner,
         format!(
-            "{} {}/{} no longer exists (esc goes back)",
+            "{} {}/{} no longer exists ({} goes back)",
             key.kind.label(),
             key.namespace,
-            key.name
+            key.name,
+            back_key(app)
         ),
     );
 }

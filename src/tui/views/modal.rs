@@ -9,10 +9,28 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use ratatui::style::Style;
 
 use crate::tui::app::{App, Modal};
+use crate::tui::keys::{Action, Mode};
+
+/// The key of an answer, as a question lists it: right-aligned in its
+/// column, from the keymap, so a remapped key is the one named.
+pub fn answer_key(app: &App, mode: Mode, action: Action) -> Span<'static> {
+    Span::styled(
+        format!("{:>3}  ", app.keys.label(mode, action)),
+        app.theme.title(),
+    )
+}
+
+/// The key of a second answer on the same line.
+pub fn next_key(app: &App, mode: Mode, action: Action) -> Span<'static> {
+    Span::styled(
+        format!("{}  ", app.keys.label(mode, action)),
+        app.theme.title(),
+    )
+}
 
 pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let key = |k: &'static str| Span::styled(k, t.title());
+    let key = |mode: Mode, action: Action| answer_key(app, mode, action);
     let who = app
         .user
         .as_deref()
@@ -25,14 +43,17 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
                 Line::from("How should the rollout stop?"),
                 Line::default(),
                 Line::from(vec![
-                    key("  s  "),
+                    key(Mode::AbortChoice, Action::Stay),
                     Span::raw("stay: abort; updated clusters keep the new revision"),
                 ]),
                 Line::from(vec![
-                    key("  b  "),
+                    key(Mode::AbortChoice, Action::RollBack),
                     Span::raw("roll back: touched clusters go back to their last good revision"),
                 ]),
-                Line::from(vec![key("esc  "), Span::raw("cancel")]),
+                Line::from(vec![
+                    key(Mode::AbortChoice, Action::Cancel),
+                    Span::raw("cancel"),
+                ]),
             ],
         ),
         Modal::Confirm {
@@ -46,10 +67,10 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
                 )),
                 Line::default(),
                 Line::from(vec![
-                    key("  y  "),
+                    key(Mode::Confirm, Action::Yes),
                     Span::raw(format!("yes, ask{who}")),
                     Span::raw("    "),
-                    key("n  "),
+                    next_key(app, Mode::Confirm, Action::No),
                     Span::raw("no"),
                 ]),
             ],

@@ -753,3 +753,35 @@ fn tables_draw_only_the_rows_on_screen() {
         }
     }
 }
+
+/// The keymap of a settings file's `keys:` section.
+fn remapped(text: &str) -> crate::tui::keys::Keymap {
+    let file: std::collections::BTreeMap<String, crate::tui::keys::remap::Section> =
+        serde_yaml::from_str(text).unwrap();
+    crate::tui::keys::remap::apply(&file["keys"], text).unwrap()
+}
+
+#[test]
+fn remapped_keys_are_the_ones_the_screen_names() {
+    let mut app = board_app();
+    app.keys = remapped("keys:\n  board:\n    approve: A\n  abort:\n    roll-back: R\n");
+    let screen = text(&mut app, (120, 40));
+    assert!(
+        screen.contains("waits for approval: A approves"),
+        "{screen}"
+    );
+    assert!(screen.contains("A approve"), "the hint bar: {screen}");
+    assert!(!screen.contains("a approve"), "{screen}");
+    press(&mut app, KeyCode::Char('x'));
+    let screen = text(&mut app, (120, 40));
+    assert!(screen.contains("  R  roll back"), "{screen}");
+    assert!(screen.contains("R roll back"), "the hint bar: {screen}");
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.modal.is_none());
+    press(&mut app, KeyCode::Char('?'));
+    let screen = text(&mut app, (120, 40));
+    assert!(
+        screen.contains("A  approve the wave that waits for approval"),
+        "the help: {screen}"
+    );
+}

@@ -36,10 +36,11 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
             frame,
             inner,
             format!(
-                "{} {}/{} no longer exists (esc goes back)",
+                "{} {}/{} no longer exists ({} goes back)",
                 key.kind.label(),
                 key.namespace,
-                key.name
+                key.name,
+                super::back_key(app)
             ),
         );
         return;

@@ -1,0 +1,169 @@
+//! The `:` commands, their aliases and their completion.
+
+/// Where a `:` command goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goto {
+    Clusters,
+    Templates,
+    Rollouts,
+    Events,
+    Help,
+    Quit,
+}
+
+/// A `:` command with its aliases.
+#[derive(Clone, Copy, Debug)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub description: &'static str,
+    pub target: Goto,
+}
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "clusters",
+        aliases: &["mcl", "mcluster", "cl", "managedclusters", "managedcluster"],
+        description: "ManagedClusters",
+        target: Goto::Clusters,
+    },
+    CommandSpec {
+        name: "templates",
+        aliases: &[
+            "tmpl",
+            "ct",
+            "st",
+            "clustertmpl",
+            "svctmpl",
+            "clustertemplates",
+            "servicetemplates",
+        ],
+        description: "ClusterTemplates and ServiceTemplates",
+        target: Goto::Templates,
+    },
+    CommandSpec {
+        name: "rollouts",
+        aliases: &["ro", "rollout", "tr", "templaterollouts", "templaterollout"],
+        description: "TemplateRollouts: waves, approvals",
+        target: Goto::Rollouts,
+    },
+    CommandSpec {
+        name: "events",
+        aliases: &["ev", "event"],
+        description: "what the engine did, newest first",
+        target: Goto::Events,
+    },
+    CommandSpec {
+        name: "help",
+        aliases: &["h"],
+        description: "keys and commands",
+        target: Goto::Help,
+    },
+    CommandSpec {
+        name: "quit",
+        aliases: &["q", "q!", "exit"],
+        description: "leave the console",
+        target: Goto::Quit,
+    },
+];
+
+fn normalize(input: &str) -> String {
+    input.trim().trim_start_matches(':').trim().to_lowercase()
+}
+
+/// The command a line names, by name or alias.
+pub fn resolve(input: &str) -> Option<Goto> {
+    let word = normalize(input);
+    COMMANDS
+        .iter()
+        .find(|c| c.name == word || c.aliases.contains(&word.as_str()))
+        .map(|c| c.target)
+}
+
+/// The names that could complete `input`: command names first; aliases only
+/// when no name fits.
+pub fn candidates(input: &str) -> Vec<&'static str> {
+    let word = normalize(input);
+    let names: Vec<&'static str> = COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .filter(|n| n.starts_with(&word))
+        .collect();
+    if !names.is_empty() {
+        return names;
+    }
+    COMMANDS
+        .iter()
+        .flat_map(|c| c.aliases.iter().copied())
+        .filter(|a| a.starts_with(&word))
+        .collect()
+}
+
+/// Tab: the unique candidate, else the longest prefix the candidates share.
+pub fn complete(input: &str) -> String {
+    let cands = candidates(input);
+    match cands.as_slice() {
+        [] => input.to_string(),
+        [one] => (*one).to_string(),
+        [first, rest @ ..] => {
+            let mut prefix: &str = first;
+            for c in rest {
+                let n = prefix
+                    .chars()
+                    .zip(c.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                prefix = &prefix[..prefix
+                    .char_indices()
+                    .nth(n)
+                    .map_or(prefix.len(), |(i, _)| i)];
+            }
+            if prefix.len() > normalize(input).len() {
+                prefix.to_string()
+            } else {
+                input.to_string()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_and_aliases() {
+        for alias in ["clusters", "mcl", "mcluster", "cl", ":cl", " CL "] {
+            assert_eq!(resolve(alias), Some(Goto::Clusters), "{alias}");
+        }
+        for alias in ["templates", "tmpl", "ct", "st"] {
+            assert_eq!(resolve(alias), Some(Goto::Templates), "{alias}");
+        }
+        for alias in ["rollouts", "ro", "rollout", "tr", ":RO"] {
+            assert_eq!(resolve(alias), Some(Goto::Rollouts), "{alias}");
+        }
+        for alias in ["events", "ev", "event", ":EV"] {
+            assert_eq!(resolve(alias), Some(Goto::Events), "{alias}");
+        }
+        for alias in ["q", "quit"] {
+            assert_eq!(resolve(alias), Some(Goto::Quit), "{alias}");
+        }
+        assert_eq!(resolve("pods"), None);
+    }
+
+    #[test]
+    fn completion() {
+        assert_eq!(complete("cl"), "clusters");
+        assert_eq!(complete("te"), "templates");
+        assert_eq!(complete("q"), "quit");
+        assert_eq!(complete("r"), "rollouts");
+        assert_eq!(complete("ro"), "rollouts");
+        assert_eq!(complete("e"), "events");
+        // Aliases only when no name fits; then their common prefix.
+        assert_eq!(candidates("s"), vec!["st", "svctmpl", "servicetemplates"]);
+        assert_eq!(complete("s"), "s");
+        assert_eq!(complete("sv"), "svctmpl");
+        assert_eq!(complete("zz"), "zz");
+        assert_eq!(candidates("").len(), COMMANDS.len());
+    }
+}

@@ -1,0 +1,498 @@
+//! The effective keymap: the default tables with the user's remapping
+//! applied. Dispatch asks it what a key does in a mode; the hint bar and
+//! the help ask it what to show; `hmc-tui keys` prints it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crossterm::event::KeyEvent;
+
+use super::action::Action;
+use super::key::Key;
+use super::tables::{Binding, Hint, Mode, ScreenKind, TABLES, Table};
+
+/// Every table's bindings, as the console uses them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keymap {
+    tables: BTreeMap<Table, Vec<Binding>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Keymap {
+        Keymap {
+            tables: TABLES.iter().map(|t| (*t, t.defaults().to_vec())).collect(),
+        }
+    }
+}
+
+/// Why a remapping is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RemapError {
+    #[error("`{action}` is not an action of `{table}` ({about}); its actions: {known}")]
+    NotInTable {
+        table: &'static str,
+        about: &'static str,
+        action: Action,
+        known: String,
+    },
+    #[error(
+        "`{key}` types text in {about}; bind a key with ctrl or alt, or one such as enter or f2"
+    )]
+    TypesText { key: String, about: &'static str },
+    #[error("`{key}` would do both `{first}` and `{second}` in {mode}")]
+    Clash {
+        key: String,
+        first: Action,
+        second: Action,
+        mode: &'static str,
+    },
+    #[error("no key left for `{action}` in `{table}`: give it at least one")]
+    NoKey { table: &'static str, action: Action },
+}
+
+impl Keymap {
+    /// The bindings of a table.
+    pub fn table(&self, table: Table) -> &[Binding] {
+        self.tables.get(&table).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every binding of a mode, the first tables' first.
+    pub fn bindings(&self, mode: Mode) -> impl Iterator<Item = &Binding> {
+        mode.tables().iter().flat_map(|t| self.table(*t))
+    }
+
+    /// What a key does in a mode. Questions take `Y` as `y`.
+    pub fn action(&self, mode: Mode, event: &KeyEvent) -> Option<Action> {
+        let key = Key::of(event);
+        for table in mode.tables() {
+            let key = if table.answers() { key.folded() } else { key };
+            let found = self
+                .table(*table)
+                .iter()
+                .find(|b| b.key.normal() == key.normal());
+            if let Some(b) = found {
+                return Some(b.action);
+            }
+        }
+        None
+    }
+
+    /// The keys that do an action in a mode, as the help writes them.
+    pub fn keys_for(&self, mode: Mode, action: Action) -> Vec<String> {
+        self.bindings(mode)
+            .filter(|b| b.action == action)
+            .map(|b| b.key.label())
+            .collect()
+    }
+
+    /// The first key that does an action in a mode, for texts that name
+    /// it (`waits for approval: a approves`).
+    pub fn label(&self, mode: Mode, action: Action) -> String {
+        self.bindings(mode)
+            .find(|b| b.action == action)
+            .map_or_else(|| "(unbound)".into(), |b| b.key.label())
+    }
+
+    /// The hint bar: `(keys, description)` for the bindings shown there,
+    /// keys with one description on one entry (`n esc no`). On the board
+    /// the requests fill the bar, so the filter and the command prompt are
+    /// only in the help. `note`: the editor holds text typed before a
+    /// reload.
+    pub fn hints(&self, mode: Mode, note: bool) -> Vec<(String, &'static str)> {
+        let crowded = mode == Mode::Screen(ScreenKind::RolloutBoard);
+        let mut out: Vec<(String, &'static str)> = Vec::new();
+        let shown = self.bindings(mode).filter(|b| match b.hint {
+            Hint::Never => false,
+            Hint::Always => true,
+            Hint::WithNote => note,
+            Hint::WithoutNote => !note,
+        });
+        for b in shown {
+            if crowded && matches!(b.action, Action::Filter | Action::Command) {
+                continue;
+            }
+            match out.iter_mut().find(|(_, d)| *d == b.description) {
+                Some((keys, _)) => {
+                    keys.push(' ');
+                    keys.push_str(&b.key.label());
+                }
+                None => out.push((b.key.label(), b.description)),
+            }
+        }
+        out
+    }
+
+    /// The help: one line per action, with every key that does it.
+    pub fn help(&self, mode: Mode) -> Vec<(String, &'static str)> {
+        by_action(self.bindings(mode))
+            .into_iter()
+            .map(|(_, keys, d)| (keys.join(" "), d))
+            .collect()
+    }
+
+    /// Gives an action of a table new keys, in place of its old ones. The
+    /// first new key takes the old keys' place in the hint bar.
+    pub fn rebind(&mut self, table: Table, action: Action, keys: &[Key]) -> Result<(), RemapError> {
+        let bindings = self.tables.entry(table).or_default();
+        let Some(first) = bindings.iter().position(|b| b.action == action) else {
+            return Err(RemapError::NotInTable {
+                table: table.name(),
+                about: table.about(),
+                action,
+                known: actions_of(bindings),
+            });
+        };
+        if keys.is_empty() {
+            return Err(RemapError::NoKey {
+                table: table.name(),
+                action,
+            });
+        }
+        if let Some(k) = keys.iter().find(|k| table.takes_text() && k.types_text()) {
+            return Err(RemapError::TypesText {
+                key: k.label(),
+                about: table.about(),
+            });
+        }
+        let old: Vec<Binding> = bindings
+            .iter()
+            .filter(|b| b.action == action)
+            .copied()
+            .collect();
+        let shown = old
+            .iter()
+            .map(|b| b.hint)
+            .find(|h| *h != Hint::Never)
+            .unwrap_or(Hint::Never);
+        let new = keys.iter().enumerate().map(|(i, key)| Binding {
+            key: *key,
+            hint: if i == 0 { shown } else { Hint::Never },
+            ..old[0]
+        });
+        bindings.retain(|b| b.action != action);
+        let at = first.min(bindings.len());
+        bindings.splice(at..at, new);
+        Ok(())
+    }
+
+    /// Refuses a keymap where one key does two things in one mode.
+    pub fn check(&self) -> Result<(), RemapError> {
+        for mode in Mode::all() {
+            let mut seen: Vec<(Key, Action)> = Vec::new();
+            for table in mode.tables() {
+                for b in self.table(*table) {
+                    let key = if table.answers() {
+                        b.key.normal().folded()
+                    } else {
+                        b.key.normal()
+                    };
+                    match seen.iter().find(|(k, _)| *k == key) {
+                        Some((_, first)) if *first != b.action => {
+                            return Err(RemapError::Clash {
+                                key: b.key.label(),
+                                first: *first,
+                                second: b.action,
+                                mode: mode.title(),
+                            });
+                        }
+                        Some(_) => {}
+                        None => seen.push((key, b.action)),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The whole map as `hmc-tui keys` prints it: a block per table, a
+    /// line per action with its keys and what it does.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for table in TABLES {
+            let _ = writeln!(out, "{}: {}", table.name(), table.about());
+            let lines = by_action(self.table(*table).iter());
+            for (action, keys, what) in lines {
+                let _ = writeln!(out, "  {:<14} {:<16} {what}", action.name(), keys.join(" "));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Bindings grouped by action, in order: the action, its keys, and what
+/// the help says of it.
+fn by_action<'a>(
+    bindings: impl Iterator<Item = &'a Binding>,
+) -> Vec<(Action, Vec<String>, &'static str)> {
+    let mut lines: Vec<(Action, Vec<String>, &'static str)> = Vec::new();
+    for b in bindings {
+        match lines.iter_mut().find(|(a, _, _)| *a == b.action) {
+            Some((_, keys, _)) => keys.push(b.key.label()),
+            None => lines.push((
+                b.action,
+                vec![b.key.label()],
+                b.help.unwrap_or(b.description),
+            )),
+        }
+    }
+    lines
+}
+
+/// A table's actions, for an error message.
+fn actions_of(bindings: &[Binding]) -> String {
+    let mut names: Vec<&str> = bindings.iter().map(|b| b.action.name()).collect();
+    names.dedup();
+    names.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    fn action(screen: ScreenKind, event: &KeyEvent) -> Option<Action> {
+        Keymap::default().action(Mode::Screen(screen), event)
+    }
+
+    fn hints(screen: ScreenKind) -> Vec<(String, &'static str)> {
+        Keymap::default().hints(Mode::Screen(screen), false)
+    }
+
+    fn help(screen: ScreenKind) -> Vec<(String, &'static str)> {
+        Keymap::default().help(Mode::Screen(screen))
+    }
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn lookup_follows_the_tables() {
+        let s = ScreenKind::Clusters;
+        assert_eq!(
+            action(s, &key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            action(s, &key(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            action(s, &key(KeyCode::Char('?'), KeyModifiers::SHIFT)),
+            Some(Action::Help)
+        );
+        assert_eq!(
+            action(s, &key(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            action(s, &key(KeyCode::Char('c'), KeyModifiers::NONE)),
+            None
+        );
+        assert_eq!(
+            action(
+                ScreenKind::Templates,
+                &key(KeyCode::Enter, KeyModifiers::NONE)
+            ),
+            Some(Action::Open)
+        );
+        for screen in [ScreenKind::ClusterDetail, ScreenKind::TemplateDetail] {
+            assert_eq!(
+                action(screen, &key(KeyCode::Char('e'), KeyModifiers::NONE)),
+                Some(Action::Edit)
+            );
+            // enter: the selected service's values, first in the hint bar.
+            assert_eq!(
+                action(screen, &key(KeyCode::Enter, KeyModifiers::NONE)),
+                Some(Action::Open)
+            );
+            assert_eq!(hints(screen)[0], ("enter".to_string(), "values"));
+        }
+        // The values scroll like YAML.
+        assert_eq!(
+            action(
+                ScreenKind::Values,
+                &key(KeyCode::Char(' '), KeyModifiers::NONE)
+            ),
+            Some(Action::PageDown)
+        );
+        assert_eq!(
+            action(
+                ScreenKind::Editor,
+                &key(KeyCode::Char('q'), KeyModifiers::NONE)
+            ),
+            None
+        );
+        assert_eq!(
+            action(
+                ScreenKind::Yaml,
+                &key(KeyCode::Char('/'), KeyModifiers::NONE)
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn help_groups_keys_by_action() {
+        let help = help(ScreenKind::Clusters);
+        assert!(help.contains(&("j ↓".to_string(), "down")));
+        assert!(help.contains(&("q ctrl-c".to_string(), "quit")));
+        let hints = hints(ScreenKind::Clusters);
+        assert_eq!(hints[0], ("enter".to_string(), "details"));
+    }
+
+    #[test]
+    fn the_board_offers_the_requests() {
+        let s = ScreenKind::RolloutBoard;
+        for (c, a) in [
+            ('a', Action::Approve),
+            ('p', Action::Pause),
+            ('r', Action::Resume),
+            ('x', Action::Abort),
+            ('s', Action::Skip),
+            ('t', Action::Retry),
+            ('j', Action::Down),
+        ] {
+            assert_eq!(
+                action(s, &key(KeyCode::Char(c), KeyModifiers::NONE)),
+                Some(a),
+                "{c}"
+            );
+        }
+        // The requests are only on the board.
+        assert_eq!(
+            action(
+                ScreenKind::Rollouts,
+                &key(KeyCode::Char('a'), KeyModifiers::NONE)
+            ),
+            None
+        );
+        let hints: Vec<String> = hints(s).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(hints[..6], ["a", "p", "r", "x", "s", "t"]);
+        assert!(!hints.contains(&"/".to_string()));
+        let help = help(s);
+        assert!(help.contains(&("/".to_string(), "filter")));
+        assert!(help.contains(&("a".to_string(), "approve the wave that waits for approval")));
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, &'static str)> {
+        list.iter()
+            .map(|(k, d)| {
+                (
+                    k.to_string(),
+                    Box::leak(d.to_string().into_boxed_str()) as &str,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn prompts_questions_and_the_editor_hint_as_before() {
+        let map = Keymap::default();
+        for (mode, note, want) in [
+            (
+                Mode::Prompt,
+                false,
+                pairs(&[
+                    ("enter", "run"),
+                    ("tab", "complete"),
+                    ("esc", "cancel"),
+                    ("ctrl-u", "erase"),
+                ]),
+            ),
+            (
+                Mode::Filter,
+                false,
+                pairs(&[
+                    ("enter", "keep"),
+                    ("esc", "clear"),
+                    ("↑ ↓", "move"),
+                    ("ctrl-u", "erase"),
+                ]),
+            ),
+            (
+                Mode::AbortChoice,
+                false,
+                pairs(&[("s", "stay (abort)"), ("b", "roll back"), ("esc", "cancel")]),
+            ),
+            (
+                Mode::Confirm,
+                false,
+                pairs(&[("y", "yes, ask"), ("n esc", "no")]),
+            ),
+            (
+                Mode::Screen(ScreenKind::Editor),
+                false,
+                pairs(&[
+                    ("ctrl-s", "save"),
+                    ("esc", "close"),
+                    ("ctrl-z", "undo"),
+                    ("ctrl-r", "redo"),
+                ]),
+            ),
+            (
+                Mode::Screen(ScreenKind::Editor),
+                true,
+                pairs(&[
+                    ("ctrl-s", "save"),
+                    ("ctrl-o", "put your text back"),
+                    ("esc", "close"),
+                    ("ctrl-z", "undo"),
+                ]),
+            ),
+            (
+                Mode::Review,
+                false,
+                pairs(&[("y", "apply"), ("n esc", "keep editing")]),
+            ),
+            (
+                Mode::Discard,
+                false,
+                pairs(&[("y", "discard"), ("n esc", "keep editing")]),
+            ),
+            (
+                Mode::Conflict,
+                false,
+                pairs(&[("r", "reload"), ("esc", "keep my text")]),
+            ),
+        ] {
+            assert_eq!(map.hints(mode, note), want, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn the_defaults_mean_one_thing_per_key_and_name_every_action() {
+        let map = Keymap::default();
+        assert_eq!(map.check(), Ok(()));
+        for table in TABLES {
+            for b in map.table(*table) {
+                assert_eq!(Action::named(b.action.name()), Some(b.action));
+            }
+        }
+        // Every table is reachable from some mode.
+        for table in TABLES {
+            assert!(
+                Mode::all().iter().any(|m| m.tables().contains(table)),
+                "{table:?}"
+            );
+        }
+        let printed = map.describe();
+        assert!(printed.contains("board: the rollout board"), "{printed}");
+        assert!(printed.contains("  approve        a"), "{printed}");
+    }
+
+    #[test]
+    fn the_editor_and_questions_do_not_quit_on_ctrl_c_unasked() {
+        let map = Keymap::default();
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            map.action(Mode::Screen(ScreenKind::Editor), &ctrl_c),
+            Some(Action::Quit)
+        );
+        assert_eq!(map.action(Mode::Review, &ctrl_c), None);
+        assert_eq!(map.action(Mode::Filter, &ctrl_c), Some(Action::Quit));
+        assert_eq!(map.action(Mode::Confirm, &ctrl_c), Some(Action::Quit));
+    }
+}

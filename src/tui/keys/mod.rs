@@ -1,0 +1,28 @@
+//! Keybindings as data, for every mode of the console: the lists and the
+//! board, the filter and `:` prompts, the questions and every stage of the
+//! values editor. Dispatch, the hint bar, the `?` help and `hmc-tui keys`
+//! are generated from one [`keymap::Keymap`], which the settings file may
+//! remap.
+//!
+//! - [`key`]: one key: matching, labels, reading it from text;
+//! - [`action`]: what a key can do, with its name in the settings file;
+//! - [`tables`]: the default tables and the modes made of them;
+//! - [`keymap`]: the effective map: lookup, hints, help, clash check;
+//! - [`remap`]: the settings file's `keys:` section;
+//! - [`commands`]: the `:` commands, their aliases and completion.
+//!
+//! Children import each other by their own paths; the re-exports below are
+//! for the rest of the console.
+
+pub mod action;
+pub mod commands;
+pub mod key;
+pub mod keymap;
+pub mod remap;
+pub mod tables;
+
+pub use action::Action;
+pub use commands::{COMMANDS, CommandSpec, Goto, candidates, complete, resolve};
+pub use key::Key;
+pub use keymap::Keymap;
+pub use tables::{Mode, ScreenKind};

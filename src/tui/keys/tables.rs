@@ -1,0 +1,552 @@
+//! The default keybindings, as data: one table per mode of the console,
+//! `(key, action, description)` per row. Dispatch, the hint bar, the `?`
+//! help and `hmc-tui keys` are all generated from these tables (through
+//! [`super::keymap::Keymap`], which applies the user's remapping), so
+//! what the help says is what the keys do.
+
+use crossterm::event::{KeyCode, KeyModifiers};
+
+use super::action::Action;
+use super::key::Key;
+
+/// The screens, as far as keys are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScreenKind {
+    Clusters,
+    ClusterDetail,
+    Templates,
+    TemplateDetail,
+    /// The values editor: its own table takes every key.
+    Editor,
+    Rollouts,
+    RolloutBoard,
+    Events,
+    Yaml,
+    /// A service's values, or a ServiceTemplate's defaults.
+    Values,
+}
+
+/// Where the user is, as far as keys are concerned: a screen, or a prompt,
+/// question or editor stage in front of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Screen(ScreenKind),
+    /// Typing the `/` filter.
+    Filter,
+    /// Typing a `:` command.
+    Prompt,
+    /// Choosing how to stop a rollout.
+    AbortChoice,
+    /// A yes/no question before a request that cannot be undone.
+    Confirm,
+    /// The merged values diff before a save.
+    Review,
+    /// Unsaved changes on close.
+    Discard,
+    /// The object changed since the editor opened.
+    Conflict,
+}
+
+/// One table of bindings; a mode is made of one or more of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Table {
+    /// Everywhere but the editor: ctrl-c quits.
+    Anywhere,
+    /// On every screen.
+    Global,
+    /// Moving through a list.
+    List,
+    Clusters,
+    Cluster,
+    Templates,
+    Template,
+    Rollouts,
+    Board,
+    Events,
+    /// Scrolling text: YAML and values.
+    Text,
+    Filter,
+    Prompt,
+    Abort,
+    Confirm,
+    Editor,
+    Review,
+    Discard,
+    Conflict,
+}
+
+/// Every table, in the order `hmc-tui keys` prints them.
+pub const TABLES: &[Table] = &[
+    Table::Global,
+    Table::Anywhere,
+    Table::List,
+    Table::Clusters,
+    Table::Cluster,
+    Table::Templates,
+    Table::Template,
+    Table::Rollouts,
+    Table::Board,
+    Table::Events,
+    Table::Text,
+    Table::Filter,
+    Table::Prompt,
+    Table::Abort,
+    Table::Confirm,
+    Table::Editor,
+    Table::Review,
+    Table::Discard,
+    Table::Conflict,
+];
+
+impl Table {
+    /// The table's name in the settings file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Anywhere => "anywhere",
+            Table::Global => "global",
+            Table::List => "list",
+            Table::Clusters => "clusters",
+            Table::Cluster => "cluster",
+            Table::Templates => "templates",
+            Table::Template => "template",
+            Table::Rollouts => "rollouts",
+            Table::Board => "board",
+            Table::Events => "events",
+            Table::Text => "text",
+            Table::Filter => "filter",
+            Table::Prompt => "prompt",
+            Table::Abort => "abort",
+            Table::Confirm => "confirm",
+            Table::Editor => "editor",
+            Table::Review => "review",
+            Table::Discard => "discard",
+            Table::Conflict => "conflict",
+        }
+    }
+
+    /// Where the table's keys work, for `hmc-tui keys` and error messages.
+    pub fn about(self) -> &'static str {
+        match self {
+            Table::Anywhere => "everywhere but the values editor",
+            Table::Global => "on every screen",
+            Table::List => "moving through a list",
+            Table::Clusters => "the clusters screen",
+            Table::Cluster => "a cluster's screen",
+            Table::Templates => "the templates screen",
+            Table::Template => "a ClusterTemplate's screen",
+            Table::Rollouts => "the rollouts screen",
+            Table::Board => "the rollout board",
+            Table::Events => "the events screen",
+            Table::Text => "the yaml and values views",
+            Table::Filter => "typing a / filter",
+            Table::Prompt => "typing a : command",
+            Table::Abort => "choosing how to stop a rollout",
+            Table::Confirm => "a yes/no question before a request",
+            Table::Editor => "the values editor",
+            Table::Review => "the values editor's review before a save",
+            Table::Discard => "the values editor's question on unsaved changes",
+            Table::Conflict => "the values editor when the object changed under it",
+        }
+    }
+
+    /// The table a settings file names.
+    pub fn named(name: &str) -> Option<Table> {
+        TABLES
+            .iter()
+            .copied()
+            .find(|t| t.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Whether the table's mode reads typed text: a plain character there
+    /// types itself and cannot be bound.
+    pub fn takes_text(self) -> bool {
+        matches!(self, Table::Filter | Table::Prompt | Table::Editor)
+    }
+
+    /// Whether the table answers a question, where `Y` means `y`.
+    pub fn answers(self) -> bool {
+        matches!(
+            self,
+            Table::Abort | Table::Confirm | Table::Review | Table::Discard | Table::Conflict
+        )
+    }
+
+    /// The default bindings.
+    pub fn defaults(self) -> &'static [Binding] {
+        match self {
+            Table::Anywhere => ANYWHERE,
+            Table::Global => GLOBAL,
+            Table::List => LIST,
+            Table::Clusters => CLUSTERS,
+            Table::Cluster => CLUSTER,
+            Table::Templates => TEMPLATES,
+            Table::Template => TEMPLATE,
+            Table::Rollouts => ROLLOUTS,
+            Table::Board => BOARD,
+            Table::Events => EVENTS,
+            Table::Text => TEXT,
+            Table::Filter => FILTER,
+            Table::Prompt => PROMPT,
+            Table::Abort => ABORT,
+            Table::Confirm => CONFIRM,
+            Table::Editor => EDITOR,
+            Table::Review => REVIEW,
+            Table::Discard => DISCARD,
+            Table::Conflict => CONFLICT,
+        }
+    }
+}
+
+impl Mode {
+    /// The tables a mode is made of, the first winning.
+    pub fn tables(self) -> &'static [Table] {
+        match self {
+            Mode::Screen(screen) => match screen {
+                ScreenKind::Clusters => {
+                    &[Table::Clusters, Table::List, Table::Global, Table::Anywhere]
+                }
+                ScreenKind::ClusterDetail => {
+                    &[Table::Cluster, Table::List, Table::Global, Table::Anywhere]
+                }
+                ScreenKind::Templates => &[
+                    Table::Templates,
+                    Table::List,
+                    Table::Global,
+                    Table::Anywhere,
+                ],
+                ScreenKind::TemplateDetail => {
+                    &[Table::Template, Table::List, Table::Global, Table::Anywhere]
+                }
+                // The editor takes every key, ctrl-c too: it asks before
+                // losing changes.
+                ScreenKind::Editor => &[Table::Editor],
+                ScreenKind::Rollouts => {
+                    &[Table::Rollouts, Table::List, Table::Global, Table::Anywhere]
+                }
+                ScreenKind::RolloutBoard => {
+                    &[Table::Board, Table::List, Table::Global, Table::Anywhere]
+                }
+                ScreenKind::Events => &[Table::Events, Table::List, Table::Global, Table::Anywhere],
+                ScreenKind::Yaml | ScreenKind::Values => {
+                    &[Table::Text, Table::Global, Table::Anywhere]
+                }
+            },
+            Mode::Filter => &[Table::Filter, Table::Anywhere],
+            Mode::Prompt => &[Table::Prompt, Table::Anywhere],
+            Mode::AbortChoice => &[Table::Abort, Table::Anywhere],
+            Mode::Confirm => &[Table::Confirm, Table::Anywhere],
+            Mode::Review => &[Table::Review],
+            Mode::Discard => &[Table::Discard],
+            Mode::Conflict => &[Table::Conflict],
+        }
+    }
+
+    /// Every mode, for checking that no key means two things in one.
+    pub fn all() -> Vec<Mode> {
+        let screens = [
+            ScreenKind::Clusters,
+            ScreenKind::ClusterDetail,
+            ScreenKind::Templates,
+            ScreenKind::TemplateDetail,
+            ScreenKind::Editor,
+            ScreenKind::Rollouts,
+            ScreenKind::RolloutBoard,
+            ScreenKind::Events,
+            ScreenKind::Yaml,
+            ScreenKind::Values,
+        ];
+        screens
+            .into_iter()
+            .map(Mode::Screen)
+            .chain([
+                Mode::Filter,
+                Mode::Prompt,
+                Mode::AbortChoice,
+                Mode::Confirm,
+                Mode::Review,
+                Mode::Discard,
+                Mode::Conflict,
+            ])
+            .collect()
+    }
+
+    /// How the help and error messages name the mode.
+    pub fn title(self) -> &'static str {
+        match self {
+            Mode::Screen(screen) => match screen {
+                ScreenKind::Clusters => "clusters",
+                ScreenKind::ClusterDetail => "cluster",
+                ScreenKind::Templates => "templates",
+                ScreenKind::TemplateDetail => "template",
+                ScreenKind::Editor => "values editor",
+                ScreenKind::Rollouts => "rollouts",
+                ScreenKind::RolloutBoard => "rollout board",
+                ScreenKind::Events => "events",
+                ScreenKind::Yaml => "yaml",
+                ScreenKind::Values => "values",
+            },
+            Mode::Filter => "filter",
+            Mode::Prompt => "command prompt",
+            Mode::AbortChoice => "stopping a rollout",
+            Mode::Confirm => "confirming a request",
+            Mode::Review => "values review",
+            Mode::Discard => "unsaved values",
+            Mode::Conflict => "values changed elsewhere",
+        }
+    }
+}
+
+/// When a binding shows in the hint bar (the help shows every binding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hint {
+    Never,
+    Always,
+    /// Only while the editor holds text typed before a reload.
+    WithNote,
+    /// Hidden while the editor holds such text, to leave room.
+    WithoutNote,
+}
+
+/// One binding: a key, what it does, and what the help calls it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub key: Key,
+    pub action: Action,
+    pub description: &'static str,
+    pub hint: Hint,
+    /// What the help says, when the hint's word is too short to explain.
+    pub help: Option<&'static str>,
+}
+
+const fn bind(key: Key, action: Action, description: &'static str, hint: bool) -> Binding {
+    Binding {
+        key,
+        action,
+        description,
+        hint: if hint { Hint::Always } else { Hint::Never },
+        help: None,
+    }
+}
+
+impl Binding {
+    /// The help's longer text for this binding.
+    const fn explained(self, help: &'static str) -> Binding {
+        Binding {
+            help: Some(help),
+            ..self
+        }
+    }
+
+    const fn hinted(self, hint: Hint) -> Binding {
+        Binding { hint, ..self }
+    }
+}
+
+const ANYWHERE: &[Binding] = &[bind(Key::ctrl('c'), Action::Quit, "quit", false)];
+
+const GLOBAL: &[Binding] = &[
+    bind(Key::char(':'), Action::Command, "command", true),
+    bind(Key::char('?'), Action::Help, "help", true),
+    bind(Key::plain(KeyCode::Esc), Action::Back, "back", true),
+    bind(Key::char('q'), Action::Quit, "quit", true),
+];
+
+const LIST: &[Binding] = &[
+    bind(Key::char('j'), Action::Down, "down", false),
+    bind(Key::plain(KeyCode::Down), Action::Down, "down", false),
+    bind(Key::char('k'), Action::Up, "up", false),
+    bind(Key::plain(KeyCode::Up), Action::Up, "up", false),
+    bind(
+        Key::plain(KeyCode::PageDown),
+        Action::PageDown,
+        "page down",
+        false,
+    ),
+    bind(Key::ctrl('f'), Action::PageDown, "page down", false),
+    bind(
+        Key::plain(KeyCode::PageUp),
+        Action::PageUp,
+        "page up",
+        false,
+    ),
+    bind(Key::ctrl('b'), Action::PageUp, "page up", false),
+    bind(Key::char('g'), Action::Top, "top", false),
+    bind(Key::plain(KeyCode::Home), Action::Top, "top", false),
+    bind(Key::char('G'), Action::Bottom, "bottom", false),
+    bind(Key::plain(KeyCode::End), Action::Bottom, "bottom", false),
+    bind(Key::char('/'), Action::Filter, "filter", true),
+];
+
+const CLUSTERS: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Open, "details", true),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const CLUSTER: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Open, "values", true)
+        .explained("the selected service's merged values, as Helm gets them"),
+    bind(Key::char('e'), Action::Edit, "edit", true)
+        .explained("edit the selected service's values on this cluster"),
+    bind(Key::char('v'), Action::Events, "events", true)
+        .explained("the engine's events about this cluster"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const EVENTS: &[Binding] = &[
+    bind(
+        Key::plain(KeyCode::Enter),
+        Action::Open,
+        "open object",
+        true,
+    )
+    .explained("the screen of the object the event is about"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const TEMPLATES: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Open, "open", true)
+        .explained("a ClusterTemplate's services, a ServiceTemplate's default values"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const TEMPLATE: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Open, "values", true)
+        .explained("the selected service's default values, before a cluster's own"),
+    bind(Key::char('e'), Action::Edit, "edit", true)
+        .explained("edit the selected service's values in this template"),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+const ROLLOUTS: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Open, "board", true),
+    bind(Key::char('y'), Action::Yaml, "yaml", true),
+];
+
+/// The rollout board: the operator's requests first, then the list keys
+/// (`/`, `y` and `:` stay out of the hint bar to leave room).
+const BOARD: &[Binding] = &[
+    bind(Key::char('a'), Action::Approve, "approve", true)
+        .explained("approve the wave that waits for approval"),
+    bind(Key::char('p'), Action::Pause, "pause", true).explained("pause the rollout"),
+    bind(Key::char('r'), Action::Resume, "resume", true).explained("resume a paused rollout"),
+    bind(Key::char('x'), Action::Abort, "abort", true)
+        .explained("abort (clusters stay) or roll back; asks"),
+    bind(Key::char('s'), Action::Skip, "skip", true).explained("skip the selected cluster; asks"),
+    bind(Key::char('t'), Action::Retry, "retry", true)
+        .explained("retry the selected failed cluster"),
+    bind(Key::char('y'), Action::Yaml, "yaml", false),
+];
+
+const TEXT: &[Binding] = &[
+    bind(Key::char('j'), Action::Down, "scroll down", false),
+    bind(
+        Key::plain(KeyCode::Down),
+        Action::Down,
+        "scroll down",
+        false,
+    ),
+    bind(Key::char('k'), Action::Up, "scroll up", false),
+    bind(Key::plain(KeyCode::Up), Action::Up, "scroll up", false),
+    bind(
+        Key::plain(KeyCode::PageDown),
+        Action::PageDown,
+        "page down",
+        false,
+    ),
+    bind(Key::ctrl('f'), Action::PageDown, "page down", false),
+    bind(Key::char(' '), Action::PageDown, "page down", false),
+    bind(
+        Key::plain(KeyCode::PageUp),
+        Action::PageUp,
+        "page up",
+        false,
+    ),
+    bind(Key::ctrl('b'), Action::PageUp, "page up", false),
+    bind(Key::char('g'), Action::Top, "top", false),
+    bind(Key::plain(KeyCode::Home), Action::Top, "top", false),
+    bind(Key::char('G'), Action::Bottom, "bottom", false),
+    bind(Key::plain(KeyCode::End), Action::Bottom, "bottom", false),
+];
+
+const FILTER: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Keep, "keep", true),
+    bind(Key::plain(KeyCode::Esc), Action::Clear, "clear", true),
+    bind(Key::plain(KeyCode::Up), Action::Up, "move", true),
+    bind(Key::plain(KeyCode::Down), Action::Down, "move", true),
+    bind(Key::ctrl('u'), Action::Erase, "erase", true),
+];
+
+const PROMPT: &[Binding] = &[
+    bind(Key::plain(KeyCode::Enter), Action::Run, "run", true),
+    bind(Key::plain(KeyCode::Tab), Action::Complete, "complete", true),
+    bind(Key::plain(KeyCode::Esc), Action::Cancel, "cancel", true),
+    bind(Key::ctrl('u'), Action::Erase, "erase", true),
+];
+
+const ABORT: &[Binding] = &[
+    bind(Key::char('s'), Action::Stay, "stay (abort)", true),
+    bind(Key::char('b'), Action::RollBack, "roll back", true),
+    bind(Key::plain(KeyCode::Esc), Action::Cancel, "cancel", true),
+    bind(Key::char('n'), Action::Cancel, "cancel", false),
+    bind(Key::char('q'), Action::Cancel, "cancel", false),
+];
+
+const CONFIRM: &[Binding] = &[
+    bind(Key::char('y'), Action::Yes, "yes, ask", true),
+    bind(Key::char('n'), Action::No, "no", true),
+    bind(Key::plain(KeyCode::Esc), Action::No, "no", true),
+    bind(Key::char('q'), Action::No, "no", false),
+];
+
+const CTRL_HOME: Key = Key::with(KeyCode::Home, KeyModifiers::CONTROL);
+const CTRL_END: Key = Key::with(KeyCode::End, KeyModifiers::CONTROL);
+
+/// The values editor: keys not bound here go to the text area, which
+/// types, moves and deletes as terminal editors do.
+const EDITOR: &[Binding] = &[
+    bind(Key::ctrl('s'), Action::Save, "save", true)
+        .explained("check, review the merged values, then save"),
+    bind(Key::ctrl('o'), Action::PutBack, "put your text back", false)
+        .hinted(Hint::WithNote)
+        .explained("after a reload: put the text you typed back"),
+    bind(Key::plain(KeyCode::Esc), Action::Close, "close", true)
+        .explained("close the editor; asks when there are changes"),
+    bind(Key::ctrl('c'), Action::Quit, "quit", false)
+        .explained("leave the console; asks when there are changes"),
+    bind(Key::ctrl('z'), Action::Undo, "undo", true),
+    bind(Key::ctrl('r'), Action::Redo, "redo", false).hinted(Hint::WithoutNote),
+    bind(CTRL_HOME, Action::Top, "top", false),
+    bind(CTRL_END, Action::Bottom, "bottom", false),
+];
+
+const REVIEW: &[Binding] = &[
+    bind(Key::char('y'), Action::Apply, "apply", true),
+    bind(Key::char('n'), Action::KeepEditing, "keep editing", true),
+    bind(
+        Key::plain(KeyCode::Esc),
+        Action::KeepEditing,
+        "keep editing",
+        true,
+    ),
+];
+
+const DISCARD: &[Binding] = &[
+    bind(Key::char('y'), Action::Discard, "discard", true),
+    bind(Key::char('n'), Action::KeepEditing, "keep editing", true),
+    bind(
+        Key::plain(KeyCode::Esc),
+        Action::KeepEditing,
+        "keep editing",
+        true,
+    ),
+];
+
+const CONFLICT: &[Binding] = &[
+    bind(Key::char('r'), Action::Reload, "reload", true),
+    bind(
+        Key::plain(KeyCode::Esc),
+        Action::KeepMine,
+        "keep my text",
+        true,
+    ),
+];
