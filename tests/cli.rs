@@ -1,5 +1,5 @@
-//! The binary's subcommands that need no cluster: shell completions and the
-//! CRDs.
+//! The binary's subcommands that need no cluster: shell completions, the
+//! CRDs and the keymap.
 
 use std::process::Command;
 
@@ -57,5 +57,55 @@ fn crds_prints_all_four_definitions() {
             "servicetemplates.hmc.mirantis.com",
             "templaterollouts.hmc.mirantis.com",
         ]
+    );
+}
+
+/// `hmc-tui keys` with a settings file of this text (in a folder of its own).
+fn keys_with(name: &str, settings: &str) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("hmc-tui-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("hmc-tui")).unwrap();
+    std::fs::write(dir.join("hmc-tui/config.yaml"), settings).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
+        .arg("keys")
+        .env("XDG_CONFIG_HOME", &dir)
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .output()
+        .expect("running hmc-tui keys");
+    std::fs::remove_dir_all(&dir).ok();
+    out
+}
+
+#[test]
+fn keys_prints_the_effective_map_with_the_remapping() {
+    let out = keys_with("keys-ok", "keys:\n  board:\n    approve: [A, ctrl-a]\n");
+    assert!(out.status.success(), "{out:?}");
+    let map = String::from_utf8(out.stdout).unwrap();
+    for table in [
+        "global:", "board:", "filter:", "prompt:", "confirm:", "editor:",
+    ] {
+        assert!(map.contains(table), "{table} missing:\n{map}");
+    }
+    let approve = map
+        .lines()
+        .find(|l| l.trim_start().starts_with("approve "))
+        .unwrap_or_else(|| panic!("no approve line:\n{map}"));
+    assert!(approve.contains("A ctrl-a"), "{approve}");
+}
+
+#[test]
+fn a_clashing_binding_is_refused_with_the_file_and_line() {
+    let out = keys_with(
+        "keys-bad",
+        "theme: light\nkeys:\n  board:\n    approve: x\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("config.yaml, line 4: board.approve: `x` would do both `approve` and `abort`"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("Location"),
+        "a plain message, not a crash report: {err}"
     );
 }
