@@ -13,20 +13,20 @@
 //! the resourceVersion the editor opened).
 
 pub mod app;
-pub mod banner;
 pub mod config;
-pub mod editor;
-pub mod events;
+#[cfg(any(test, feature = "fixtures"))]
 #[doc(hidden)]
 pub mod fixtures;
 pub mod keys;
 pub mod layout;
 pub mod logging;
-pub mod patch;
-pub mod rollouts;
+pub mod model;
+pub mod state;
 pub mod theme;
-pub mod values;
 pub mod views;
+// The old paths, while the loop below still names them.
+pub use model::events;
+pub use state::editor;
 
 use std::io::{Stdout, stdout};
 use std::sync::Arc;

@@ -7,6 +7,8 @@ use std::str::FromStr;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
+use crate::tui::model::health::Health;
+
 /// The built-in themes, by name.
 pub const BUILT_IN: &[(&str, &str)] = &[
     ("default", include_str!("../../themes/default.yaml")),
@@ -186,21 +188,6 @@ impl Theme {
     pub fn error(&self) -> Style {
         Style::new().fg(self.failed).add_modifier(Modifier::BOLD)
     }
-}
-
-/// How something is doing, in the colours of the theme.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Health {
-    /// Ready, Installed, valid.
-    Ready,
-    /// Provisioning, Installing.
-    Progressing,
-    /// Pending, not yet checked.
-    Pending,
-    /// Failed, invalid.
-    Failed,
-    /// Removing, unknown.
-    Muted,
 }
 
 /// Whether a theme is given as a file rather than a name: it has a `/` or

@@ -23,9 +23,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
-use crate::tui::app::{App, Engine, FlashLevel, Input, Modal, Screen, View};
 use crate::tui::keys;
 use crate::tui::layout;
+use crate::tui::state::app::{App, Engine, Input, Modal};
+use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
 /// Draws the whole console.
@@ -208,7 +210,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         }
         Input::None if app.help => vec![("esc".into(), "close help"), ("q".into(), "quit")],
         Input::None if matches!(app.screen(), Screen::Edit(_)) => {
-            use crate::tui::editor::Stage;
+            use crate::tui::state::editor::Stage;
             let keys = match app.editor.as_ref().map(|e| (&e.stage, e.note.is_some())) {
                 Some((Stage::Review(_), _)) => keys::EDITOR_REVIEW,
                 Some((Stage::Discard { .. }, _)) => keys::EDITOR_DISCARD,
@@ -552,7 +554,7 @@ pub(crate) fn empty_note(app: &App, frame: &mut Frame, area: Rect, text: String)
 }
 
 /// The body of a screen whose object is gone: says so, and how to go back.
-pub fn gone(app: &App, key: &crate::tui::app::ObjKey, frame: &mut Frame, area: Rect) {
+pub fn gone(app: &App, key: &crate::tui::model::key::ObjKey, frame: &mut Frame, area: Rect) {
     let block = body_block(app, Vec::new());
     let inner = block.inner(area);
     frame.render_widget(block, area);

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use ratatui::style::Style;
 
-use crate::tui::app::{App, Modal};
+use crate::tui::state::app::{App, Modal};
 
 pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
