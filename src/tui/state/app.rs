@@ -1,5 +1,5 @@
 //! The console's state: the [`App`], the messages that change it and the
-//! commands it asks the loop for. [`crate::tui::state::update`] applies the
+//! commands it asks the loop for. `state::update` applies the
 //! messages; the files beside this one do the work by topic.
 
 use crossterm::event::{KeyEvent, MouseEvent};

@@ -135,9 +135,6 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
     Vec::new()
 }
 
-// ---------------------------------------------------------------------------
-// Requests on the rollout board
-
 /// Keys while a modal asks something: it answers or closes; nothing else
 /// reaches the screen underneath.
 fn on_modal_key(app: &mut App, key: KeyEvent, modal: Modal) -> Vec<Command> {

@@ -162,6 +162,7 @@ pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
 }
 
 // ---------------------------------------------------------------------------
+// Fitting: every selection in range and on screen
 
 /// Swaps in new data; every selection follows its row.
 pub(crate) fn set_data(app: &mut App, snapshot: Snapshot) {
