@@ -285,6 +285,48 @@ mod tests {
     }
 
     #[test]
+    fn one_rule_selects_the_services_and_their_templates() {
+        let mut template = template("");
+        template.services.push(TemplateService {
+            name: "cert-manager".into(),
+            template: "cert-manager-1-16-2".into(),
+            ..Default::default()
+        });
+        let mc = cluster(vec![
+            ManagedService {
+                name: "cert-manager".into(),
+                disable: true,
+                ..Default::default()
+            },
+            ManagedService {
+                name: "ingress-nginx".into(),
+                template: Some("ingress-nginx-4-11-4".into()),
+                ..Default::default()
+            },
+            ManagedService {
+                name: "external-dns".into(),
+                template: Some("external-dns-1-15-0".into()),
+                ..Default::default()
+            },
+            ManagedService {
+                name: "no-template".into(),
+                ..Default::default()
+            },
+        ]);
+        let enabled = enabled_services(&template.services, &mc.services);
+        let names: Vec<&str> = enabled.iter().map(|s| s.name).collect();
+        assert_eq!(names, ["ingress-nginx", "external-dns", "no-template"]);
+        assert_eq!(
+            service_templates_of(&template.services, &mc.services),
+            ["ingress-nginx-4-11-4", "external-dns-1-15-0"]
+        );
+        // The planner plans exactly the selected services.
+        let plans = plan_services(&template, &mc, |_| None);
+        let planned: Vec<&str> = plans.iter().map(ServicePlan::name).collect();
+        assert_eq!(planned, names);
+    }
+
+    #[test]
     fn values_follow_precedence_and_namespace_defaults_to_name() {
         let sts = [st(
             "ingress-nginx-4-11-3",
