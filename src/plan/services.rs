@@ -292,26 +292,17 @@ mod tests {
             template: "cert-manager-1-16-2".into(),
             ..Default::default()
         });
+        let entry = |name: &str, template: Option<&str>, disable: bool| ManagedService {
+            name: name.into(),
+            template: template.map(String::from),
+            disable,
+            ..Default::default()
+        };
         let mc = cluster(vec![
-            ManagedService {
-                name: "cert-manager".into(),
-                disable: true,
-                ..Default::default()
-            },
-            ManagedService {
-                name: "ingress-nginx".into(),
-                template: Some("ingress-nginx-4-11-4".into()),
-                ..Default::default()
-            },
-            ManagedService {
-                name: "external-dns".into(),
-                template: Some("external-dns-1-15-0".into()),
-                ..Default::default()
-            },
-            ManagedService {
-                name: "no-template".into(),
-                ..Default::default()
-            },
+            entry("cert-manager", None, true),
+            entry("ingress-nginx", Some("ingress-nginx-4-11-4"), false),
+            entry("external-dns", Some("external-dns-1-15-0"), false),
+            entry("no-template", None, false),
         ]);
         let enabled = enabled_services(&template.services, &mc.services);
         let names: Vec<&str> = enabled.iter().map(|s| s.name).collect();
