@@ -3,7 +3,8 @@
 //! board, the first frame once the stores synced, and a key press up to
 //! the frame that shows it. Frames are drawn on a `TestBackend`.
 //!
-//! `cargo bench --bench console`; under `cargo test` each runs once.
+//! `cargo bench --features fixtures --bench console`; under `cargo test
+//! --features fixtures` each runs once.
 
 use std::hint::black_box;
 
@@ -12,8 +13,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use hmc_tui::tui::app::{App, Msg, update};
-use hmc_tui::tui::fixtures::{self, Fleet};
+use hmc_tui::tui::fixtures::console::{app, target};
+use hmc_tui::tui::fixtures::fleet::{Fleet, fleet};
+use hmc_tui::tui::fixtures::objects::now;
+use hmc_tui::tui::state::app::{App, Msg};
+use hmc_tui::tui::state::update;
 use hmc_tui::tui::views;
 
 const CLUSTERS: usize = 1_000;
@@ -35,7 +39,7 @@ fn frame(app: &App, terminal: &mut Terminal<TestBackend>) {
 
 /// The console on the rollout board of the fleet's rollout.
 fn board(fleet: &Fleet) -> App {
-    let mut app = fixtures::app(fleet.snapshot());
+    let mut app = app(fleet.snapshot());
     press(&mut app, KeyCode::Char(':'));
     for c in "rollouts".chars() {
         press(&mut app, KeyCode::Char(c));
@@ -47,14 +51,14 @@ fn board(fleet: &Fleet) -> App {
 }
 
 fn benches(c: &mut Criterion) {
-    let fleet = fixtures::fleet(CLUSTERS);
+    let fleet = fleet(CLUSTERS);
     let readers = fleet.readers();
 
     // What the console does each time a store changes: read the stores into
     // a snapshot and give it to the app, which keeps every selection on its
     // row.
     c.bench_function("stores changed: snapshot + update", |b| {
-        let mut app = fixtures::app(fleet.snapshot());
+        let mut app = app(fleet.snapshot());
         update(&mut app, Msg::Resize(120, 40));
         b.iter(|| update(&mut app, Msg::Data(black_box(readers.snapshot()))));
     });
@@ -64,11 +68,7 @@ fn benches(c: &mut Criterion) {
     c.bench_function("synced to first frame (120x40)", |b| {
         b.iter_batched(
             || {
-                let mut app = App::new(
-                    fixtures::target(),
-                    hmc_tui::tui::Theme::default(),
-                    fixtures::now(),
-                );
+                let mut app = App::new(target(), hmc_tui::tui::Theme::default(), now());
                 let terminal = sized(&mut app, (120, 40));
                 (app, terminal)
             },
@@ -83,7 +83,7 @@ fn benches(c: &mut Criterion) {
     });
 
     for size in [(120, 40), (200, 60)] {
-        let mut app = fixtures::app(fleet.snapshot());
+        let mut app = app(fleet.snapshot());
         let mut terminal = sized(&mut app, size);
         frame(&app, &mut terminal);
         c.bench_function(&format!("clusters frame ({}x{})", size.0, size.1), |b| {
@@ -103,7 +103,7 @@ fn benches(c: &mut Criterion) {
 
     // A key press up to the frame that shows it: `j` moves the cursor down
     // a row (from the bottom, `g` goes back to the top).
-    let mut app = fixtures::app(fleet.snapshot());
+    let mut app = app(fleet.snapshot());
     let mut terminal = sized(&mut app, (120, 40));
     frame(&app, &mut terminal);
     c.bench_function("key j + frame, clusters (120x40)", |b| {

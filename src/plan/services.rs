@@ -6,7 +6,10 @@
 
 use serde_json::Value;
 
-use crate::api::{ClusterTemplateSpec, ManagedClusterSpec, ServiceState, ServiceTemplate};
+use crate::api::{
+    ClusterTemplateSpec, ManagedClusterSpec, ManagedService, ServiceState, ServiceTemplate,
+    TemplateService,
+};
 use crate::plan::values::{self, merge_layers, merge_overrides};
 
 /// A service that can be installed now.
@@ -49,6 +52,71 @@ impl ServicePlan {
     }
 }
 
+/// One service a cluster gets, as [`enabled_services`] selects it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EnabledService<'a> {
+    pub name: &'a str,
+    /// The ClusterTemplate's entry, when the service comes from the template.
+    pub template_entry: Option<&'a TemplateService>,
+    /// The cluster's entry of the same name, when it has one.
+    pub cluster_entry: Option<&'a ManagedService>,
+}
+
+impl<'a> EnabledService<'a> {
+    /// The ServiceTemplate it comes from: the one the cluster's entry names,
+    /// else the template entry's; `None` for a cluster service naming none.
+    pub fn template(&self) -> Option<&'a str> {
+        self.cluster_entry
+            .and_then(|o| o.template.as_deref())
+            .or(self.template_entry.map(|t| t.template.as_str()))
+    }
+}
+
+/// The one service-selection rule: the template's services in template
+/// order unless the cluster disables them (its entry of the same name may
+/// also swap the template, the namespace or add values), then the cluster's
+/// own services the template does not have, unless disabled.
+pub fn enabled_services<'a>(
+    template: &'a [TemplateService],
+    cluster: &'a [ManagedService],
+) -> Vec<EnabledService<'a>> {
+    let mut out = Vec::new();
+    for ts in template {
+        let over = cluster.iter().find(|s| s.name == ts.name);
+        if over.is_some_and(|o| o.disable) {
+            continue;
+        }
+        out.push(EnabledService {
+            name: &ts.name,
+            template_entry: Some(ts),
+            cluster_entry: over,
+        });
+    }
+    for cs in cluster {
+        if cs.disable || template.iter().any(|t| t.name == cs.name) {
+            continue;
+        }
+        out.push(EnabledService {
+            name: &cs.name,
+            template_entry: None,
+            cluster_entry: Some(cs),
+        });
+    }
+    out
+}
+
+/// The ServiceTemplates a cluster's enabled services come from, in service
+/// order; a cluster service that names no template counts none.
+pub fn service_templates_of<'a>(
+    template: &'a [TemplateService],
+    cluster: &'a [ManagedService],
+) -> Vec<&'a str> {
+    enabled_services(template, cluster)
+        .iter()
+        .filter_map(EnabledService::template)
+        .collect()
+}
+
 /// Plans every enabled service of `cluster`. `lookup` finds a ServiceTemplate
 /// by name in the cluster's namespace.
 pub fn plan_services<'a>(
@@ -56,50 +124,29 @@ pub fn plan_services<'a>(
     cluster: &ManagedClusterSpec,
     lookup: impl Fn(&str) -> Option<&'a ServiceTemplate>,
 ) -> Vec<ServicePlan> {
-    let mut plans = Vec::new();
-    for ts in &template.services {
-        let over = cluster.services.iter().find(|s| s.name == ts.name);
-        if over.is_some_and(|o| o.disable) {
-            continue;
-        }
-        let template_name = over
-            .and_then(|o| o.template.clone())
-            .unwrap_or_else(|| ts.template.clone());
-        let namespace = over
-            .and_then(|o| o.namespace.clone())
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| ts.target_namespace().to_string());
-        let layers = [
-            ("the cluster template", ts.values.as_deref()),
-            ("this cluster", over.and_then(|o| o.values.as_deref())),
-        ];
-        plans.push(plan_one(
-            &ts.name,
-            namespace,
-            Some(template_name),
-            &layers,
-            &lookup,
-        ));
-    }
-    for cs in &cluster.services {
-        if cs.disable || template.services.iter().any(|t| t.name == cs.name) {
-            continue;
-        }
-        let namespace = cs
-            .namespace
-            .clone()
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| cs.name.clone());
-        let layers = [("this cluster", cs.values.as_deref())];
-        plans.push(plan_one(
-            &cs.name,
-            namespace,
-            cs.template.clone(),
-            &layers,
-            &lookup,
-        ));
-    }
-    plans
+    enabled_services(&template.services, &cluster.services)
+        .into_iter()
+        .map(|s| {
+            let over = s.cluster_entry;
+            let own_namespace = over
+                .and_then(|o| o.namespace.clone())
+                .filter(|n| !n.is_empty());
+            let own_values = ("this cluster", over.and_then(|o| o.values.as_deref()));
+            let template_name = s.template().map(str::to_string);
+            match s.template_entry {
+                Some(ts) => {
+                    let namespace =
+                        own_namespace.unwrap_or_else(|| ts.target_namespace().to_string());
+                    let layers = [("the cluster template", ts.values.as_deref()), own_values];
+                    plan_one(s.name, namespace, template_name, &layers, &lookup)
+                }
+                None => {
+                    let namespace = own_namespace.unwrap_or_else(|| s.name.to_string());
+                    plan_one(s.name, namespace, template_name, &[own_values], &lookup)
+                }
+            }
+        })
+        .collect()
 }
 
 fn plan_one<'a>(
@@ -235,6 +282,39 @@ mod tests {
             services,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn one_rule_selects_the_services_and_their_templates() {
+        let mut template = template("");
+        template.services.push(TemplateService {
+            name: "cert-manager".into(),
+            template: "cert-manager-1-16-2".into(),
+            ..Default::default()
+        });
+        let entry = |name: &str, template: Option<&str>, disable: bool| ManagedService {
+            name: name.into(),
+            template: template.map(String::from),
+            disable,
+            ..Default::default()
+        };
+        let mc = cluster(vec![
+            entry("cert-manager", None, true),
+            entry("ingress-nginx", Some("ingress-nginx-4-11-4"), false),
+            entry("external-dns", Some("external-dns-1-15-0"), false),
+            entry("no-template", None, false),
+        ]);
+        let enabled = enabled_services(&template.services, &mc.services);
+        let names: Vec<&str> = enabled.iter().map(|s| s.name).collect();
+        assert_eq!(names, ["ingress-nginx", "external-dns", "no-template"]);
+        assert_eq!(
+            service_templates_of(&template.services, &mc.services),
+            ["ingress-nginx-4-11-4", "external-dns-1-15-0"]
+        );
+        // The planner plans exactly the selected services.
+        let plans = plan_services(&template, &mc, |_| None);
+        let planned: Vec<&str> = plans.iter().map(ServicePlan::name).collect();
+        assert_eq!(planned, names);
     }
 
     #[test]

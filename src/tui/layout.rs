@@ -1,9 +1,22 @@
 //! Where things go on the screen. The views draw into these areas and the
-//! update uses the same ones for clicks and pages, so they agree.
+//! update uses the same ones for clicks and pages, so they agree. Areas
+//! come from a [`Viewport`], the data and the view: never from the state
+//! that calls them.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use crate::tui::app::{App, Screen, View, service_rows, template_service_rows};
+use crate::tui::model::rows::{service_rows, template_service_rows};
+use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::values::shown;
+use crate::tui::state::view::{Screen, View};
+
+/// The terminal, and whether the banner takes a line from the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Viewport {
+    pub width: u16,
+    pub height: u16,
+    pub banner: bool,
+}
 
 /// The bands of the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,13 +52,13 @@ pub fn bands(area: Rect, banner: bool) -> Bands {
     }
 }
 
-pub fn screen_area(app: &App) -> Rect {
-    Rect::new(0, 0, app.size.0, app.size.1)
+pub fn screen_area(viewport: Viewport) -> Rect {
+    Rect::new(0, 0, viewport.width, viewport.height)
 }
 
-/// The bands of the app's screen.
-pub fn app_bands(app: &App) -> Bands {
-    bands(screen_area(app), app.banner().is_some())
+/// The bands of the viewport.
+pub fn viewport_bands(viewport: Viewport) -> Bands {
+    bands(screen_area(viewport), viewport.banner)
 }
 
 /// Inside a bordered block.
@@ -235,10 +248,10 @@ pub fn editor(area: Rect, note: bool) -> EditorAreas {
     }
 }
 
-/// The editor's text pane as (height, width), for keeping the cursor on screen.
-pub fn editor_text_size(app: &App) -> (usize, usize) {
-    let body = app_bands(app).body;
-    let note = app.editor.as_ref().is_some_and(|e| e.note.is_some());
+/// The editor's text pane as (height, width), for keeping the cursor on
+/// screen; `note` when the editor shows a note.
+pub fn editor_text_size(viewport: Viewport, note: bool) -> (usize, usize) {
+    let body = viewport_bands(viewport).body;
     let text = editor(body, note).text;
     (usize::from(text.height), usize::from(text.width))
 }
@@ -253,22 +266,21 @@ fn below(area: Rect, lines: u16) -> Rect {
 }
 
 /// Where the rows of a view's list (or the lines of its YAML) are drawn.
-pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
-    let body = app_bands(app).body;
+pub fn rows_area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rect> {
+    let body = viewport_bands(viewport).body;
     match &view.screen {
         Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(_) => {
             Some(below(inner(body), 1))
         }
         Screen::Rollout(key) => {
-            let groups = app
-                .data
+            let groups = data
                 .rollout(&key.namespace, &key.name)
                 .and_then(|r| r.status.as_ref())
                 .map_or(0, |s| s.preview.len());
             Some(below(board(body, groups).waves, 2))
         }
         Screen::ClusterDetail(key) => {
-            let mc = app.data.cluster(&key.namespace, &key.name);
+            let mc = data.cluster(&key.namespace, &key.name);
             let conditions = mc
                 .and_then(|c| c.status.as_ref())
                 .map_or(0, |s| s.conditions.len());
@@ -276,8 +288,7 @@ pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
             Some(below(detail(body, conditions, services).services, 2))
         }
         Screen::TemplateDetail(key) => {
-            let services = app
-                .data
+            let services = data
                 .cluster_template(&key.namespace, &key.name)
                 .map_or(0, |ct| template_service_rows(ct, &view.filter).len());
             Some(below(template_detail(body, services).services, 2))
@@ -285,13 +296,13 @@ pub fn rows_area(app: &App, view: &View) -> Option<Rect> {
         Screen::Edit(_) => None,
         Screen::Yaml(_) => Some(inner(body)),
         Screen::Values(key) => {
-            let layers = crate::tui::values::shown(&app.data, key).layers;
+            let layers = shown(data, key).layers;
             Some(values(body, layers.chars().count()).text)
         }
     }
 }
 
 /// How many rows (or lines) a view shows at once.
-pub fn rows_height(app: &App, view: &View) -> usize {
-    rows_area(app, view).map_or(1, |r| usize::from(r.height).max(1))
+pub fn rows_height(data: &Snapshot, viewport: Viewport, view: &View) -> usize {
+    rows_area(data, viewport, view).map_or(1, |r| usize::from(r.height).max(1))
 }

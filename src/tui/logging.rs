@@ -13,7 +13,7 @@ use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
-use crate::tui::app::Msg;
+use crate::tui::state::app::Msg;
 
 /// `${XDG_STATE_HOME:-~/.local/state}/hmc-tui/hmc-tui.log`.
 pub fn log_path() -> PathBuf {

@@ -15,26 +15,23 @@
 //! [`runtime`] does all of the console's I/O; the other modules are pure
 //! but for [`logging`] and the files [`config`] and [`theme`] read.
 
-pub mod app;
-pub mod banner;
 pub mod config;
-pub mod editor;
-pub mod events;
+#[cfg(any(test, feature = "fixtures"))]
 #[doc(hidden)]
 pub mod fixtures;
 pub mod keys;
 pub mod layout;
 pub mod logging;
-pub mod patch;
+pub mod model;
 pub mod paths;
-pub mod rollouts;
 pub mod runtime;
+pub mod state;
 pub mod theme;
-pub mod values;
 pub mod views;
 
-pub use app::{App, Command, Msg, Snapshot};
+pub use model::snapshot::Snapshot;
 pub use runtime::event_loop::FRAME;
 pub use runtime::feeds::Readers;
 pub use runtime::{TuiOptions, run};
+pub use state::app::{App, Command, Msg};
 pub use theme::Theme;

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
+use crate::tui::model::health::Health;
 use crate::tui::paths::{self, looks_like_path};
 
 /// The built-in themes, by name.
@@ -188,21 +189,6 @@ impl Theme {
     pub fn error(&self) -> Style {
         Style::new().fg(self.failed).add_modifier(Modifier::BOLD)
     }
-}
-
-/// How something is doing, in the colours of the theme.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Health {
-    /// Ready, Installed, valid.
-    Ready,
-    /// Provisioning, Installing.
-    Progressing,
-    /// Pending, not yet checked.
-    Pending,
-    /// Failed, invalid.
-    Failed,
-    /// Removing, unknown.
-    Muted,
 }
 
 fn user_theme_dir() -> Option<PathBuf> {

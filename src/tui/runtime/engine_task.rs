@@ -9,7 +9,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{self, Context};
-use crate::tui::app::Msg;
+use crate::tui::state::app::Msg;
 
 /// How long quitting waits for the engine to stop.
 const ENGINE_STOP: Duration = Duration::from_secs(10);

@@ -14,10 +14,12 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
 use crate::plan::rollout::Request;
-use crate::tui::app::{self, App, Command, Msg, update};
-use crate::tui::editor::EditKey;
 use crate::tui::runtime::feeds::Readers;
 use crate::tui::runtime::writer::Writer;
+use crate::tui::state::app::{App, Command, Engine, Msg};
+use crate::tui::state::editor::EditKey;
+use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::update;
 use crate::tui::views;
 
 /// The shortest time between two frames.
@@ -129,11 +131,8 @@ pub async fn event_loop(
                 for command in update(app, msg) {
                     match command {
                         Command::Quit => {
-                            if matches!(
-                                app.target.engine,
-                                app::Engine::InProcess | app::Engine::Standby
-                            ) {
-                                app.flash(app::FlashLevel::Info, "stopping the engine…");
+                            if matches!(app.target.engine, Engine::InProcess | Engine::Standby) {
+                                app.flash(FlashLevel::Info, "stopping the engine…");
                                 terminal.draw(|f| views::draw(app, f))?;
                             }
                             return Ok(());

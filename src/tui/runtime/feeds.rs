@@ -13,7 +13,7 @@
 //! Events the engine reported (`reportingController=hmc-tui`, a field
 //! selector `events.k8s.io/v1` supports: it maps to the core Event's
 //! `reportingComponent`); the rows check the controller again
-//! ([`events::rows`](crate::tui::events::rows)), so a server that ignored
+//! ([`events::rows`](crate::tui::model::events::rows)), so a server that ignored
 //! the selector would not show other controllers' Events.
 
 use std::sync::Arc;
@@ -33,7 +33,9 @@ use tokio::task::JoinHandle;
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::engine::context::REPORTER;
 use crate::store::{self, Scope, Stores, WatchState, Watches, reflected};
-use crate::tui::app::{Kind, Msg, Snapshot};
+use crate::tui::model::key::Kind;
+use crate::tui::model::snapshot::Snapshot;
+use crate::tui::state::app::Msg;
 
 /// The console's store of the engine's Events.
 pub struct EventStore {

@@ -24,9 +24,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Context, Counters, EngineOptions};
 use crate::store::{Scope, Stores};
-use crate::tui::app::{self, App, Msg};
 use crate::tui::keys::keymap::Keymap;
 use crate::tui::logging;
+use crate::tui::state::app::{App, Engine, Msg, Target};
+use crate::tui::state::update;
 use crate::tui::theme::Theme;
 
 use checks::check_crds;
@@ -117,21 +118,21 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         tx: tx.clone(),
     };
 
-    let target = app::Target {
+    let target = Target {
         context: opts.context.clone(),
         cluster: opts.cluster.clone(),
         namespace: opts.namespace.clone(),
         engine: if run_engine {
-            app::Engine::InProcess
+            Engine::InProcess
         } else {
-            app::Engine::Off
+            Engine::Off
         },
         readonly: opts.readonly,
     };
     let mut app = App::new(target, opts.theme.clone(), Timestamp::now());
     app.keys = opts.keymap.clone();
     if let Err(e) = &log {
-        app::update(
+        update(
             &mut app,
             Msg::Log(format!(
                 "cannot write the log file {}: {e}",

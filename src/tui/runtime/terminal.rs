@@ -18,7 +18,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::tui::app::Msg;
+use crate::tui::state::app::Msg;
 
 /// Raw mode, the alternate screen and mouse capture, undone on drop.
 pub struct TerminalGuard;

@@ -1,6 +1,6 @@
 //! The console's writes to the API server, and their errors in plain words.
-//! It does the I/O of [`Command::Request`](crate::tui::app::Command::Request)
-//! and [`Command::ApplyValues`](crate::tui::app::Command::ApplyValues); the
+//! It does the I/O of [`Command::Request`](crate::tui::state::app::Command::Request)
+//! and [`Command::ApplyValues`](crate::tui::state::app::Command::ApplyValues); the
 //! event loop runs each in a task and sends the result back to the app.
 
 use std::fmt::Debug;
@@ -11,9 +11,9 @@ use serde::de::DeserializeOwned;
 
 use crate::api::{TemplateRollout, labels};
 use crate::plan::rollout::Request;
-use crate::tui::app::Kind;
-use crate::tui::editor::{Base, EditKey, SaveError};
+use crate::tui::model::key::Kind;
 use crate::tui::runtime::identity::whoami;
+use crate::tui::state::editor::{Base, EditKey, SaveError};
 
 /// The field manager of the console's writes.
 const FIELD_MANAGER: &str = "hmc-tui-console";

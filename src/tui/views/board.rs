@@ -13,14 +13,16 @@ use super::{Col, Text, body_block, col, ellipsize, empty_note, flex, section, wi
 use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, RolloutStrategy, TemplateRollout, WaveState,
 };
-use crate::tui::app::{App, ObjKey, age};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
-use crate::tui::rollouts::{
+use crate::tui::model::age::age;
+use crate::tui::model::health::Health;
+use crate::tui::model::key::ObjKey;
+use crate::tui::model::rollouts::{
     BoardRow, board_rows, cluster_health, line_of_cluster, phase_health, wave_health,
     wave_state_name,
 };
-use crate::tui::theme::Health;
+use crate::tui::state::app::App;
 
 const SYMBOL: &str = "▶ ";
 /// Clusters sit under their wave's heading.

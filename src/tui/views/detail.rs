@@ -8,11 +8,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Text, body_block, col, empty_note, flex, section, table, values};
-use crate::tui::app::{
-    App, ObjKey, View, age, condition_health, service_health, service_rows, services_ready,
-};
 use crate::tui::layout;
-use crate::tui::theme::Health;
+use crate::tui::model::age::age;
+use crate::tui::model::health::Health;
+use crate::tui::model::health::{condition_health, service_health, services_ready};
+use crate::tui::model::key::ObjKey;
+use crate::tui::model::rows::service_rows;
+use crate::tui::state::app::App;
+use crate::tui::state::view::View;
 
 pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     let t = &app.theme;

@@ -10,11 +10,12 @@ use ratatui::widgets::Paragraph;
 
 use super::modal::{answer_key, next_key, popup, wrapped_height};
 use super::{body_block, ellipsize, empty_note, section};
-use crate::tui::app::App;
-use crate::tui::editor::{Editor, Stage, gutter};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
-use crate::tui::theme::{Health, Theme};
+use crate::tui::model::health::Health;
+use crate::tui::state::app::App;
+use crate::tui::state::editor::{Editor, Stage, gutter};
+use crate::tui::theme::Theme;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;

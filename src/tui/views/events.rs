@@ -5,10 +5,13 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use super::{Col, Text, body_block, col, count, empty_note, flex, table};
-use crate::tui::app::{App, ObjKey, age_of, event_rows};
-use crate::tui::events::{self, is_warning, last_seen};
 use crate::tui::layout;
-use crate::tui::theme::Health;
+use crate::tui::model::age::age_of;
+use crate::tui::model::events::{self, is_warning, last_seen};
+use crate::tui::model::health::Health;
+use crate::tui::model::key::ObjKey;
+use crate::tui::model::rows::event_rows;
+use crate::tui::state::app::App;
 
 pub fn draw(app: &App, regarding: Option<&ObjKey>, frame: &mut Frame, area: Rect) {
     let view = app.view();

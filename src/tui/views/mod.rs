@@ -23,10 +23,12 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
-use crate::tui::app::{App, Engine, FlashLevel, Input, Screen, View};
-use crate::tui::editor::Stage;
 use crate::tui::keys::{self, Action, Mode, ScreenKind};
 use crate::tui::layout;
+use crate::tui::state::app::{App, Engine, Input};
+use crate::tui::state::editor::Stage;
+use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
 /// Draws the whole console.
@@ -548,7 +550,7 @@ pub(crate) fn empty_note(app: &App, frame: &mut Frame, area: Rect, text: String)
 }
 
 /// The body of a screen whose object is gone: says so, and how to go back.
-pub fn gone(app: &App, key: &crate::tui::app::ObjKey, frame: &mut Frame, area: Rect) {
+pub fn gone(app: &App, key: &crate::tui::model::key::ObjKey, frame: &mut Frame, area: Rect) {
     let block = body_block(app, Vec::new());
     let inner = block.inner(area);
     frame.render_widget(block, area);

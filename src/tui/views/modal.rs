@@ -8,8 +8,8 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use ratatui::style::Style;
 
-use crate::tui::app::{App, Modal};
 use crate::tui::keys::{Action, Mode};
+use crate::tui::state::app::{App, Modal};
 
 /// The key of an answer, as a question lists it: right-aligned in its
 /// column, from the keymap, so a remapped key is the one named.

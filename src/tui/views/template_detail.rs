@@ -8,9 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Text, body_block, col, empty_note, flex, section, table, values};
-use crate::tui::app::{App, ObjKey, TemplateRef, template_service_rows};
 use crate::tui::layout;
-use crate::tui::theme::Health;
+use crate::tui::model::health::Health;
+use crate::tui::model::key::ObjKey;
+use crate::tui::model::rows::{TemplateRef, template_service_rows};
+use crate::tui::state::app::App;
 
 /// A values text in one line: its first line that says something, and how
 /// many lines there are.

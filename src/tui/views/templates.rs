@@ -5,9 +5,10 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use super::{Col, Text, body_block, col, count, empty_note, flex, table};
-use crate::tui::app::{App, TemplateRef, template_rows};
 use crate::tui::layout;
-use crate::tui::theme::Health;
+use crate::tui::model::health::Health;
+use crate::tui::model::rows::{TemplateRef, template_rows};
+use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let view = app.view();

@@ -7,11 +7,12 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
 use crate::store::WatchFailure;
-use crate::tui::app::tests::{
-    app, board_app, ctrl, detail_app, failing, now, target, type_str, type_text, valued, versioned,
-};
-use crate::tui::app::{App, Engine, Msg, update};
-use crate::tui::editor::{Base, SaveError};
+use crate::tui::fixtures::console::{ctrl, target, type_str, type_text};
+use crate::tui::fixtures::objects::{failing, now};
+use crate::tui::fixtures::sample::{app, board_app, detail_app, valued, versioned};
+use crate::tui::state::app::{App, Engine, Msg};
+use crate::tui::state::editor::{Base, SaveError};
+use crate::tui::state::update;
 use crate::tui::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
@@ -423,7 +424,7 @@ fn the_editor_marks_the_error_position() {
     let buffer = terminal.backend().buffer();
     let area =
         crate::tui::layout::editor(crate::tui::layout::bands(buffer.area, false).body, false).text;
-    let gutter = crate::tui::editor::gutter(3) as u16;
+    let gutter = crate::tui::state::editor::gutter(3) as u16;
     let cell = &buffer[(area.x + gutter + column as u16, area.y + line as u16)];
     assert_eq!(cell.fg, theme.failed);
     assert!(cell.modifier.contains(ratatui::style::Modifier::REVERSED));

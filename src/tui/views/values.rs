@@ -8,9 +8,12 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::yaml::highlight;
 use super::{body_block, ellipsize, section};
-use crate::tui::app::{App, Kind, selected_values, service_health};
 use crate::tui::layout;
-use crate::tui::values::{self, Shown, Values, ValuesKey};
+use crate::tui::model::health::service_health;
+use crate::tui::model::key::Kind;
+use crate::tui::model::values::{self, Shown, Values, ValuesKey};
+use crate::tui::state::app::App;
+use crate::tui::state::navigation::selected_values;
 
 /// The lines of `values` in the theme's colours: the YAML highlighted, a
 /// blocked service's reason in its state's colour, anything else muted.

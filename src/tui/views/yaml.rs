@@ -7,7 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{body_block, empty_note};
-use crate::tui::app::{App, ObjKey};
+use crate::tui::model::key::ObjKey;
+use crate::tui::state::app::App;
 use crate::tui::theme::Theme;
 
 pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {

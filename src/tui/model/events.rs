@@ -12,7 +12,8 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 
 use crate::engine::context::REPORTER;
-use crate::tui::app::ObjKey;
+use crate::tui::model::filter::matches;
+use crate::tui::model::key::ObjKey;
 
 /// When the Event was last seen: its series' last observation, else its
 /// last timestamp, its event time, its creation.
@@ -86,21 +87,21 @@ pub fn rows<'a>(
     regarding: Option<&ObjKey>,
     filter: &str,
 ) -> Vec<&'a Arc<Event>> {
-    let f = filter.to_lowercase();
     events
         .iter()
         .filter(|e| e.reporting_controller.as_deref() == Some(REPORTER))
         .filter(|e| regarding.is_none_or(|k| regards(e, k)))
         .filter(|e| {
-            f.is_empty()
-                || [
-                    e.type_.as_deref().unwrap_or_default(),
-                    e.reason.as_deref().unwrap_or_default(),
-                    &object(e),
-                    &message(e),
-                ]
-                .iter()
-                .any(|s| s.to_lowercase().contains(&f))
+            filter.is_empty()
+                || matches(
+                    filter,
+                    &[
+                        e.type_.as_deref().unwrap_or_default(),
+                        e.reason.as_deref().unwrap_or_default(),
+                        &object(e),
+                        &message(e),
+                    ],
+                )
         })
         .collect()
 }

@@ -9,7 +9,8 @@ use crate::api::{
     TemplateRolloutStatus, WaveState, WaveStatus,
 };
 use crate::plan::rollout::Request;
-use crate::tui::theme::Health;
+use crate::tui::model::filter::matches;
+use crate::tui::model::health::Health;
 
 /// The colour of a rollout's phase: done is ready, moving or waiting for
 /// someone is progressing, stopped is pending.
@@ -59,14 +60,6 @@ pub fn wave_state_name(state: WaveState) -> &'static str {
 /// A rollout's phase; `Pending` before the engine wrote a status.
 pub fn phase(r: &TemplateRollout) -> RolloutPhase {
     r.status.as_ref().map(|s| s.phase).unwrap_or_default()
-}
-
-fn matches(filter: &str, fields: &[&str]) -> bool {
-    if filter.is_empty() {
-        return true;
-    }
-    let f = filter.to_lowercase();
-    fields.iter().any(|s| s.to_lowercase().contains(&f))
 }
 
 /// The rollouts screen: every rollout that matches the filter (template,

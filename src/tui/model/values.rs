@@ -19,7 +19,8 @@ use crate::api::{
 };
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::to_yaml;
-use crate::tui::app::{Kind, ObjKey, Snapshot};
+use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::snapshot::Snapshot;
 
 /// Whose values: one service of a ManagedCluster or of a ClusterTemplate,
 /// or a ServiceTemplate (no service).
@@ -262,7 +263,7 @@ mod tests {
 
     use super::*;
     use crate::api::{ManagedService, ServicesRevision};
-    use crate::tui::app::tests::{sample, valued};
+    use crate::tui::fixtures::sample::{sample, valued};
 
     fn key(kind: Kind, name: &str, service: Option<&str>) -> ValuesKey {
         ValuesKey {

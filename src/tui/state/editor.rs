@@ -7,7 +7,7 @@
 //! service's *merged* values (chart defaults < ServiceTemplate <
 //! ClusterTemplate entry < ManagedCluster entry, as [`plan_services`]
 //! computes them) and asks y/n; yes gives the patch to send
-//! ([`Step::Apply`]), built by [`crate::tui::patch`] from the object as it
+//! ([`Step::Apply`]), built by [`crate::tui::model::patch`] from the object as it
 //! was when the editor opened, with its resourceVersion. A 409 answer comes
 //! back as [`Stage::Conflict`]: `r` reopens the editor on the current text
 //! and keeps the text typed so far in a note.
@@ -26,11 +26,12 @@ use tui_textarea::{CursorMove, TextArea};
 use crate::api::{ClusterTemplate, ManagedCluster, ManagedClusterSpec};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{ValuesError, diff, parse_values};
-use crate::tui::app::{FlashLevel, Kind, ObjKey, Snapshot};
 use crate::tui::keys::{Action, Keymap, Mode, ScreenKind};
-
-use crate::tui::patch;
-use crate::tui::values::{self, services_given};
+use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::patch;
+use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::values::{self, services_given};
+use crate::tui::state::flash::FlashLevel;
 
 /// Which values are edited: one service of one object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

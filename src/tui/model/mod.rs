@@ -1,0 +1,22 @@
+//! What the console knows, without a terminal: the objects and the
+//! [`snapshot::Snapshot`] read from the stores, the rows every screen lists
+//! and the one filter rule, health and ages, the values a service gets, the
+//! rollout board's rows and the checks of its requests, the patches a values
+//! edit sends, the banner of failing watches, and the engine's Events.
+//!
+//! Nothing here draws or reads keys: no ratatui, no crossterm.
+
+pub mod age;
+pub mod banner;
+pub mod events;
+pub mod filter;
+pub mod health;
+pub mod key;
+pub mod patch;
+pub mod rollouts;
+pub mod rows;
+pub mod snapshot;
+pub mod values;
+
+#[cfg(test)]
+mod tests;

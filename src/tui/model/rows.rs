@@ -1,0 +1,168 @@
+//! What the screens show, derived from the snapshot. The views draw these; the
+//! update navigates them; the filter applies to them.
+
+use std::sync::Arc;
+
+use k8s_openapi::api::events::v1::Event;
+use kube::ResourceExt;
+use kube::api::ObjectMeta;
+
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use crate::tui::model::events;
+use crate::tui::model::filter::matches;
+use crate::tui::model::health::{Health, cluster_ready};
+use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::rollouts::{self, BoardRow};
+use crate::tui::model::snapshot::Snapshot;
+
+/// A template row: either kind.
+#[derive(Clone, Copy, Debug)]
+pub enum TemplateRef<'a> {
+    Cluster(&'a Arc<ClusterTemplate>),
+    Service(&'a Arc<ServiceTemplate>),
+}
+
+impl TemplateRef<'_> {
+    pub fn key(&self) -> ObjKey {
+        match self {
+            TemplateRef::Cluster(t) => ObjKey::of(Kind::ClusterTemplate, &t.metadata),
+            TemplateRef::Service(t) => ObjKey::of(Kind::ServiceTemplate, &t.metadata),
+        }
+    }
+
+    pub fn meta(&self) -> &ObjectMeta {
+        match self {
+            TemplateRef::Cluster(t) => &t.metadata,
+            TemplateRef::Service(t) => &t.metadata,
+        }
+    }
+
+    pub fn chart_status(&self) -> Option<&crate::api::TemplateStatus> {
+        match self {
+            TemplateRef::Cluster(t) => t.status.as_ref().map(|s| &s.chart),
+            TemplateRef::Service(t) => t.status.as_ref(),
+        }
+    }
+
+    /// `true`, `false` or `-` (not checked yet), with its colour.
+    pub fn valid(&self) -> (String, Health) {
+        match self.chart_status() {
+            None => ("-".into(), Health::Pending),
+            Some(s) if s.valid => ("true".into(), Health::Ready),
+            Some(s) if s.validation_error.is_some() => ("false".into(), Health::Failed),
+            Some(_) => ("false".into(), Health::Pending),
+        }
+    }
+
+    pub fn chart(&self) -> String {
+        match self {
+            TemplateRef::Cluster(t) => t.spec.helm.describe(),
+            TemplateRef::Service(t) => t.spec.helm.describe(),
+        }
+    }
+
+    /// The services summary of a ClusterTemplate.
+    pub fn services(&self) -> String {
+        match self {
+            TemplateRef::Cluster(t) => t
+                .status
+                .as_ref()
+                .and_then(|s| s.services_summary.clone())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "-".into()),
+            TemplateRef::Service(_) => "-".into(),
+        }
+    }
+
+    pub fn revision(&self) -> String {
+        match self {
+            TemplateRef::Cluster(t) => t
+                .status
+                .as_ref()
+                .and_then(|s| s.revision)
+                .map_or_else(|| "-".into(), |r| r.to_string()),
+            TemplateRef::Service(_) => "-".into(),
+        }
+    }
+
+    /// The validation error when there is one, else the chart's description.
+    pub fn message(&self) -> (String, bool) {
+        match self.chart_status() {
+            Some(s) if !s.valid && s.validation_error.is_some() => {
+                (s.validation_error.clone().unwrap_or_default(), true)
+            }
+            Some(s) => (s.description.clone().unwrap_or_default(), false),
+            None => (String::new(), false),
+        }
+    }
+}
+
+/// The clusters the clusters screen shows.
+pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<ManagedCluster>> {
+    data.clusters
+        .iter()
+        .filter(|c| filter.is_empty() || matches(filter, &[&c.name_any(), &cluster_ready(c).2]))
+        .collect()
+}
+
+/// The templates screen: ClusterTemplates, then ServiceTemplates.
+pub fn template_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<TemplateRef<'a>> {
+    data.cluster_templates
+        .iter()
+        .map(TemplateRef::Cluster)
+        .chain(data.service_templates.iter().map(TemplateRef::Service))
+        .filter(|t| {
+            matches(
+                filter,
+                &[t.meta().name.as_deref().unwrap_or_default(), &t.message().0],
+            )
+        })
+        .collect()
+}
+
+/// The services of a cluster that its detail screen lists.
+pub fn service_rows<'a>(
+    mc: &'a ManagedCluster,
+    filter: &str,
+) -> Vec<&'a crate::api::ServiceStatus> {
+    mc.status
+        .iter()
+        .flat_map(|s| s.services.iter())
+        .filter(|s| matches(filter, &[&s.name, s.message.as_deref().unwrap_or_default()]))
+        .collect()
+}
+
+/// The services of a ClusterTemplate that its detail screen lists.
+pub fn template_service_rows<'a>(
+    ct: &'a ClusterTemplate,
+    filter: &str,
+) -> Vec<&'a crate::api::TemplateService> {
+    ct.spec
+        .services
+        .iter()
+        .filter(|s| matches(filter, &[&s.name, &s.template]))
+        .collect()
+}
+
+/// The Events the events screen shows.
+pub fn event_rows<'a>(
+    data: &'a Snapshot,
+    regarding: Option<&ObjKey>,
+    filter: &str,
+) -> Vec<&'a Arc<Event>> {
+    events::rows(&data.events, regarding, filter)
+}
+
+/// The rollouts the rollouts screen shows.
+pub fn rollout_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<TemplateRollout>> {
+    rollouts::rollout_rows(&data.rollouts, filter)
+}
+
+/// The lines of a rollout board's waves section, and the status they come
+/// from; empty while the rollout has no status (or no longer exists).
+pub fn board<'a>(data: &'a Snapshot, key: &ObjKey, filter: &str) -> Vec<BoardRow<'a>> {
+    data.rollout(&key.namespace, &key.name)
+        .and_then(|r| r.status.as_ref())
+        .map(|s| rollouts::board_rows(s, filter))
+        .unwrap_or_default()
+}

@@ -1,0 +1,149 @@
+//! The snapshot: what the console shows, read from the stores in one go.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use k8s_openapi::api::events::v1::Event;
+use kube::ResourceExt;
+
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use crate::plan::services::service_templates_of;
+use crate::tui::model::events;
+use crate::tui::model::key::{Kind, ObjKey};
+
+/// What the console shows, read from the stores in one go: sorted by
+/// namespace and name, with the counts the screens need.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub clusters: Vec<Arc<ManagedCluster>>,
+    pub cluster_templates: Vec<Arc<ClusterTemplate>>,
+    pub service_templates: Vec<Arc<ServiceTemplate>>,
+    /// By namespace and template, the newest revision first.
+    pub rollouts: Vec<Arc<TemplateRollout>>,
+    /// The engine's Events, the last seen first.
+    pub events: Vec<Arc<Event>>,
+    /// How many clusters use each template.
+    pub usage: HashMap<ObjKey, usize>,
+}
+
+fn sort_by_key<K: kube::Resource>(v: &mut [Arc<K>]) {
+    v.sort_by(|a, b| {
+        (a.meta().namespace.as_deref(), a.meta().name.as_deref())
+            .cmp(&(b.meta().namespace.as_deref(), b.meta().name.as_deref()))
+    });
+}
+
+impl Snapshot {
+    pub fn new(
+        mut clusters: Vec<Arc<ManagedCluster>>,
+        mut cluster_templates: Vec<Arc<ClusterTemplate>>,
+        mut service_templates: Vec<Arc<ServiceTemplate>>,
+    ) -> Snapshot {
+        sort_by_key(&mut clusters);
+        sort_by_key(&mut cluster_templates);
+        sort_by_key(&mut service_templates);
+        let mut usage: HashMap<ObjKey, usize> = HashMap::new();
+        for mc in &clusters {
+            let ns = mc.namespace().unwrap_or_default();
+            let key = |kind, name: &str| ObjKey {
+                kind,
+                namespace: ns.clone(),
+                name: name.to_string(),
+            };
+            *usage
+                .entry(key(Kind::ClusterTemplate, &mc.spec.template))
+                .or_default() += 1;
+            let template = cluster_templates.iter().find(|t| {
+                t.namespace().as_deref() == Some(&ns) && t.name_any() == mc.spec.template
+            });
+            let template_services = template.map_or(&[][..], |t| &t.spec.services);
+            let mut used = service_templates_of(template_services, &mc.spec.services);
+            used.sort_unstable();
+            used.dedup();
+            for st in used {
+                *usage.entry(key(Kind::ServiceTemplate, st)).or_default() += 1;
+            }
+        }
+        Snapshot {
+            clusters,
+            cluster_templates,
+            service_templates,
+            rollouts: Vec::new(),
+            events: Vec::new(),
+            usage,
+        }
+    }
+
+    /// The same snapshot with these Events.
+    pub fn with_events(mut self, mut events: Vec<Arc<Event>>) -> Snapshot {
+        events::sort(&mut events);
+        self.events = events;
+        self
+    }
+
+    /// The same snapshot with these rollouts.
+    pub fn with_rollouts(mut self, mut rollouts: Vec<Arc<TemplateRollout>>) -> Snapshot {
+        rollouts.sort_by(|a, b| {
+            let key = |r: &TemplateRollout| {
+                (
+                    r.metadata.namespace.clone(),
+                    r.spec.template.clone(),
+                    std::cmp::Reverse(r.spec.revision),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
+        self.rollouts = rollouts;
+        self
+    }
+
+    pub fn rollout(&self, namespace: &str, name: &str) -> Option<&Arc<TemplateRollout>> {
+        self.rollouts
+            .iter()
+            .find(|r| r.metadata.namespace.as_deref() == Some(namespace) && r.name_any() == name)
+    }
+
+    pub fn cluster(&self, namespace: &str, name: &str) -> Option<&Arc<ManagedCluster>> {
+        self.clusters
+            .iter()
+            .find(|c| c.metadata.namespace.as_deref() == Some(namespace) && c.name_any() == name)
+    }
+
+    pub fn cluster_template(&self, namespace: &str, name: &str) -> Option<&Arc<ClusterTemplate>> {
+        self.cluster_templates
+            .iter()
+            .find(|t| t.metadata.namespace.as_deref() == Some(namespace) && t.name_any() == name)
+    }
+
+    pub fn service_template(&self, namespace: &str, name: &str) -> Option<&Arc<ServiceTemplate>> {
+        self.service_templates
+            .iter()
+            .find(|t| t.metadata.namespace.as_deref() == Some(namespace) && t.name_any() == name)
+    }
+
+    /// The YAML of an object, without managedFields.
+    pub fn yaml(&self, key: &ObjKey) -> Option<String> {
+        fn find<K: kube::Resource + serde::Serialize + Clone>(
+            v: &[Arc<K>],
+            key: &ObjKey,
+        ) -> Option<String> {
+            let obj = v.iter().find(|o| {
+                o.meta().namespace.as_deref().unwrap_or_default() == key.namespace
+                    && o.meta().name.as_deref() == Some(&key.name)
+            })?;
+            let mut obj = K::clone(obj);
+            obj.meta_mut().managed_fields = None;
+            Some(
+                serde_yaml::to_string(&obj)
+                    .unwrap_or_else(|e| format!("# cannot show this object as YAML: {e}\n")),
+            )
+        }
+        match key.kind {
+            Kind::ManagedCluster => find(&self.clusters, key),
+            Kind::ClusterTemplate => find(&self.cluster_templates, key),
+            Kind::ServiceTemplate => find(&self.service_templates, key),
+            Kind::TemplateRollout => find(&self.rollouts, key),
+            Kind::Event => find(&self.events, key),
+        }
+    }
+}

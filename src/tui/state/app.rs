@@ -1,0 +1,255 @@
+//! The console's state: the [`App`], the messages that change it and the
+//! commands it asks the loop for. `state::update` applies the
+//! messages; the files beside this one do the work by topic.
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use k8s_openapi::jiff::Timestamp;
+
+use crate::plan::rollout::Request;
+use crate::tui::keys::keymap::Keymap;
+use crate::tui::keys::tables::{Mode, ScreenKind};
+use crate::tui::layout::Viewport;
+use crate::tui::model::banner;
+use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::snapshot::Snapshot;
+use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
+use crate::tui::state::flash::{Flash, FlashLevel};
+use crate::tui::state::view::{Screen, View};
+use crate::tui::theme::Theme;
+
+/// Everything that can happen to the console.
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// Once a second: ages, and expiring messages.
+    Tick(Timestamp),
+    /// A store changed; the loop answers [`Command::Refresh`] with [`Msg::Data`].
+    Changed(Kind),
+    /// Every store has its first full list.
+    Synced,
+    /// A fresh snapshot of the stores.
+    Data(Snapshot),
+    /// A warning or error from the log.
+    Log(String),
+    /// The in-process engine ended; `Some` says why when it was not asked to.
+    EngineStopped(Option<String>),
+    /// The in-process engine took the lease (`true`) or stands by (`false`).
+    EngineLeading(bool),
+    /// Who the console acts as, once known: the name its requests carry.
+    Identity(String),
+    /// How a [`Command::Request`] went: `Err` says why in plain words.
+    Requested {
+        name: String,
+        request: Request,
+        result: Result<(), String>,
+    },
+    /// A watch's health changed: it fails (and why), or it delivers again.
+    Watch {
+        resource: String,
+        health: crate::store::WatchHealth,
+    },
+    /// How a [`Command::ApplyValues`] went.
+    ValuesApplied {
+        key: EditKey,
+        result: Result<(), SaveError>,
+    },
+}
+
+/// Side effects `update` asks the loop for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Quit,
+    /// Rebuild the snapshot from the stores and send [`Msg::Data`].
+    Refresh,
+    /// Ask the engine for something on a TemplateRollout: set the request
+    /// annotations; the loop answers with [`Msg::Requested`].
+    Request {
+        namespace: String,
+        name: String,
+        request: Request,
+    },
+    /// Send a values edit: a JSON merge patch of `spec.services` carrying
+    /// the resourceVersion the editor opened; the loop answers with
+    /// [`Msg::ValuesApplied`].
+    ApplyValues {
+        key: EditKey,
+        patch: serde_json::Value,
+    },
+}
+
+/// What the bottom line is editing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    None,
+    /// `/`: the filter of the current view.
+    Filter,
+    /// `:` and what was typed.
+    Command(String),
+}
+
+/// A question over the screen; it takes every key until answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Modal {
+    /// `x` on the board: abort where it stands, or roll back.
+    StopChoice { rollout: ObjKey },
+    /// y/n before a request that cannot be undone.
+    Confirm {
+        rollout: ObjKey,
+        request: Request,
+        question: String,
+    },
+}
+
+/// Whether the in-process engine runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Runs here and holds the lease: it reconciles.
+    InProcess,
+    /// Runs here, but another engine holds the lease: this one only watches.
+    Standby,
+    Off,
+    Stopped,
+}
+
+/// Where the console points, for the header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub context: String,
+    pub cluster: String,
+    pub namespace: Option<String>,
+    pub engine: Engine,
+    pub readonly: bool,
+}
+
+/// The whole state of the console, owned by one task.
+#[derive(Debug)]
+pub struct App {
+    pub target: Target,
+    pub theme: Theme,
+    pub data: Snapshot,
+    /// Every store has its first full list.
+    pub synced: bool,
+    /// The time ages are measured from.
+    pub now: Timestamp,
+    /// The terminal size, for clicks and pages.
+    pub size: (u16, u16),
+    /// The crumbs; never empty, clusters at the bottom.
+    pub stack: Vec<View>,
+    pub input: Input,
+    pub help: bool,
+    pub modal: Option<Modal>,
+    pub flash: Option<Flash>,
+    /// Who the console's requests say asked, once known.
+    pub user: Option<String>,
+    /// The values editor, while [`Screen::Edit`] is on the stack.
+    pub editor: Option<Editor>,
+    /// The watches that fail, for the banner.
+    pub problems: banner::Problems,
+    /// The keybindings, with the settings file's remapping.
+    pub keys: Keymap,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(target: Target, theme: Theme, now: Timestamp) -> App {
+        App {
+            target,
+            theme,
+            data: Snapshot::default(),
+            synced: false,
+            now,
+            size: (80, 24),
+            stack: vec![View::new(Screen::Clusters)],
+            input: Input::None,
+            help: false,
+            modal: None,
+            flash: None,
+            user: None,
+            editor: None,
+            problems: banner::Problems::new(),
+            keys: Keymap::default(),
+            quit: false,
+        }
+    }
+
+    pub fn view(&self) -> &View {
+        self.stack.last().expect("the crumb stack is never empty")
+    }
+
+    pub(crate) fn view_mut(&mut self) -> &mut View {
+        self.stack
+            .last_mut()
+            .expect("the crumb stack is never empty")
+    }
+
+    /// Where the keys go now: a question, a prompt, an editor stage or
+    /// the screen.
+    pub fn mode(&self) -> Mode {
+        if let (Screen::Edit(_), Some(editor)) = (self.screen(), &self.editor) {
+            return match editor.stage {
+                Stage::Review(_) => Mode::Review,
+                Stage::Discard { .. } => Mode::Discard,
+                Stage::Conflict { .. } => Mode::Conflict,
+                Stage::Editing | Stage::Saving => Mode::Screen(ScreenKind::Editor),
+            };
+        }
+        match (&self.modal, &self.input) {
+            (Some(Modal::StopChoice { .. }), _) => Mode::AbortChoice,
+            (Some(Modal::Confirm { .. }), _) => Mode::Confirm,
+            (None, Input::Command(_)) => Mode::Prompt,
+            (None, Input::Filter) => Mode::Filter,
+            (None, Input::None) => Mode::Screen(self.screen().kind()),
+        }
+    }
+
+    pub fn screen(&self) -> &Screen {
+        &self.view().screen
+    }
+
+    /// The namespace column is shown when watching all namespaces.
+    pub fn all_namespaces(&self) -> bool {
+        self.target.namespace.is_none()
+    }
+
+    /// Puts a message on the status line.
+    pub fn flash(&mut self, level: FlashLevel, text: impl Into<String>) {
+        self.flash = Some(Flash {
+            level,
+            text: text.into(),
+            at: self.now,
+        });
+    }
+
+    /// The banner under the header, when watches fail.
+    pub fn banner(&self) -> Option<String> {
+        banner::text(
+            &self.problems,
+            &self.target.cluster,
+            self.target.namespace.as_deref(),
+        )
+    }
+
+    /// The terminal and what takes lines from its body, for the layout.
+    pub fn viewport(&self) -> Viewport {
+        Viewport {
+            width: self.size.0,
+            height: self.size.1,
+            banner: self.banner().is_some(),
+        }
+    }
+}
+
+/// Stops the console.
+pub(crate) fn quit(app: &mut App) -> Vec<Command> {
+    app.quit = true;
+    vec![Command::Quit]
+}
+
+/// Why the console may not write, if it may not.
+pub(crate) fn refuse_writes(app: &App, what: &str) -> Option<String> {
+    app.target
+        .readonly
+        .then(|| format!("read-only console (--readonly): cannot {what}"))
+}

@@ -1,0 +1,187 @@
+//! Editing values: opening the editor on the selected service, its keys and
+//! what they lead to (a save, a question, closing), keeping its cursor on
+//! screen, and the answer to a save. The editor itself is
+//! [`crate::tui::state::editor`].
+
+use crossterm::event::KeyEvent;
+use kube::ResourceExt;
+
+use crate::tui::layout;
+use crate::tui::model::rows::{service_rows, template_service_rows};
+use crate::tui::state::app::{App, Command, quit, refuse_writes};
+use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
+use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::navigation::{fit_all, push, selected_key};
+use crate::tui::state::view::Screen;
+
+/// `e` on a service: opens the editor on its values, on the cluster (its
+/// `spec.services` entry, made on save when it has none) or on the
+/// ClusterTemplate.
+pub(crate) fn open_editor(app: &mut App) {
+    if let Some(why) = refuse_writes(app, "edit values") {
+        app.flash(FlashLevel::Warn, why);
+        return;
+    }
+    let view = app.view();
+    let found = match &view.screen {
+        Screen::ClusterDetail(key) => app.data.cluster(&key.namespace, &key.name).map(|mc| {
+            let service = service_rows(mc, &view.filter)
+                .get(view.selected)
+                .map(|s| s.name.clone());
+            (Base::Cluster(mc.clone()), service)
+        }),
+        Screen::TemplateDetail(key) => {
+            app.data
+                .cluster_template(&key.namespace, &key.name)
+                .map(|ct| {
+                    let service = template_service_rows(ct, &view.filter)
+                        .get(view.selected)
+                        .map(|s| s.name.clone());
+                    (Base::Template(ct.clone()), service)
+                })
+        }
+        _ => return,
+    };
+    let (base, service) = match found {
+        None => {
+            let key = selected_key(app).map(|k| k.name).unwrap_or_default();
+            app.flash(FlashLevel::Warn, format!("{key} no longer exists"));
+            return;
+        }
+        Some((_, None)) => {
+            app.flash(FlashLevel::Warn, "no service selected to edit");
+            return;
+        }
+        Some((base, Some(service))) => (base, service),
+    };
+    if let Base::Cluster(mc) = &base {
+        let ns = mc.namespace().unwrap_or_default();
+        let in_template = app
+            .data
+            .cluster_template(&ns, &mc.spec.template)
+            .is_some_and(|ct| ct.spec.services.iter().any(|s| s.name == service));
+        if !in_template && !base.has_entry(&service) {
+            app.flash(
+                FlashLevel::Warn,
+                format!(
+                    "{service} is neither in template {} nor in the cluster's services: nothing to override",
+                    mc.spec.template
+                ),
+            );
+            return;
+        }
+    }
+    let editor = Editor::open(base, &service);
+    let key = editor.key.clone();
+    app.editor = Some(editor);
+    push(app, Screen::Edit(key));
+    fit_editor(app);
+}
+
+/// Keys while the editor is open.
+pub(crate) fn on_editor_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    if app
+        .flash
+        .as_ref()
+        .is_some_and(|f| f.level != FlashLevel::Warn)
+    {
+        app.flash = None;
+    }
+    let Some(editor) = app.editor.as_mut() else {
+        return Vec::new();
+    };
+    let step = editor.on_key(key, &app.keys, &app.data);
+    let edit_key = editor.key.clone();
+    fit_editor(app);
+    match step {
+        Step::Nothing => Vec::new(),
+        Step::Say(level, text) => {
+            app.flash(level, text);
+            Vec::new()
+        }
+        Step::Close => {
+            close_editor(app);
+            Vec::new()
+        }
+        Step::Quit => quit(app),
+        Step::Apply(patch) => {
+            // Checked once more: a question asked before the console became
+            // read-only sends nothing.
+            if let Some(why) = refuse_writes(app, "save values") {
+                if let Some(editor) = app.editor.as_mut() {
+                    editor.stage = Stage::Editing;
+                }
+                app.flash(FlashLevel::Warn, why);
+                return Vec::new();
+            }
+            app.flash(
+                FlashLevel::Info,
+                format!("saving the values of {}…", edit_key.service),
+            );
+            vec![Command::ApplyValues {
+                key: edit_key,
+                patch,
+            }]
+        }
+    }
+}
+
+/// Pops the editor's screen.
+fn close_editor(app: &mut App) {
+    app.editor = None;
+    if matches!(app.screen(), Screen::Edit(_)) && app.stack.len() > 1 {
+        app.stack.pop();
+    }
+    fit_all(app);
+}
+
+/// Keeps the editor's cursor on screen.
+pub(crate) fn fit_editor(app: &mut App) {
+    let (height, width) = layout::editor_text_size(
+        app.viewport(),
+        app.editor.as_ref().is_some_and(|e| e.note.is_some()),
+    );
+    if let Some(editor) = app.editor.as_mut() {
+        editor.fit(height, width);
+    }
+}
+
+/// The answer to a save.
+pub(crate) fn values_applied(app: &mut App, key: EditKey, result: Result<(), SaveError>) {
+    let what = format!(
+        "the values of {} on {} {}",
+        key.service,
+        key.object.kind.label(),
+        key.object.name
+    );
+    let open = app
+        .editor
+        .as_ref()
+        .is_some_and(|e| e.key == key && e.stage == Stage::Saving);
+    match result {
+        Ok(()) => {
+            if open {
+                close_editor(app);
+            }
+            app.flash(FlashLevel::Info, format!("saved {what}"));
+        }
+        Err(SaveError::Conflict { current }) => {
+            if let (true, Some(editor)) = (open, app.editor.as_mut()) {
+                editor.stage = Stage::Conflict { current };
+            }
+            app.flash(
+                FlashLevel::Error,
+                format!(
+                    "not saved: {} changed by someone else since you opened it",
+                    key.object.name
+                ),
+            );
+        }
+        Err(SaveError::Failed(why)) => {
+            if let (true, Some(editor)) = (open, app.editor.as_mut()) {
+                editor.stage = Stage::Editing;
+            }
+            app.flash(FlashLevel::Error, format!("could not save {what}: {why}"));
+        }
+    }
+}

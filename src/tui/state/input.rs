@@ -1,0 +1,347 @@
+//! Input: what a key or a click does where it lands. Keys go to the editor
+//! when it is open, else to the question on screen, else to the filter or
+//! the `:` prompt being typed, else to the screen's action from its key
+//! table ([`crate::tui::keys`]); clicks select rows and the wheel scrolls.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+
+use crate::plan::rollout::Request;
+use crate::tui::keys::{self, Action, Goto, Mode};
+use crate::tui::layout;
+use crate::tui::model::key::Kind;
+use crate::tui::model::rollouts::cluster_on_line;
+use crate::tui::model::rows;
+use crate::tui::model::values::ValuesKey;
+use crate::tui::state::app::{App, Command, Input, Modal, quit};
+use crate::tui::state::board;
+use crate::tui::state::editing::{on_editor_key, open_editor};
+use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::navigation::{
+    back, fit_all, fit_at, open_regarded, push, rows_height, selected_key, selected_values, step,
+};
+use crate::tui::state::view::Screen;
+
+pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    if key.kind == crossterm::event::KeyEventKind::Release {
+        return Vec::new();
+    }
+    // The editor takes every key, ctrl-c too: it asks before losing changes.
+    if matches!(app.screen(), Screen::Edit(_)) && app.editor.is_some() {
+        return on_editor_key(app, key);
+    }
+    let mode = app.mode();
+    let action = app.keys.action(mode, &key);
+    if action == Some(Action::Quit) && !matches!(mode, Mode::Screen(_)) {
+        // ctrl-c leaves from a prompt or a question too.
+        return quit(app);
+    }
+    if app
+        .flash
+        .as_ref()
+        .is_some_and(|f| f.level != FlashLevel::Warn)
+    {
+        app.flash = None;
+    }
+    if let Some(modal) = app.modal.clone() {
+        return on_modal_key(app, action, modal);
+    }
+    match app.input.clone() {
+        Input::Command(text) => return on_command_key(app, key, action, text),
+        Input::Filter => {
+            on_filter_key(app, key, action);
+            return Vec::new();
+        }
+        Input::None => {}
+    }
+    if app.help {
+        return match action {
+            Some(Action::Quit) => quit(app),
+            Some(Action::Back | Action::Help) => {
+                app.help = false;
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+    }
+    match action {
+        Some(a) => act(app, a),
+        None => Vec::new(),
+    }
+}
+
+fn act(app: &mut App, action: Action) -> Vec<Command> {
+    match action {
+        Action::Quit => return quit(app),
+        Action::Help => app.help = true,
+        Action::Command => app.input = Input::Command(String::new()),
+        Action::Filter => {
+            if !app.screen().scrolls() {
+                app.input = Input::Filter;
+            }
+        }
+        Action::Back => back(app),
+        Action::Up => step(app, -1),
+        Action::Down => step(app, 1),
+        Action::PageUp => {
+            let page = rows_height(app, app.view()).max(1) as isize;
+            step(app, -page);
+        }
+        Action::PageDown => {
+            let page = rows_height(app, app.view()).max(1) as isize;
+            step(app, page);
+        }
+        Action::Top => step(app, isize::MIN / 2),
+        Action::Bottom => step(app, isize::MAX / 2),
+        Action::Open => match (app.screen(), selected_key(app)) {
+            (Screen::Clusters, Some(key)) => push(app, Screen::ClusterDetail(key)),
+            (Screen::Rollouts, Some(key)) => push(app, Screen::Rollout(key)),
+            (Screen::Templates, Some(key)) if key.kind == Kind::ClusterTemplate => {
+                push(app, Screen::TemplateDetail(key))
+            }
+            (Screen::Templates, Some(key)) => push(
+                app,
+                Screen::Values(ValuesKey {
+                    object: key,
+                    service: None,
+                }),
+            ),
+            (Screen::ClusterDetail(_) | Screen::TemplateDetail(_), _) => {
+                match selected_values(app) {
+                    Some(key) => push(app, Screen::Values(key)),
+                    None => app.flash(FlashLevel::Warn, "no service selected"),
+                }
+            }
+            (Screen::Events(_), Some(key)) => open_regarded(app, &key),
+            _ => {}
+        },
+        Action::Edit => open_editor(app),
+        Action::Events => {
+            if let Screen::ClusterDetail(key) = app.screen() {
+                let key = key.clone();
+                push(app, Screen::Events(Some(key)));
+            }
+        }
+        Action::Yaml => {
+            if let Some(key) = selected_key(app) {
+                push(app, Screen::Yaml(key));
+            }
+        }
+        Action::Approve => return board::approve(app),
+        Action::Pause => return board::pause(app),
+        Action::Resume => return board::resume(app),
+        Action::Abort => return board::stop_choice(app),
+        Action::Skip => return board::skip(app),
+        Action::Retry => return board::retry(app),
+        // The prompts', questions' and editor's own: never bound on a screen.
+        Action::Run
+        | Action::Complete
+        | Action::Cancel
+        | Action::Erase
+        | Action::Keep
+        | Action::Clear
+        | Action::Stay
+        | Action::RollBack
+        | Action::Yes
+        | Action::No
+        | Action::Save
+        | Action::Close
+        | Action::PutBack
+        | Action::Undo
+        | Action::Redo
+        | Action::Apply
+        | Action::KeepEditing
+        | Action::Discard
+        | Action::Reload
+        | Action::KeepMine => {}
+    }
+    Vec::new()
+}
+
+/// Keys while a modal asks something: it answers or closes; nothing else
+/// reaches the screen underneath.
+fn on_modal_key(app: &mut App, action: Option<Action>, modal: Modal) -> Vec<Command> {
+    match (modal, action) {
+        (Modal::StopChoice { rollout }, Some(choice @ (Action::Stay | Action::RollBack))) => {
+            let request = if choice == Action::Stay {
+                Request::Abort
+            } else {
+                Request::Rollback
+            };
+            board::choose_stop(app, rollout, request);
+            Vec::new()
+        }
+        (
+            Modal::Confirm {
+                rollout, request, ..
+            },
+            Some(Action::Yes),
+        ) => {
+            app.modal = None;
+            board::send(app, rollout, request)
+        }
+        (_, Some(Action::Cancel | Action::No)) => {
+            app.modal = None;
+            app.flash(FlashLevel::Info, "cancelled: nothing asked");
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn on_filter_key(app: &mut App, key: KeyEvent, action: Option<Action>) {
+    match action {
+        Some(Action::Clear) => {
+            app.input = Input::None;
+            app.view_mut().filter.clear();
+        }
+        Some(Action::Keep) => app.input = Input::None,
+        Some(Action::Erase) => app.view_mut().filter.clear(),
+        Some(Action::Down) => step(app, 1),
+        Some(Action::Up) => step(app, -1),
+        _ => match typed(&key) {
+            Typed::Erase => {
+                let was_empty = app.view_mut().filter.pop().is_none();
+                if was_empty {
+                    app.input = Input::None;
+                }
+            }
+            Typed::Char(c) => {
+                app.view_mut().filter.push(c);
+                app.view_mut().selected = 0;
+            }
+            Typed::Other => {}
+        },
+    }
+    fit_all(app);
+}
+
+fn on_command_key(
+    app: &mut App,
+    key: KeyEvent,
+    action: Option<Action>,
+    mut text: String,
+) -> Vec<Command> {
+    match action {
+        Some(Action::Cancel) => app.input = Input::None,
+        Some(Action::Run) => {
+            app.input = Input::None;
+            return run_command(app, &text);
+        }
+        Some(Action::Complete) => app.input = Input::Command(keys::complete(&text)),
+        Some(Action::Erase) => app.input = Input::Command(String::new()),
+        _ => match typed(&key) {
+            Typed::Erase => {
+                if text.pop().is_none() {
+                    app.input = Input::None;
+                } else {
+                    app.input = Input::Command(text);
+                }
+            }
+            Typed::Char(c) => {
+                text.push(c);
+                app.input = Input::Command(text);
+            }
+            Typed::Other => {}
+        },
+    }
+    Vec::new()
+}
+
+/// A key a one-line text field reads itself, when no binding takes it.
+enum Typed {
+    Char(char),
+    /// Backspace: the last character goes.
+    Erase,
+    Other,
+}
+
+fn typed(key: &KeyEvent) -> Typed {
+    match key.code {
+        KeyCode::Backspace => Typed::Erase,
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => Typed::Char(c),
+        _ => Typed::Other,
+    }
+}
+
+fn run_command(app: &mut App, text: &str) -> Vec<Command> {
+    let word = text.trim();
+    if word.is_empty() {
+        return Vec::new();
+    }
+    match keys::resolve(word) {
+        Some(Goto::Quit) => return quit(app),
+        Some(Goto::Help) => app.help = true,
+        Some(Goto::Clusters) => {
+            app.stack.truncate(1);
+            fit_all(app);
+        }
+        Some(Goto::Templates) => {
+            app.stack.truncate(1);
+            push(app, Screen::Templates);
+        }
+        Some(Goto::Rollouts) => {
+            app.stack.truncate(1);
+            push(app, Screen::Rollouts);
+        }
+        Some(Goto::Events) => {
+            app.stack.truncate(1);
+            push(app, Screen::Events(None));
+        }
+        None => app.flash(
+            FlashLevel::Error,
+            format!(
+                "unknown command :{word}; try {}",
+                keys::COMMANDS
+                    .iter()
+                    .map(|c| format!(":{}", c.name))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ),
+    }
+    Vec::new()
+}
+
+pub(crate) fn on_mouse(app: &mut App, mouse: MouseEvent) {
+    // A question waits for its answer from the keyboard; the editor is
+    // keyboard only.
+    if app.modal.is_some() || matches!(app.screen(), Screen::Edit(_)) {
+        return;
+    }
+    match mouse.kind {
+        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+            if app.help {
+                return;
+            }
+            let lines = if app.screen().scrolls() { 3 } else { 1 };
+            let down = mouse.kind == MouseEventKind::ScrollDown;
+            step(app, if down { lines } else { -lines });
+        }
+        MouseEventKind::Down(MouseButton::Left) => {
+            if app.help {
+                app.help = false;
+                return;
+            }
+            let Some(area) = layout::rows_area(&app.data, app.viewport(), app.view()) else {
+                return;
+            };
+            let (x, y) = (mouse.column, mouse.row);
+            if x < area.x || x >= area.right() || y < area.y || y >= area.bottom() {
+                return;
+            }
+            let line = app.view().offset + usize::from(y - area.y);
+            let index = match &app.view().screen {
+                Screen::Rollout(key) => {
+                    cluster_on_line(&rows::board(&app.data, key, &app.view().filter), line)
+                }
+                _ => Some(line),
+            };
+            if let Some(index) = index.filter(|i| *i < app.row_count()) {
+                app.view_mut().selected = index;
+                let last = app.stack.len() - 1;
+                fit_at(app, last);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,25 @@
+//! `update` by topic, over the sample of [`crate::tui::fixtures::sample`].
+
+mod board;
+mod editing;
+mod events;
+mod filter;
+mod keys;
+mod messages;
+mod mouse;
+mod navigation;
+mod prompts;
+
+use crate::tui::state::app::App;
+use crate::tui::state::navigation::selected_key;
+
+pub(super) fn selected_name(app: &App) -> String {
+    selected_key(app).unwrap().name
+}
+
+pub(super) fn flash_text(app: &App) -> String {
+    app.flash
+        .as_ref()
+        .map(|f| f.text.clone())
+        .unwrap_or_default()
+}

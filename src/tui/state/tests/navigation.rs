@@ -1,0 +1,138 @@
+//! Moving through lists and crumbs, and keeping the selection on screen.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::selected_name;
+use crate::tui::fixtures::console::press;
+use crate::tui::fixtures::sample::{app, sample};
+use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::snapshot::Snapshot;
+use crate::tui::state::app::Msg;
+use crate::tui::state::navigation::rows_height;
+use crate::tui::state::update;
+use crate::tui::state::view::Screen;
+
+#[test]
+fn navigation_is_clamped() {
+    let mut app = app();
+    assert_eq!(selected_name(&app), "prod-eu-1");
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(selected_name(&app), "staging-1");
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    assert_eq!(selected_name(&app), "dev-broken");
+    press(&mut app, KeyCode::Char('k'));
+    assert_eq!(selected_name(&app), "staging-1");
+    press(&mut app, KeyCode::Char('g'));
+    assert_eq!(app.view().selected, 0);
+    update(
+        &mut app,
+        Msg::Key(KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+    );
+    assert_eq!(app.view().selected, 2);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.view().selected, 0);
+}
+
+#[test]
+fn selection_follows_its_row_when_data_changes() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(selected_name(&app), "staging-1");
+    let mut data = sample();
+    data.clusters.remove(0);
+    update(&mut app, Msg::Data(data));
+    assert_eq!(selected_name(&app), "staging-1");
+    assert_eq!(app.view().selected, 0);
+    // The selected row went away: the selection stays in range.
+    update(&mut app, Msg::Data(Snapshot::default()));
+    assert_eq!(app.view().selected, 0);
+    assert_eq!(app.row_count(), 0);
+}
+
+#[test]
+fn enter_and_esc_walk_the_crumbs() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Enter);
+    let key = ObjKey {
+        kind: Kind::ManagedCluster,
+        namespace: "hmc-system".into(),
+        name: "staging-1".into(),
+    };
+    assert_eq!(app.screen(), &Screen::ClusterDetail(key.clone()));
+    press(&mut app, KeyCode::Char('y'));
+    assert_eq!(app.screen(), &Screen::Yaml(key.clone()));
+    let crumbs: Vec<String> = app.stack.iter().map(|v| v.screen.crumb()).collect();
+    assert_eq!(crumbs, ["clusters", "hmc-system/staging-1", "yaml"]);
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen(), &Screen::ClusterDetail(key));
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen(), &Screen::Clusters);
+    // The selection is where it was.
+    assert_eq!(selected_name(&app), "staging-1");
+    // esc at the root stays.
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.stack.len(), 1);
+}
+
+#[test]
+fn yaml_hides_managed_fields_and_scrolls() {
+    let mut data = sample();
+    let mut mc = (*data.clusters[0]).clone();
+    mc.metadata.managed_fields = Some(vec![Default::default()]);
+    data.clusters[0] = Arc::new(mc);
+    let mut app = app();
+    update(&mut app, Msg::Data(data));
+    press(&mut app, KeyCode::Char('y'));
+    let Screen::Yaml(key) = app.screen().clone() else {
+        panic!("not on the yaml screen");
+    };
+    let yaml = app.data.yaml(&key).unwrap();
+    assert!(yaml.contains("kind: ManagedCluster"), "{yaml}");
+    assert!(!yaml.contains("managedFields"), "{yaml}");
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.view().offset, 1);
+    press(&mut app, KeyCode::Char('G'));
+    let lines = yaml.lines().count();
+    let height = rows_height(&app, app.view());
+    assert_eq!(app.view().offset, lines.saturating_sub(height));
+}
+
+#[test]
+fn long_lists_scroll_to_keep_the_selection_visible() {
+    let mut data = sample();
+    let template = (*data.clusters[0]).clone();
+    data.clusters = (0..100)
+        .map(|i| {
+            let mut c = template.clone();
+            c.metadata.name = Some(format!("c-{i:03}"));
+            Arc::new(c)
+        })
+        .collect();
+    let mut app = app();
+    update(
+        &mut app,
+        Msg::Data(Snapshot::new(data.clusters, vec![], vec![])),
+    );
+    let height = rows_height(&app, app.view());
+    assert!(height > 5);
+    for _ in 0..height {
+        press(&mut app, KeyCode::Down);
+    }
+    assert_eq!(app.view().selected, height);
+    assert_eq!(app.view().offset, 1);
+    press(&mut app, KeyCode::PageDown);
+    assert_eq!(app.view().selected, 2 * height);
+    press(&mut app, KeyCode::End);
+    assert_eq!(app.view().selected, 99);
+    assert_eq!(app.view().offset, 100 - height);
+    // A smaller terminal keeps the selection on screen.
+    update(&mut app, Msg::Resize(80, 12));
+    let small = rows_height(&app, app.view());
+    assert_eq!(app.view().offset, 100 - small);
+}
