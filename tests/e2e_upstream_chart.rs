@@ -314,8 +314,18 @@ async fn the_upstream_chart_installs_rolls_out_and_leaves_nothing() {
         .get(&format!("{full}-admission"))
         .await
         .expect("the chart's webhook configuration");
-    let hook = &webhook.webhooks.unwrap_or_default()[0];
+    let hooks_of = webhook.webhooks.unwrap_or_default();
+    let hook = hooks_of.first().expect("one webhook");
     assert_eq!(hook.failure_policy.as_deref(), Some("Fail"));
+    let scope = hook
+        .namespace_selector
+        .as_ref()
+        .and_then(|s| s.match_labels.clone());
+    assert_eq!(
+        scope.unwrap_or_default().get("kubernetes.io/metadata.name"),
+        Some(&target),
+        "the template scopes the webhook to the service's namespace"
+    );
 
     // The admission webhook's hook Jobs ran to completion in the kwok child:
     // Helm recorded each as Succeeded, then deleted it (hook-succeeded).
@@ -409,7 +419,12 @@ async fn the_upstream_chart_installs_rolls_out_and_leaves_nothing() {
         "release record sh.helm.release.v1.ingress-nginx.v1".to_string(),
         "release record sh.helm.release.v1.ingress-nginx.v2".to_string(),
     ];
-    assert_eq!(before, expected, "what the release has before the delete");
+    for want in &expected {
+        assert!(
+            before.contains(want),
+            "{want} before the delete: {before:?}"
+        );
+    }
     let delete_start = std::time::Instant::now();
     mcs.delete(CLUSTER, &Default::default()).await.unwrap();
     eventually(&format!("{CLUSTER} deleted"), STEP, || async {
