@@ -8,7 +8,8 @@ Everything runs as plain processes on loopback:
   and Cluster API CRDs, Flux source-controller and helm-controller;
 - N child clusters: kube-apiserver, kube-controller-manager, kube-scheduler and
   kwok with one fake Node, so that Deployments become Available;
-- a Helm chart repository packaged from tests/fixtures/charts.
+- a Helm chart repository packaged from tests/fixtures/charts, with the
+  vendored upstream charts (tests/fixtures/charts/upstream) under /upstream.
 
 Commands: build, up, down, status, env, provision, logs.
 State (PKI, kubeconfigs, etcd data, pids) and logs live in HMC_HARNESS_DIR
@@ -442,9 +443,54 @@ def package_charts(out: Path) -> None:
     (out / "index.yaml").write_text(json.dumps(index, indent=1) + "\n")
 
 
+UPSTREAM_CHARTS = FIXTURES / "charts" / "upstream"
+
+
+def chart_meta_in(tgz: Path) -> dict:
+    """The Chart.yaml of a packaged chart (`<name>/Chart.yaml` inside it)."""
+    import yaml
+    with tarfile.open(tgz, mode="r:gz") as tar:
+        for member in tar.getmembers():
+            parts = member.name.split("/")
+            if len(parts) == 2 and parts[1] == "Chart.yaml" and member.isfile():
+                return yaml.safe_load(tar.extractfile(member).read())
+    raise ValueError(f"{tgz} holds no <chart>/Chart.yaml")
+
+
+def serve_upstream_charts(out: Path) -> None:
+    """Copies the vendored upstream charts, byte for byte, into `out` with
+    an index of their own. They share name and versions with the stand-in
+    ingress-nginx, so they live under a path of their own (`/upstream`)."""
+    out.mkdir(parents=True, exist_ok=True)
+    entries: dict[str, list] = {}
+    for src in sorted(UPSTREAM_CHARTS.glob("*.tgz")):
+        data = src.read_bytes()
+        meta = chart_meta_in(src)
+        name, version = meta["name"], str(meta["version"])
+        tgz = out / src.name
+        if not tgz.exists() or tgz.read_bytes() != data:
+            tmp = tgz.with_suffix(".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(tgz)
+        entry = dict(meta)
+        entry.update({
+            "version": version,
+            "urls": [tgz.name],
+            "digest": hashlib.sha256(data).hexdigest(),
+            "created": "2026-01-01T00:00:00Z",
+        })
+        entries.setdefault(name, []).append(entry)
+    index = {"apiVersion": "v1", "entries": entries, "generated": "2026-01-01T00:00:00Z"}
+    tmp = out / "index.yaml.tmp"
+    tmp.write_text(json.dumps(index, indent=1) + "\n")
+    tmp.replace(out / "index.yaml")
+
+
 def start_chart_repo() -> None:
     repo_dir = STATE / "chart-repo"
     package_charts(repo_dir)
+    # Written while the server runs too: `up` on a running harness serves them.
+    serve_upstream_charts(repo_dir / "upstream")
     start("chart-repo", sys.executable, ["-m", "http.server", str(CHART_REPO_PORT), "--bind", "127.0.0.1",
                                          "--directory", str(repo_dir)])
 
@@ -545,6 +591,8 @@ def cmd_up(_args) -> None:
                 content_type="application/merge-patch+json")
     start_chart_repo()
     wait_for("chart repository", lambda: http_ok(f"http://127.0.0.1:{CHART_REPO_PORT}/index.yaml"), 30)
+    wait_for("upstream chart repository",
+             lambda: http_ok(f"http://127.0.0.1:{CHART_REPO_PORT}/upstream/index.yaml"), 30)
     start_flux(mgmt)
     for c in all_clusters:
         wait_for(f"{c.name} controller-manager /healthz",
@@ -601,6 +649,7 @@ def cmd_env(_args) -> None:
     print(f"export KUBECONFIG={c[0].kubeconfig}")
     print(f"export HMC_CHILD_KUBECONFIGS={':'.join(str(x.kubeconfig) for x in c[1:])}")
     print(f"export HMC_CHART_REPO=http://127.0.0.1:{CHART_REPO_PORT}")
+    print(f"export HMC_UPSTREAM_CHART_REPO=http://127.0.0.1:{CHART_REPO_PORT}/upstream")
     print(f"export HMC_HARNESS_LOGS={LOGS}")
 
 
