@@ -332,7 +332,9 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             assert!(!r.verbs.iter().any(|x| x == v), "{v}: {r:?}");
         }
     }
-    // Secrets: metadata-only list/watch, never read one by name.
+    // Secrets: metadata-only list/watch, and patch for our finalizer on a
+    // kubeconfig secret; never read one by name, never create, update or
+    // delete one.
     for r in rules {
         if r.resources
             .iter()
@@ -340,7 +342,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             .any(|x| x.starts_with("secrets"))
         {
             let verbs: BTreeSet<&str> = r.verbs.iter().map(String::as_str).collect();
-            assert_eq!(verbs, BTreeSet::from(["list", "watch"]), "{r:?}");
+            assert_eq!(verbs, BTreeSet::from(["list", "watch", "patch"]), "{r:?}");
             assert_eq!(r.resources.as_deref(), Some(&["secrets".to_string()][..]));
         }
     }
@@ -384,7 +386,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             &["get", "list", "watch", "create", "patch", "delete"],
         ),
         g("cluster.x-k8s.io", "clusters", false, &["list", "watch"]),
-        g("", "secrets", false, &["list", "watch"]),
+        g("", "secrets", false, &["list", "watch", "patch"]),
         g("events.k8s.io", "events", false, &["create", "patch"]),
         g(
             "apiextensions.k8s.io",

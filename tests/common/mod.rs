@@ -143,8 +143,8 @@ impl TestNamespace {
     }
 
     /// Deletes the namespace. The engine has stopped by now, so nothing
-    /// would remove our finalizers: templates and clusters let go first,
-    /// or the namespace would stay Terminating.
+    /// would remove our finalizers: templates, clusters and kubeconfig
+    /// secrets let go first, or the namespace would stay Terminating.
     pub async fn cleanup(self) {
         self.let_go().await;
         let api: Api<Namespace> = Api::all(self.client.clone());
@@ -204,6 +204,28 @@ impl TestNamespace {
                             .await;
                     }
                 })
+                .await;
+        }
+        // The engine holds kubeconfig secrets with the same finalizer while
+        // services are installed through them: only ours is removed.
+        let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+            Api::namespaced(self.client.clone(), &self.name);
+        let Ok(list) = secrets.list_metadata(&Default::default()).await else {
+            return;
+        };
+        for s in list.items {
+            let held = s.metadata.finalizers.clone().unwrap_or_default();
+            if !held.iter().any(|f| f == hmc_tui::api::labels::FINALIZER) {
+                continue;
+            }
+            let rest: Vec<&String> = held
+                .iter()
+                .filter(|f| *f != hmc_tui::api::labels::FINALIZER)
+                .collect();
+            let patch = serde_json::json!({"metadata": {"finalizers": rest}});
+            let name = s.metadata.name.unwrap_or_default();
+            let _ = secrets
+                .patch_metadata(&name, &PatchParams::default(), &Patch::Merge(&patch))
                 .await;
         }
     }

@@ -1,5 +1,6 @@
-//! Deleting a cluster: its services are uninstalled first, then its own
-//! release, then the finalizer lets it go.
+//! Deleting a cluster: its services are uninstalled first (through the
+//! kubeconfig secret, held until then), then its own release, then the
+//! finalizer lets it go.
 
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
+use super::access;
 use super::given::{is_service, releases_of};
 use super::status::status_with;
 use crate::api::conditions::{
@@ -28,7 +30,7 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
     let name = mc.name_any();
     let existing = releases_of(ctx, &ns, &name);
     let (services, cluster): (Vec<_>, Vec<_>) = existing.into_iter().partition(|r| is_service(r));
-    let force = mc
+    let asked = mc
         .annotations()
         .get(labels::FORCE_DELETE)
         .map(String::as_str)
@@ -39,6 +41,12 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
         .as_ref()
         .map(|t| Timestamp::now().duration_since(t.0).unsigned_abs())
         .unwrap_or_default();
+    let stuck = since > ctx.options.deletion_timeout;
+    // The kubeconfig secret is being deleted too (its namespace is, or its
+    // cluster): past the deletion timeout, nobody is left to annotate
+    // anything, so the services are let go of as if forced.
+    let access_going = access::going(ctx, &ns, &name);
+    let force = asked || (stuck && access_going);
 
     if !services.is_empty() {
         for rel in &services {
@@ -49,7 +57,6 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
                 drop_finalizers::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
             }
         }
-        let stuck = since > ctx.options.deletion_timeout;
         let names: Vec<String> = services
             .iter()
             .filter_map(|r| r.labels().get(labels::SERVICE).cloned())
@@ -75,6 +82,18 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
                     labels::FORCE_DELETE
                 ),
             )
+        } else if stuck && !asked {
+            Cond::new(
+                DELETING,
+                false,
+                "LettingGo",
+                format!(
+                    "services {} could not be uninstalled for {}s and the cluster's kubeconfig \
+                     secret is being deleted: letting go of them (they stay in the cluster)",
+                    names.join(", "),
+                    since.as_secs(),
+                ),
+            )
         } else {
             Cond::new(
                 DELETING,
@@ -90,6 +109,8 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
             5
         })));
     }
+    // No service is left in the child: the access to it may go.
+    access::release(ctx, &ns, &name).await?;
     if let Some(rel) = cluster.first() {
         if rel.metadata.deletion_timestamp.is_none() {
             delete::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
@@ -100,7 +121,7 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
                 "services uninstalled; removing the cluster".into(),
             )
             .await;
-        } else if force && since > ctx.options.deletion_timeout {
+        } else if force && stuck {
             drop_finalizers::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
         }
         let cond = Cond::new(

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use kube::ResourceExt;
 
+use super::access;
 use super::cluster_release::ClusterRelease;
 use super::events::{self, Applied};
 use super::given::{Given, is_service};
@@ -31,6 +32,8 @@ pub(super) struct Services {
     pub(super) conflicts: Vec<String>,
     /// Whether the cluster's kubeconfig secret is there.
     pub(super) has_kubeconfig: bool,
+    /// Whether a service's release was applied through that secret.
+    pub(super) through_kubeconfig: bool,
     /// The release name of each planned service.
     rel_names: Vec<String>,
 }
@@ -62,6 +65,7 @@ pub(super) async fn apply(
     let plans = plan(mc, ctx, given);
     let mut statuses = Vec::with_capacity(plans.len());
     let mut conflicts: Vec<String> = Vec::new();
+    let mut through_kubeconfig = false;
     let rel_names: Vec<String> = plans
         .iter()
         .map(|p| choose_service_release_name(&given.name, p.name(), &given.existing))
@@ -78,7 +82,9 @@ pub(super) async fn apply(
         let status = match plan {
             ServicePlan::Blocked(b) => blocked(b, current.as_deref()),
             ServicePlan::Install(d) => {
-                install(&target, d, rel_name, current, applied, &mut conflicts).await?
+                let out = install(&target, d, rel_name, current, applied, &mut conflicts).await?;
+                through_kubeconfig |= out.1;
+                out.0
             }
         };
         statuses.push(status);
@@ -87,6 +93,7 @@ pub(super) async fn apply(
         statuses,
         conflicts,
         has_kubeconfig,
+        through_kubeconfig,
         rel_names,
     })
 }
@@ -121,7 +128,9 @@ fn blocked(b: &BlockedService, current: Option<&HelmRelease>) -> ServiceStatus {
 }
 
 /// Applies one service's release, unless the service has to wait, and
-/// reads how it is.
+/// reads how it is; and whether the release was applied. The kubeconfig
+/// secret is held first, so that the access to the child outlasts the
+/// release (see `access`).
 async fn install(
     target: &Target<'_>,
     d: &DesiredService,
@@ -129,7 +138,7 @@ async fn install(
     current: Option<Arc<HelmRelease>>,
     applied: &mut Applied,
     conflicts: &mut Vec<String>,
-) -> Result<ServiceStatus> {
+) -> Result<(ServiceStatus, bool)> {
     let Target { mc, ctx, given, .. } = *target;
     let ns = &given.ns;
     let revision = given.revision;
@@ -140,6 +149,7 @@ async fn install(
         .and_then(|s| s.chart_version.clone())
         .or_else(|| st.as_ref().and_then(|s| s.spec.helm.chart_version.clone()));
     let unusable = service_name_problem(&d.name);
+    let mut through_kubeconfig = false;
     let observed = match waiting(target, d, unusable.clone(), current.is_some()) {
         Some(why) => Observed {
             state: if unusable.is_some() {
@@ -156,6 +166,8 @@ async fn install(
             let chart = chart_ref(TemplateKind::Service, &d.template, ns, helm);
             let desired =
                 service_release(rel_name.to_string(), mc, d, chart, revision, &ctx.options);
+            access::hold(ctx, ns, &given.name).await?;
+            through_kubeconfig = true;
             let wrote = match apply_if_changed(ctx, &desired, current.as_deref()).await {
                 Ok(wrote) => wrote,
                 Err(Error::NameConflict(c)) => {
@@ -189,7 +201,7 @@ async fn install(
             observed
         }
     };
-    Ok(ServiceStatus {
+    let status = ServiceStatus {
         name: d.name.clone(),
         namespace: Some(d.namespace.clone()),
         template: Some(d.template.clone()),
@@ -199,7 +211,8 @@ async fn install(
             .or(chart_version.filter(|_| observed.state == ServiceState::Installing)),
         revision: observed.revision,
         message: observed.message,
-    })
+    };
+    Ok((status, through_kubeconfig))
 }
 
 /// Why a service cannot be installed yet, if it cannot: a name that cannot

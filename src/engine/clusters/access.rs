@@ -1,0 +1,89 @@
+//! The access to the child cluster: its `<cluster>-kubeconfig` secret is
+//! held with our finalizer while services are installed through it, so that
+//! deleting it (or its whole namespace) cannot cut the services off before
+//! they are uninstalled. The secret is not ours: only our own entry of its
+//! `metadata.finalizers` is ever written, with a merge patch guarded by the
+//! resourceVersion we read (a concurrent change of the list is never lost),
+//! and the answer holds metadata only (the secret's contents are never read).
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Patch, PatchParams};
+use kube::core::PartialObjectMeta;
+use kube::{Api, ResourceExt};
+use serde_json::json;
+
+use crate::api::labels::FINALIZER;
+use crate::engine::context::Context;
+use crate::engine::error::Result;
+use crate::engine::releases::kubeconfig_secret;
+use crate::store::get;
+
+/// The cluster's kubeconfig secret, as the store holds its metadata.
+fn secret(
+    ctx: &Context,
+    ns: &str,
+    cluster: &str,
+) -> Option<std::sync::Arc<PartialObjectMeta<Secret>>> {
+    get(&ctx.stores.kubeconfigs, ns, &kubeconfig_secret(cluster))
+}
+
+fn holds(secret: &PartialObjectMeta<Secret>) -> bool {
+    secret.finalizers().iter().any(|f| f == FINALIZER)
+}
+
+/// Whether the cluster's kubeconfig secret is being deleted.
+pub(super) fn going(ctx: &Context, ns: &str, cluster: &str) -> bool {
+    secret(ctx, ns, cluster).is_some_and(|s| s.metadata.deletion_timestamp.is_some())
+}
+
+/// Holds the cluster's kubeconfig secret before a service is installed
+/// through it. A secret already being deleted cannot take a new finalizer
+/// (the API server refuses it) and is left as it is.
+pub(super) async fn hold(ctx: &Context, ns: &str, cluster: &str) -> Result<()> {
+    match secret(ctx, ns, cluster) {
+        Some(s) if !holds(&s) && s.metadata.deletion_timestamp.is_none() => {
+            let mut list = s.finalizers().to_vec();
+            list.push(FINALIZER.to_string());
+            set(ctx, &s, list).await
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Lets go of the cluster's kubeconfig secret: no service is installed
+/// through it any more, or the services were let go of.
+pub(super) async fn release(ctx: &Context, ns: &str, cluster: &str) -> Result<()> {
+    match secret(ctx, ns, cluster) {
+        Some(s) if holds(&s) => {
+            let list = s
+                .finalizers()
+                .iter()
+                .filter(|f| *f != FINALIZER)
+                .cloned()
+                .collect();
+            set(ctx, &s, list).await
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Sets the secret's finalizers, and nothing else of it.
+async fn set(ctx: &Context, s: &PartialObjectMeta<Secret>, finalizers: Vec<String>) -> Result<()> {
+    let ns = s.namespace().unwrap_or_default();
+    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &ns);
+    let patch =
+        json!({"metadata": {"finalizers": finalizers, "resourceVersion": s.resource_version()}});
+    ctx.wrote();
+    match api
+        .patch_metadata(
+            &s.name_any(),
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
