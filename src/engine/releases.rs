@@ -9,7 +9,7 @@ use kube::{Resource, ResourceExt};
 use crate::api::names::{MAX_LABEL_VALUE, MAX_OBJECT_NAME, cut, short_hash, shorten};
 use crate::api::{HelmSpec, ManagedCluster, RepositoryType, ServiceState, labels};
 use crate::flux::{
-    self, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
+    self, DriftDetection, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
     HelmRepositorySpec, Install, KubeConfigRef, LocalRef, Remediation, SecretKeyRef, Upgrade,
 };
 use crate::plan::services::DesiredService;
@@ -293,6 +293,11 @@ pub fn service_release(
             upgrade: Some(Upgrade {
                 remediation: Some(Remediation { retries: Some(3) }),
             }),
+            // Objects of the service changed by hand in the child cluster
+            // are put back at every interval. Turning this on for a release
+            // installed before costs no Helm upgrade: only the chart and the
+            // values decide whether the release is in sync.
+            drift_detection: Some(DriftDetection::enabled()),
             values: Some(svc.values.clone())
                 .filter(|v| v.as_object().is_none_or(|o| !o.is_empty())),
             ..Default::default()
@@ -357,6 +362,11 @@ pub fn observe(release: &HelmRelease, fresh: bool) -> Observed {
             Some("applying the new configuration".to_string()),
         ),
         Some(c) if c.status == "True" && current => (ServiceState::Installed, None),
+        // Putting back what was changed by hand: still installed, as it was.
+        Some(c) if c.status == "Unknown" && current && c.message == flux::CORRECTING_DRIFT => (
+            ServiceState::Installed,
+            Some(flux::words::REVERTING.to_string()),
+        ),
         Some(c) if c.status == "False" && (stalled || c.reason.ends_with("Failed")) => (
             ServiceState::Failed,
             Some(flux::words::release_problem(&c.message)),
@@ -444,6 +454,30 @@ mod tests {
         );
         assert_eq!(spec["values"], json!({"controller": {"replicaCount": 2}}));
         assert!(spec.get("valuesFrom").is_none());
+        assert_eq!(spec["driftDetection"], json!({"mode": "enabled"}));
+        assert_eq!(spec["interval"], "10m");
+    }
+
+    #[test]
+    fn every_release_takes_the_engines_interval() {
+        let options = EngineOptions {
+            release_interval: "30s".into(),
+            ..Default::default()
+        };
+        let svc_rel = service_release(
+            "dev-1.ingress-nginx".into(),
+            &mc(),
+            &svc(),
+            LocalRef::default(),
+            None,
+            &options,
+        );
+        assert_eq!(svc_rel.spec.interval, "30s");
+        let cluster = cluster_release(&mc(), LocalRef::default(), &options);
+        assert_eq!(cluster.spec.interval, "30s");
+        // The cluster's own objects are Cluster API's to change: only
+        // services have their changes made by hand reverted.
+        assert_eq!(cluster.spec.drift_detection, None);
     }
 
     #[test]
@@ -634,6 +668,16 @@ mod tests {
             o.message.as_deref(),
             Some("install of ingress-nginx 4.11.3 failed: boom")
         );
+        // Changes made by hand being reverted: installed all along.
+        set(
+            &mut rel,
+            json!({"observedGeneration": 2, "conditions": [{"type": "Ready", "status": "Unknown",
+            "reason": "Progressing", "message": "correcting cluster drift"}],
+            "history": [{"chartVersion": "4.11.3", "status": "deployed"}]}),
+        );
+        let o = observe(&rel, false);
+        assert_eq!(o.state, ServiceState::Installed);
+        assert_eq!(o.message.as_deref(), Some(flux::words::REVERTING));
     }
 
     mod names {

@@ -1,9 +1,10 @@
 //! What a reconcile of a cluster tells as Events: what it applied (one
-//! Event), each service it uninstalls, and services that became installed
-//! or failed.
+//! Event), each service it uninstalls, services that became installed or
+//! failed, and changes made by hand in a child cluster that were reverted.
 
 use crate::api::{ManagedCluster, ServiceState, ServiceStatus};
 use crate::engine::context::Context;
+use crate::engine::drift;
 
 /// What one reconcile applied. It is told in a single Event, not one per
 /// release: a fleet-wide change would otherwise double the engine's writes.
@@ -62,7 +63,9 @@ pub(super) async fn removing(mc: &ManagedCluster, ctx: &Context, service: &str) 
 }
 
 /// Transitions people want to hear about: a service that became installed,
-/// or failed, since the status the cluster has.
+/// or failed, since the status the cluster has, and a correction of changes
+/// made by hand that the status did not tell yet (a failed correction fails
+/// the service, and is told as any failure).
 pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
     let old_services = mc
         .status
@@ -70,10 +73,21 @@ pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[
         .map(|s| s.services.clone())
         .unwrap_or_default();
     for s in services {
-        let before = old_services
-            .iter()
-            .find(|o| o.name == s.name)
-            .map(|o| o.state);
+        let old = old_services.iter().find(|o| o.name == s.name);
+        let before = old.map(|o| o.state);
+        if let Some(message) = &s.message
+            && s.state == ServiceState::Installed
+            && drift::tells_correction(message)
+            && old.and_then(|o| o.message.as_ref()) != Some(message)
+        {
+            ctx.event(
+                mc,
+                false,
+                "ServiceDriftCorrected",
+                format!("{}: {message}", s.name),
+            )
+            .await;
+        }
         if before != Some(s.state)
             && matches!(s.state, ServiceState::Installed | ServiceState::Failed)
         {

@@ -13,6 +13,7 @@ use crate::api::names::service_name_problem;
 use crate::api::{ManagedCluster, ServiceState, ServiceStatus, labels};
 use crate::engine::apply::{apply_if_changed, delete};
 use crate::engine::context::Context;
+use crate::engine::drift;
 use crate::engine::error::{Error, Result};
 use crate::engine::releases::{
     Observed, TemplateKind, chart_ref, choose_service_release_name, kubeconfig_secret, observe,
@@ -178,6 +179,15 @@ async fn install(
                 ));
             }
             let mut observed = match &current {
+                // What the release controller last said of changes made by
+                // hand in the child cluster.
+                Some(r) if !wrote => drift::observed_with(
+                    observe(r, false),
+                    drift::latest(
+                        ctx.stores.drift_events.state().iter().map(|e| e.as_ref()),
+                        r,
+                    ),
+                ),
                 Some(r) => observe(r, wrote),
                 None => observe(&desired, true),
             };
