@@ -14,8 +14,8 @@ use hmc_tui::engine::releases::service_release_name;
 use hmc_tui::flux::HelmRelease;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service};
-use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
+use kube::{Client, ResourceExt};
 use serde_json::json;
 
 /// How often the release controller looks at the service here.
@@ -92,9 +92,10 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
     );
     assert_eq!(releases.get("dev-1").await.unwrap().spec.interval, INTERVAL);
 
-    // A release written before drift correction existed gets it from the
-    // engine, and nothing is upgraded: the same Helm version, the same
-    // Deployment generation.
+    // An engine upgrade: the release as an engine without drift correction
+    // wrote it, settled; the new engine turns correction on, and nothing is
+    // upgraded (the same Helm version, the same Deployment generation) nor
+    // told as applied or installed again.
     let versions = helm_versions(&child1, &target).await;
     assert_eq!(versions.len(), 1, "one install: {versions:?}");
     let deployments: Api<Deployment> = Api::namespaced(child1.clone(), &target);
@@ -104,6 +105,7 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
         .unwrap()
         .metadata
         .generation;
+    engine.stop().await;
     releases
         .patch(
             &rel_name,
@@ -112,19 +114,41 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
         )
         .await
         .expect("take drift correction off the release");
+    let settled = |want_drift: bool| {
+        let releases = releases.clone();
+        let rel_name = rel_name.clone();
+        move || {
+            let (releases, rel_name) = (releases.clone(), rel_name.clone());
+            async move {
+                let r = releases.get(&rel_name).await.ok()?;
+                let status = r.status.as_ref()?;
+                let ready = hmc_tui::flux::ready(&status.conditions)?;
+                (r.spec.drift_detection.is_some() == want_drift
+                    && status.observed_generation == r.metadata.generation
+                    && ready.status == "True")
+                    .then_some(())
+            }
+        }
+    };
+    eventually(
+        "the release without correction, settled",
+        REVERTED,
+        settled(false),
+    )
+    .await;
+    let engine = RunningEngine::start_with(
+        &ns.name,
+        EngineOptions {
+            release_interval: INTERVAL.into(),
+            ..Default::default()
+        },
+    )
+    .await;
     let since = Instant::now();
     eventually(
-        "the engine to put drift correction back, and the release to take it",
+        "the new engine to turn correction on, and the release to take it",
         REVERTED,
-        || async {
-            let r = releases.get(&rel_name).await.ok()?;
-            let status = r.status.as_ref()?;
-            let ready = hmc_tui::flux::ready(&status.conditions)?;
-            (r.spec.drift_detection.is_some()
-                && status.observed_generation == r.metadata.generation
-                && ready.status == "True")
-                .then_some(())
-        },
+        settled(true),
     )
     .await;
     eprintln!(
@@ -135,6 +159,14 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
         helm_versions(&child1, &target).await,
         versions,
         "no upgrade"
+    );
+    let marked = releases.get(&rel_name).await.unwrap();
+    assert!(
+        marked
+            .annotations()
+            .contains_key(hmc_tui::engine::releases::INSTALLS_AS_GENERATION),
+        "{:?}",
+        marked.metadata.annotations
     );
     assert_eq!(
         deployments
@@ -215,13 +247,20 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
         note.contains("ingress-nginx: changes made by hand in the cluster were reverted"),
         "{note}"
     );
-    // What the cluster told, and how often (an Event repeated is a series).
+    // What the cluster told, and how often (an Event repeated is a series):
+    // turning correction on applied and installed nothing again.
     let events: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(mgmt.clone(), &ns.name);
     for e in events.list(&Default::default()).await.unwrap().items {
         if e.reporting_controller.as_deref() == Some("hmc-tui") {
             let count = e.series.map_or(1, |s| s.count);
             let (reason, note) = (e.reason.unwrap_or_default(), e.note.unwrap_or_default());
             eprintln!("event of the cluster, {count}x: {reason}: {note}");
+            if matches!(
+                reason.as_str(),
+                "ServiceApplied" | "ServiceInstalled" | "ServiceDriftCorrected"
+            ) {
+                assert_eq!(count, 1, "told once: {reason}: {note}");
+            }
         }
     }
 

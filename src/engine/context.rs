@@ -101,6 +101,8 @@ pub struct Context {
     pub backoff: super::backoff::Backoff,
     /// Chart downloads that failed lately, not tried again before their time.
     pub failed_downloads: super::downloads::FailedDownloads,
+    /// Corrections of changes made by hand already told as Events.
+    pub told_corrections: super::drift::Told,
 }
 
 impl Context {
@@ -125,6 +127,7 @@ impl Context {
             claims: Default::default(),
             backoff: Default::default(),
             failed_downloads: Default::default(),
+            told_corrections: Default::default(),
         }
     }
 
