@@ -102,7 +102,7 @@ pub struct Context {
     /// Chart downloads that failed lately, not tried again before their time.
     pub failed_downloads: super::downloads::FailedDownloads,
     /// Corrections of changes made by hand already told as Events.
-    pub told_corrections: super::drift::Told,
+    pub told_corrections: ToldCorrections,
 }
 
 impl Context {
@@ -209,6 +209,26 @@ impl WrittenStatuses {
     }
 }
 
+/// The corrections of changes made by hand (see `drift`) this engine told, per cluster (uid) and service: a
+/// reconcile may read a cluster before the store has the status that
+/// already tells a correction, and must not tell it again.
+#[derive(Debug, Default)]
+pub struct ToldCorrections(std::sync::Mutex<std::collections::HashMap<(String, String), String>>);
+
+impl ToldCorrections {
+    /// True the first time `message` is told for this service of this
+    /// cluster; remembers it.
+    pub fn first_time(&self, cluster_uid: &str, service: &str, message: &str) -> bool {
+        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (cluster_uid.to_string(), service.to_string());
+        if told.get(&key).map(String::as_str) == Some(message) {
+            return false;
+        }
+        told.insert(key, message.to_string());
+        true
+    }
+}
+
 /// A hash of a status, as [`WrittenStatuses`] remembers it.
 pub(super) fn hash_of<S: Serialize>(status: &S) -> Result<u64> {
     use std::hash::{Hash, Hasher};
@@ -274,6 +294,15 @@ mod tests {
             release_interval(&EngineOptions::default().release_interval).as_deref(),
             Ok("10m")
         );
+    }
+
+    #[test]
+    fn a_correction_is_told_once() {
+        let told = ToldCorrections::default();
+        assert!(told.first_time("u1", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        assert!(!told.first_time("u1", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        assert!(told.first_time("u2", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        assert!(told.first_time("u1", "ingress-nginx", "reverted at 10:05:00 UTC"));
     }
 
     #[test]

@@ -124,26 +124,6 @@ pub fn tells_correction(message: &str) -> bool {
     message.starts_with(words::REVERTED)
 }
 
-/// The corrections this engine told, per cluster (uid) and service: a
-/// reconcile may read a cluster before the store has the status that
-/// already tells a correction, and must not tell it again.
-#[derive(Debug, Default)]
-pub struct Told(std::sync::Mutex<std::collections::HashMap<(String, String), String>>);
-
-impl Told {
-    /// True the first time `message` is told for this service of this
-    /// cluster; remembers it.
-    pub fn first_time(&self, cluster_uid: &str, service: &str, message: &str) -> bool {
-        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let key = (cluster_uid.to_string(), service.to_string());
-        if told.get(&key).map(String::as_str) == Some(message) {
-            return false;
-        }
-        told.insert(key, message.to_string());
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,15 +258,6 @@ mod tests {
         );
         // Ready again since: the change went away, nothing to say.
         assert_eq!(observed_with(installed(None), d), installed(None));
-    }
-
-    #[test]
-    fn a_correction_is_told_once() {
-        let told = Told::default();
-        assert!(told.first_time("u1", "ingress-nginx", "reverted at 10:00:00 UTC"));
-        assert!(!told.first_time("u1", "ingress-nginx", "reverted at 10:00:00 UTC"));
-        assert!(told.first_time("u2", "ingress-nginx", "reverted at 10:00:00 UTC"));
-        assert!(told.first_time("u1", "ingress-nginx", "reverted at 10:05:00 UTC"));
     }
 
     #[test]
