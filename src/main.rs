@@ -40,6 +40,12 @@ struct Cli {
     /// Headless: where to serve /healthz, /readyz and /metrics.
     #[arg(long, default_value = "0.0.0.0:8080", env = "HMC_METRICS_ADDR")]
     metrics_addr: std::net::SocketAddr,
+    /// Headless: how often each release is looked at again; changes made
+    /// by hand to a service's objects in its cluster are reverted within
+    /// one interval. A duration: 30s, 10m, 1h.
+    #[arg(long, env = "HMC_RELEASE_INTERVAL", default_value = "10m",
+          value_parser = engine::context::release_interval)]
+    release_interval: String,
     /// Console theme: default, light, high-contrast, or a path to a .yaml
     /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
     #[arg(long, env = "HMC_TUI_THEME")]
@@ -213,7 +219,10 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         client,
         stores.clone(),
         counters.clone(),
-        EngineOptions::default(),
+        EngineOptions {
+            release_interval: cli.release_interval.clone(),
+            ..EngineOptions::default()
+        },
     ));
     let shutdown = CancellationToken::new();
     let (role, role_rx) = tokio::sync::watch::channel(engine::leader::Role::Starting);

@@ -9,8 +9,9 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use futures::{FutureExt, StreamExt, future::BoxFuture};
+use futures::{FutureExt, StreamExt, TryStreamExt, future::BoxFuture};
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::events::v1::Event;
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
@@ -248,6 +249,9 @@ kinds! {
     capi_clusters: capi::Cluster,
     // Metadata of kubeconfig secrets only: their contents are never cached.
     kubeconfigs: PartialObjectMeta<Secret>,
+    // What the release controller said about changes made by hand in a
+    // child cluster (see `engine::drift`): only those Events are kept.
+    drift_events: Event,
 }
 
 /// Where to watch.
@@ -285,6 +289,21 @@ pub fn ours() -> watcher::Config {
 /// The selector of kubeconfig secrets (Cluster API's secret type).
 pub fn kubeconfig_secrets() -> watcher::Config {
     watcher::Config::default().fields("type=cluster.x-k8s.io/secret")
+}
+
+/// The Events about releases, as the API server selects them; the store
+/// keeps only those of [`is_drift_event`].
+pub fn release_events() -> watcher::Config {
+    watcher::Config::default().fields("regarding.kind=HelmRelease")
+}
+
+/// Whether an Event tells of changes made by hand in a child cluster being
+/// put back, or failing to be.
+pub fn is_drift_event(event: &Event) -> bool {
+    matches!(
+        event.reason.as_deref(),
+        Some(crate::flux::DRIFT_CORRECTED | crate::flux::DRIFT_CORRECTION_FAILED)
+    )
 }
 
 /// One watch feeding one store: the store, its change counter, its "first
@@ -327,6 +346,21 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Default,
 {
+    reflected_where(api, config, |_| true, watches)
+}
+
+/// [`reflected_with_applied`], keeping only the objects `keep` selects:
+/// for what a field selector cannot select.
+fn reflected_where<K>(
+    api: Api<K>,
+    config: watcher::Config,
+    keep: fn(&K) -> bool,
+    watches: &mut Watches,
+) -> Reflection<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
     let (store, writer) = reflector::store();
     let (tx, rx) = watch::channel(0u64);
     let (listed_tx, listed_rx) = watch::channel(false);
@@ -344,6 +378,14 @@ where
     let stream = watcher(api, config)
         .default_backoff()
         .modify(|o| o.managed_fields_mut().clear())
+        .try_filter(move |event| {
+            futures::future::ready(match event {
+                watcher::Event::Apply(o)
+                | watcher::Event::InitApply(o)
+                | watcher::Event::Delete(o) => keep(o),
+                watcher::Event::Init | watcher::Event::InitDone => true,
+            })
+        })
         .reflect(writer)
         .for_each(move |event| {
             let event: Result<watcher::Event<K>, _> = event;
@@ -416,6 +458,8 @@ impl Stores {
         let repositories = reflected_with_applied(scope.api(client), ours(), &mut w);
         let capi_clusters =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
+        let drift_events =
+            reflected_where(scope.api(client), release_events(), is_drift_event, &mut w);
         let stores = Stores {
             service_templates: service_templates.0,
             cluster_templates: cluster_templates.0,
@@ -426,6 +470,7 @@ impl Stores {
             repositories: repositories.0,
             capi_clusters: capi_clusters.0,
             kubeconfigs: kubeconfigs.0,
+            drift_events: drift_events.0,
             listed: Listed {
                 service_templates: service_templates.2,
                 cluster_templates: cluster_templates.2,
@@ -436,6 +481,7 @@ impl Stores {
                 repositories: repositories.2,
                 capi_clusters: capi_clusters.2,
                 kubeconfigs: kubeconfigs.2,
+                drift_events: drift_events.2,
             },
             health: Health {
                 service_templates: service_templates.3,
@@ -447,6 +493,7 @@ impl Stores {
                 repositories: repositories.3,
                 capi_clusters: capi_clusters.3,
                 kubeconfigs: kubeconfigs.3,
+                drift_events: drift_events.3,
             },
             applied: Applied {
                 service_templates: service_templates.4,
@@ -458,6 +505,7 @@ impl Stores {
                 repositories: repositories.4,
                 capi_clusters: capi_clusters.4,
                 kubeconfigs: kubeconfigs.4,
+                drift_events: drift_events.4,
             },
             changes: Changes {
                 service_templates: service_templates.1,
@@ -469,6 +517,7 @@ impl Stores {
                 repositories: repositories.1,
                 capi_clusters: capi_clusters.1,
                 kubeconfigs: kubeconfigs.1,
+                drift_events: drift_events.1,
             },
         };
         (stores, w)

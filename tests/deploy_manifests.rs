@@ -387,7 +387,12 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
         ),
         g("cluster.x-k8s.io", "clusters", false, &["list", "watch"]),
         g("", "secrets", false, &["list", "watch", "patch"]),
-        g("events.k8s.io", "events", false, &["create", "patch"]),
+        g(
+            "events.k8s.io",
+            "events",
+            false,
+            &["create", "patch", "list", "watch"],
+        ),
         g(
             "apiextensions.k8s.io",
             "customresourcedefinitions",

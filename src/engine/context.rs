@@ -28,8 +28,26 @@ pub struct EngineOptions {
     /// (its index, or each OCI operation), as a Flux duration: Flux's own
     /// default is `60s`.
     pub source_timeout: String,
-    /// How often a release is re-checked for drift.
+    /// How often every release the engine writes is looked at again by the
+    /// release controller: a service's changes made by hand in its cluster
+    /// are reverted within one interval. `--release-interval`.
     pub release_interval: String,
+}
+
+/// A release interval as given to `--release-interval`: a duration the
+/// release controller accepts (`30s`, `10m`, `1h30m`), of one second at
+/// least. The error says what is wrong, in a person's words.
+pub fn release_interval(text: &str) -> std::result::Result<String, String> {
+    match crate::flux::duration(text) {
+        None => Err(format!(
+            "{text:?} is not a duration: write a number and a unit (ms, s, m or h), \
+             as in 30s, 10m or 1h30m"
+        )),
+        Some(d) if d < Duration::from_secs(1) => Err(format!(
+            "{text:?} is too short: releases are looked at again at most once a second"
+        )),
+        Some(_) => Ok(text.to_string()),
+    }
 }
 
 impl Default for EngineOptions {
@@ -83,6 +101,8 @@ pub struct Context {
     pub backoff: super::backoff::Backoff,
     /// Chart downloads that failed lately, not tried again before their time.
     pub failed_downloads: super::downloads::FailedDownloads,
+    /// Corrections of changes made by hand already told as Events.
+    pub told_corrections: ToldCorrections,
 }
 
 impl Context {
@@ -107,6 +127,7 @@ impl Context {
             claims: Default::default(),
             backoff: Default::default(),
             failed_downloads: Default::default(),
+            told_corrections: Default::default(),
         }
     }
 
@@ -188,6 +209,26 @@ impl WrittenStatuses {
     }
 }
 
+/// The corrections of changes made by hand (see `drift`) this engine told, per cluster (uid) and service: a
+/// reconcile may read a cluster before the store has the status that
+/// already tells a correction, and must not tell it again.
+#[derive(Debug, Default)]
+pub struct ToldCorrections(std::sync::Mutex<std::collections::HashMap<(String, String), String>>);
+
+impl ToldCorrections {
+    /// True the first time `message` is told for this service of this
+    /// cluster; remembers it.
+    pub fn first_time(&self, cluster_uid: &str, service: &str, message: &str) -> bool {
+        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (cluster_uid.to_string(), service.to_string());
+        if told.get(&key).map(String::as_str) == Some(message) {
+            return false;
+        }
+        told.insert(key, message.to_string());
+        true
+    }
+}
+
 /// A hash of a status, as [`WrittenStatuses`] remembers it.
 pub(super) fn hash_of<S: Serialize>(status: &S) -> Result<u64> {
     use std::hash::{Hash, Hasher};
@@ -237,6 +278,31 @@ mod tests {
         assert!(!written.is_known(&ConfigMap::default(), hash));
         written.forget(&at("u1", "7"));
         assert!(!written.is_known(&at("u1", "7"), hash));
+    }
+
+    #[test]
+    fn release_intervals_are_durations_of_a_second_or_more() {
+        assert_eq!(release_interval("30s").as_deref(), Ok("30s"));
+        assert_eq!(release_interval("1h30m").as_deref(), Ok("1h30m"));
+        let nonsense = release_interval("ten minutes").unwrap_err();
+        assert!(nonsense.contains("not a duration"), "{nonsense}");
+        assert!(release_interval("10").is_err(), "a unit is needed");
+        let short = release_interval("500ms").unwrap_err();
+        assert!(short.contains("too short"), "{short}");
+        assert!(release_interval("0s").is_err());
+        assert_eq!(
+            release_interval(&EngineOptions::default().release_interval).as_deref(),
+            Ok("10m")
+        );
+    }
+
+    #[test]
+    fn a_correction_is_told_once() {
+        let told = ToldCorrections::default();
+        assert!(told.first_time("u1", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        assert!(!told.first_time("u1", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        assert!(told.first_time("u2", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        assert!(told.first_time("u1", "ingress-nginx", "reverted at 10:05:00 UTC"));
     }
 
     #[test]

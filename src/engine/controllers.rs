@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::events::v1::Event;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{Action, Config, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
@@ -23,7 +24,7 @@ use super::{backoff, clusters, rollouts, templates, triggers};
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
-use crate::store::Stores;
+use crate::store::{Stores, get};
 /// The error policy of `controller`: a failed reconcile is retried after
 /// an exponential, capped, jittered delay per object (see [`backoff`]).
 fn error_policy<K>(controller: &'static str) -> impl Fn(Arc<K>, &Error, Arc<Context>) -> Action
@@ -271,7 +272,7 @@ pub(super) fn managed_clusters(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let (a, b) = (s.clone(), s.clone());
+    let (a, b, d) = (s.clone(), s.clone(), s.clone());
     let controller = controller(&s.applied.managed_clusters, &s.managed_clusters)
         // Everything a cluster depends on triggers from the stores, after
         // the store has the change: the reconcile always sees it.
@@ -280,6 +281,19 @@ pub(super) fn managed_clusters(
             |r: &HelmRelease| {
                 let cluster = r.labels().get(labels::CLUSTER)?;
                 Some(ObjectRef::new(cluster).within(&r.namespace()?))
+            },
+            triggers::all(s.managed_clusters.clone()),
+        ))
+        // The release controller reverted (or failed to revert) changes
+        // made by hand: the cluster of that release says so.
+        .reconcile_on(triggers::from_applied(
+            s.applied.drift_events.subscribe(),
+            move |e: &Event| {
+                let r = e.regarding.as_ref()?;
+                let ns = r.namespace.as_deref()?;
+                let release = get(&d.releases, ns, r.name.as_deref()?)?;
+                let cluster = release.labels().get(labels::CLUSTER)?;
+                Some(ObjectRef::new(cluster).within(ns))
             },
             triggers::all(s.managed_clusters.clone()),
         ))

@@ -16,6 +16,7 @@ pub mod clusters;
 pub mod context;
 mod controllers;
 pub mod downloads;
+pub mod drift;
 pub mod error;
 pub mod finalizer;
 pub mod leader;

@@ -9,7 +9,7 @@ use kube::{Resource, ResourceExt};
 use crate::api::names::{MAX_LABEL_VALUE, MAX_OBJECT_NAME, cut, short_hash, shorten};
 use crate::api::{HelmSpec, ManagedCluster, RepositoryType, ServiceState, labels};
 use crate::flux::{
-    self, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
+    self, DriftDetection, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
     HelmRepositorySpec, Install, KubeConfigRef, LocalRef, Remediation, SecretKeyRef, Upgrade,
 };
 use crate::plan::services::DesiredService;
@@ -293,11 +293,59 @@ pub fn service_release(
             upgrade: Some(Upgrade {
                 remediation: Some(Remediation { retries: Some(3) }),
             }),
+            // Objects of the service changed by hand in the child cluster
+            // are put back at every interval. Turning this on for a release
+            // installed before costs no Helm upgrade: only the chart and the
+            // values decide whether the release is in sync.
+            drift_detection: Some(DriftDetection::enabled()),
             values: Some(svc.values.clone())
                 .filter(|v| v.as_object().is_none_or(|o| !o.is_empty())),
             ..Default::default()
         },
         status: None,
+    }
+}
+
+/// On a release whose last changes were to how often it is looked at and
+/// whether changes made by hand are reverted: the generation from which on
+/// it installs exactly the same. The release controller does no Helm action
+/// for such a change, so a status it wrote for that generation or a later
+/// one still tells how the service is.
+pub const INSTALLS_AS_GENERATION: &str = "hmc.mirantis.com/installs-as-generation";
+
+/// Marks `desired` with [`INSTALLS_AS_GENERATION`] when it differs from
+/// `current` only in the release controller's settings (`interval`,
+/// `driftDetection`): an engine started with another `--release-interval`,
+/// or one that turns drift correction on for releases installed before it,
+/// then shows no service as being installed again. Returns whether it did.
+pub fn carry_installs_as(desired: &mut HelmRelease, current: Option<&HelmRelease>) -> bool {
+    let Some(current) = current else {
+        return false;
+    };
+    let settings = |r: &HelmRelease| (r.spec.interval.clone(), r.spec.drift_detection.clone());
+    let since = current
+        .annotations()
+        .get(INSTALLS_AS_GENERATION)
+        .and_then(|g| g.parse::<i64>().ok())
+        .or(current.metadata.generation);
+    let mut installs = current.spec.clone();
+    (installs.interval, installs.drift_detection) = settings(desired);
+    let ours = |r: &HelmRelease| {
+        let mut a = r.metadata.annotations.clone().unwrap_or_default();
+        a.remove(INSTALLS_AS_GENERATION);
+        (a, r.metadata.labels.clone())
+    };
+    let same = installs == desired.spec && ours(current) == ours(desired);
+    let changed = settings(current) != settings(desired)
+        || current.annotations().contains_key(INSTALLS_AS_GENERATION);
+    match since {
+        Some(generation) if same && changed => {
+            desired
+                .annotations_mut()
+                .insert(INSTALLS_AS_GENERATION.into(), generation.to_string());
+            true
+        }
+        _ => false,
     }
 }
 
@@ -336,8 +384,14 @@ pub fn observe(release: &HelmRelease, fresh: bool) -> Observed {
             message: Some("uninstalling from the cluster".into()),
         };
     }
+    // A status of an earlier generation that installs the same counts.
+    let installs_as = release
+        .annotations()
+        .get(INSTALLS_AS_GENERATION)
+        .and_then(|g| g.parse::<i64>().ok());
     let current = status.observed_generation.is_some()
-        && status.observed_generation == release.metadata.generation;
+        && (status.observed_generation == release.metadata.generation
+            || installs_as.is_some_and(|g| status.observed_generation >= Some(g)));
     let ready = flux::ready(&status.conditions);
     let stalled = status
         .conditions
@@ -357,6 +411,11 @@ pub fn observe(release: &HelmRelease, fresh: bool) -> Observed {
             Some("applying the new configuration".to_string()),
         ),
         Some(c) if c.status == "True" && current => (ServiceState::Installed, None),
+        // Putting back what was changed by hand: still installed, as it was.
+        Some(c) if c.status == "Unknown" && current && c.message == flux::CORRECTING_DRIFT => (
+            ServiceState::Installed,
+            Some(flux::words::REVERTING.to_string()),
+        ),
         Some(c) if c.status == "False" && (stalled || c.reason.ends_with("Failed")) => (
             ServiceState::Failed,
             Some(flux::words::release_problem(&c.message)),
@@ -444,6 +503,30 @@ mod tests {
         );
         assert_eq!(spec["values"], json!({"controller": {"replicaCount": 2}}));
         assert!(spec.get("valuesFrom").is_none());
+        assert_eq!(spec["driftDetection"], json!({"mode": "enabled"}));
+        assert_eq!(spec["interval"], "10m");
+    }
+
+    #[test]
+    fn every_release_takes_the_engines_interval() {
+        let options = EngineOptions {
+            release_interval: "30s".into(),
+            ..Default::default()
+        };
+        let svc_rel = service_release(
+            "dev-1.ingress-nginx".into(),
+            &mc(),
+            &svc(),
+            LocalRef::default(),
+            None,
+            &options,
+        );
+        assert_eq!(svc_rel.spec.interval, "30s");
+        let cluster = cluster_release(&mc(), LocalRef::default(), &options);
+        assert_eq!(cluster.spec.interval, "30s");
+        // The cluster's own objects are Cluster API's to change: only
+        // services have their changes made by hand reverted.
+        assert_eq!(cluster.spec.drift_detection, None);
     }
 
     #[test]
@@ -634,6 +717,83 @@ mod tests {
             o.message.as_deref(),
             Some("install of ingress-nginx 4.11.3 failed: boom")
         );
+        // Changes made by hand being reverted: installed all along.
+        set(
+            &mut rel,
+            json!({"observedGeneration": 2, "conditions": [{"type": "Ready", "status": "Unknown",
+            "reason": "Progressing", "message": "correcting cluster drift"}],
+            "history": [{"chartVersion": "4.11.3", "status": "deployed"}]}),
+        );
+        let o = observe(&rel, false);
+        assert_eq!(o.state, ServiceState::Installed);
+        assert_eq!(o.message.as_deref(), Some(flux::words::REVERTING));
+    }
+
+    #[test]
+    fn a_change_of_settings_alone_installs_the_same() {
+        let build = |interval: &str, values: serde_json::Value| {
+            let options = EngineOptions {
+                release_interval: interval.into(),
+                ..Default::default()
+            };
+            let d = DesiredService { values, ..svc() };
+            service_release(
+                "r".into(),
+                &mc(),
+                &d,
+                LocalRef::default(),
+                Some(1),
+                &options,
+            )
+        };
+        let values = json!({"controller": {"replicaCount": 2}});
+        // Installed by an engine without drift correction, at generation 4.
+        let mut old = build("10m", values.clone());
+        old.spec.drift_detection = None;
+        old.metadata.generation = Some(4);
+        old.status = Some(
+            serde_json::from_value(json!({"observedGeneration": 4,
+                "conditions": [{"type": "Ready", "status": "True"}]}))
+            .unwrap(),
+        );
+        let mut new = build("30s", values.clone());
+        assert!(carry_installs_as(&mut new, Some(&old)));
+        assert_eq!(new.annotations()[INSTALLS_AS_GENERATION], "4");
+        // Once written (generation 5) and not yet looked at by the release
+        // controller, its status of generation 4 still holds.
+        let mut written = new.clone();
+        written.metadata.generation = Some(5);
+        written.status = old.status.clone();
+        assert_eq!(observe(&written, false).state, ServiceState::Installed);
+        // The next reconcile keeps the mark, so writes nothing.
+        let mut again = build("30s", values.clone());
+        assert!(carry_installs_as(&mut again, Some(&written)));
+        assert_eq!(again.annotations()[INSTALLS_AS_GENERATION], "4");
+        // Nothing changed at all: no mark.
+        let mut same = build("10m", values.clone());
+        same.spec.drift_detection = None;
+        assert!(!carry_installs_as(&mut same, Some(&old)));
+        // Other values, another revision or a new release: installed anew.
+        let mut other = build("30s", json!({"controller": {"replicaCount": 3}}));
+        assert!(!carry_installs_as(&mut other, Some(&written)));
+        assert!(!other.annotations().contains_key(INSTALLS_AS_GENERATION));
+        let mut next_revision = service_release(
+            "r".into(),
+            &mc(),
+            &DesiredService {
+                values: values.clone(),
+                ..svc()
+            },
+            LocalRef::default(),
+            Some(2),
+            &EngineOptions::default(),
+        );
+        assert!(!carry_installs_as(&mut next_revision, Some(&old)));
+        assert!(!carry_installs_as(&mut build("30s", values), None));
+        // Without the mark, a status of an older generation does not hold.
+        let mut unmarked = written.clone();
+        unmarked.annotations_mut().remove(INSTALLS_AS_GENERATION);
+        assert_eq!(observe(&unmarked, false).state, ServiceState::Installing);
     }
 
     mod names {

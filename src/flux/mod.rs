@@ -23,6 +23,55 @@ pub struct FluxCondition {
     pub observed_generation: Option<i64>,
 }
 
+/// The reason of the Event the release controller records once it has put
+/// back objects changed by hand in the cluster.
+pub const DRIFT_CORRECTED: &str = "DriftCorrected";
+/// The reason of the Event it records when it could not put them back.
+pub const DRIFT_CORRECTION_FAILED: &str = "DriftCorrectionFailed";
+/// The Ready message of a release while the release controller puts back
+/// objects changed by hand (Ready is Unknown meanwhile).
+pub const CORRECTING_DRIFT: &str = "correcting cluster drift";
+
+/// A duration as Flux accepts it in an `interval` or `timeout`: one or
+/// more `<number><unit>` with units `ms`, `s`, `m` and `h` (`30s`, `1m30s`,
+/// `1.5h`), as its CRDs' pattern says. `None` for anything else.
+pub fn duration(text: &str) -> Option<std::time::Duration> {
+    if text.is_empty() {
+        return None;
+    }
+    let mut rest = text;
+    let mut total = 0f64;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        let (number, after) = rest.split_at(digits);
+        // `1`, `1.5`; not `.5`, `1.` or `1.2.3`.
+        let (whole, fraction) = match number.split_once('.') {
+            Some((w, f)) => (w, Some(f)),
+            None => (number, None),
+        };
+        if whole.is_empty() || fraction.is_some_and(|f| f.is_empty() || f.contains('.')) {
+            return None;
+        }
+        let value: f64 = number.parse().ok()?;
+        let (seconds, after) = if let Some(a) = after.strip_prefix("ms") {
+            (value / 1000.0, a)
+        } else if let Some(a) = after.strip_prefix('s') {
+            (value, a)
+        } else if let Some(a) = after.strip_prefix('m') {
+            (value * 60.0, a)
+        } else if let Some(a) = after.strip_prefix('h') {
+            (value * 3600.0, a)
+        } else {
+            return None;
+        };
+        total += seconds;
+        rest = after;
+    }
+    std::time::Duration::try_from_secs_f64(total).ok()
+}
+
 /// The Ready condition, if any.
 pub fn ready(conditions: &[FluxCondition]) -> Option<&FluxCondition> {
     conditions.iter().find(|c| c.type_ == "Ready")
@@ -130,6 +179,10 @@ pub struct HelmReleaseSpec {
     pub install: Option<Install>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upgrade: Option<Upgrade>,
+    /// Whether the objects of the release are compared with what the
+    /// cluster holds at every interval, and put back when they differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift_detection: Option<DriftDetection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -166,6 +219,24 @@ pub struct Upgrade {
     pub remediation: Option<Remediation>,
 }
 
+/// `spec.driftDetection`: `mode` is `enabled` (detect and correct), `warn`
+/// (detect only) or `disabled`, Flux's default.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DriftDetection {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+}
+
+impl DriftDetection {
+    /// Detect changes made in the cluster and put the release's objects back.
+    pub fn enabled() -> Self {
+        Self {
+            mode: Some("enabled".into()),
+        }
+    }
+}
+
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Remediation {
@@ -198,4 +269,35 @@ pub struct Snapshot {
     pub chart_version: String,
     #[serde(default)]
     pub status: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_as_flux_accepts_them() {
+        assert_eq!(duration("30s"), Some(Duration::from_secs(30)));
+        assert_eq!(duration("10m"), Some(Duration::from_secs(600)));
+        assert_eq!(duration("1h30m"), Some(Duration::from_secs(5400)));
+        assert_eq!(duration("1.5m"), Some(Duration::from_secs(90)));
+        assert_eq!(duration("250ms"), Some(Duration::from_millis(250)));
+        assert_eq!(duration("0s"), Some(Duration::ZERO));
+        for bad in [
+            "",
+            "10",
+            "ten minutes",
+            "10 m",
+            "-1m",
+            "1d",
+            ".5s",
+            "1.s",
+            "1.2.3s",
+            "m",
+            "5mm",
+        ] {
+            assert_eq!(duration(bad), None, "{bad:?}");
+        }
+    }
 }

@@ -84,10 +84,99 @@ pub fn is_timeout(message: &str) -> bool {
     .any(|needle| message.contains(needle))
 }
 
+/// What a service says while objects changed by hand in its cluster are
+/// being put back.
+pub const REVERTING: &str = "reverting changes made by hand in the cluster";
+
+/// How a service's message begins once changes made by hand were reverted.
+pub const REVERTED: &str = "changes made by hand in the cluster were reverted";
+
+/// How many objects a message names before it says how many more.
+const NAMED_OBJECTS: usize = 3;
+
+/// The release controller's note of a correction, in our words:
+/// `changes made by hand in the cluster were reverted (Deployment
+/// ingress/ingress-nginx-controller; ConfigMap ingress/x recreated)`.
+///
+/// The note reads `Cluster state of release <ns>/<name>.v<n> has been
+/// corrected:` and then one line per object, `<Kind>/<ns>/<name> configured`
+/// (patched back) or `... created` (it had been deleted).
+pub fn drift_corrected(note: &str) -> String {
+    let objects: Vec<String> = note
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let (object, action) = line.trim().rsplit_once(' ')?;
+            let object = object_name(object);
+            Some(match action {
+                "created" => format!("{object} recreated"),
+                _ => object,
+            })
+        })
+        .collect();
+    match listed(&objects, "; ") {
+        Some(list) => format!("{REVERTED} ({list})"),
+        None => REVERTED.to_string(),
+    }
+}
+
+/// The release controller's note of a correction that failed, in our
+/// words: `changes made by hand in the cluster could not be reverted:
+/// Deployment ingress/x: <why>`.
+///
+/// The note reads `Failed to [partially ]correct cluster state of release
+/// <ns>/<name>.v<n>:`, one line per failure (`<Kind>/<ns>/<name> patch
+/// failure: <why>`), and after a blank line the corrections that worked.
+pub fn drift_not_corrected(note: &str) -> String {
+    let failures: Vec<String> = note
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .map(|line| {
+            let line = line.trim();
+            match line.split_once(' ') {
+                Some((object, rest)) if object.contains('/') => {
+                    let why = rest.split_once(": ").map_or(rest, |(_, why)| why);
+                    format!("{}: {}", object_name(object), scrub(why))
+                }
+                _ => scrub(line),
+            }
+        })
+        .collect();
+    let base = "changes made by hand in the cluster could not be reverted";
+    match listed(&failures, "; ") {
+        Some(list) => format!("{base}: {list}"),
+        None => base.to_string(),
+    }
+}
+
+/// `Kind/namespace/name` (or `Kind/name`) as `Kind namespace/name`.
+fn object_name(object: &str) -> String {
+    match object.split_once('/') {
+        Some((kind, rest)) => format!("{kind} {rest}"),
+        None => object.to_string(),
+    }
+}
+
+/// The first few items joined, and how many more there are.
+fn listed(items: &[String], separator: &str) -> Option<String> {
+    if items.is_empty() {
+        return None;
+    }
+    let shown = items[..items.len().min(NAMED_OBJECTS)].join(separator);
+    Some(match items.len().checked_sub(NAMED_OBJECTS) {
+        Some(more) if more > 0 => format!("{shown} and {more} more"),
+        _ => shown,
+    })
+}
+
 /// A release failure, e.g. "install of ingress-nginx 4.11.3 failed: …".
 pub fn release_problem(message: &str) -> String {
     if message.is_empty() {
         return String::new();
+    }
+    if message == crate::flux::CORRECTING_DRIFT {
+        return REVERTING.to_string();
     }
     // "Running 'upgrade' action with timeout of 5m0s": work in progress.
     if let Some(rest) = message.strip_prefix("Running '")
@@ -266,6 +355,52 @@ mod tests {
             release_problem(msg),
             "install of ingress-nginx 4.11.3 failed: context deadline exceeded"
         );
+    }
+
+    #[test]
+    fn corrected_drift_names_what_was_put_back() {
+        let note = "Cluster state of release ingress/ingress-nginx.v1 has been corrected:\n\
+                    Deployment/ingress/ingress-nginx-controller configured";
+        assert_eq!(
+            drift_corrected(note),
+            "changes made by hand in the cluster were reverted \
+             (Deployment ingress/ingress-nginx-controller)"
+        );
+        let note = "Cluster state of release ingress/ingress-nginx.v2 has been corrected:\n\
+                    ConfigMap/ingress/ingress-nginx-controller created\n\
+                    ClusterRole/ingress-nginx created\n\
+                    Deployment/ingress/ingress-nginx-controller configured\n\
+                    Service/ingress/ingress-nginx-controller configured";
+        assert_eq!(
+            drift_corrected(note),
+            "changes made by hand in the cluster were reverted \
+             (ConfigMap ingress/ingress-nginx-controller recreated; ClusterRole ingress-nginx \
+             recreated; Deployment ingress/ingress-nginx-controller and 1 more)"
+        );
+        assert_eq!(
+            drift_corrected("Cluster state of release a/b.v1 has been corrected:"),
+            "changes made by hand in the cluster were reverted"
+        );
+    }
+
+    #[test]
+    fn failed_corrections_say_what_stayed_and_why() {
+        let note = "Failed to partially correct cluster state of release ingress/ingress-nginx.v1:\n\
+                    Deployment/ingress/ingress-nginx-controller patch failure: admission webhook \
+                    denied the request\n\
+                    \n\
+                    Successful corrections:\n\
+                    ConfigMap/ingress/ingress-nginx-controller created";
+        assert_eq!(
+            drift_not_corrected(note),
+            "changes made by hand in the cluster could not be reverted: \
+             Deployment ingress/ingress-nginx-controller: admission webhook denied the request"
+        );
+        assert_eq!(
+            drift_not_corrected("Failed to correct cluster state of release a/b.v1:\nboom"),
+            "changes made by hand in the cluster could not be reverted: boom"
+        );
+        assert_eq!(release_problem("correcting cluster drift"), REVERTING);
     }
 
     #[test]

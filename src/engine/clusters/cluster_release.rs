@@ -11,7 +11,7 @@ use crate::capi;
 use crate::engine::apply::apply_if_changed;
 use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
-use crate::engine::releases::{TemplateKind, chart_ref, cluster_release};
+use crate::engine::releases::{TemplateKind, carry_installs_as, chart_ref, cluster_release};
 use crate::flux::{self, FluxCondition};
 use crate::store::get;
 
@@ -37,8 +37,11 @@ pub(super) async fn apply(
     let mut conflict = None;
     if let (Some(t), true, false) = (&given.template, given.template_cond.status, given.dry_run) {
         let chart = chart_ref(TemplateKind::Cluster, &t.name_any(), ns, &t.spec.helm);
-        let desired = cluster_release(mc, chart, &ctx.options);
+        let mut desired = cluster_release(mc, chart, &ctx.options);
+        // Another release interval alone installs nothing again.
+        let same_install = carry_installs_as(&mut desired, cluster_release_obj.as_deref());
         match apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await {
+            Ok(true) if same_install => {}
             Ok(true) => {
                 applied.cluster_chart = Some(t.spec.helm.describe());
                 cluster_release_obj = None; // its status describes the previous spec

@@ -1,9 +1,10 @@
 //! What a reconcile of a cluster tells as Events: what it applied (one
-//! Event), each service it uninstalls, and services that became installed
-//! or failed.
+//! Event), each service it uninstalls, services that became installed or
+//! failed, and changes made by hand in a child cluster that were reverted.
 
 use crate::api::{ManagedCluster, ServiceState, ServiceStatus};
 use crate::engine::context::Context;
+use crate::engine::drift;
 
 /// What one reconcile applied. It is told in a single Event, not one per
 /// release: a fleet-wide change would otherwise double the engine's writes.
@@ -62,7 +63,9 @@ pub(super) async fn removing(mc: &ManagedCluster, ctx: &Context, service: &str) 
 }
 
 /// Transitions people want to hear about: a service that became installed,
-/// or failed, since the status the cluster has.
+/// or failed, since the status the cluster has. (A correction of changes
+/// made by hand that failed fails the service, and is told here as any
+/// failure; one that worked is told by [`corrections`].)
 pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
     let old_services = mc
         .status
@@ -95,6 +98,38 @@ pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[
                     "ServiceInstalled"
                 },
                 note,
+            )
+            .await;
+        }
+    }
+}
+
+/// Tells each correction of changes made by hand that the cluster's status
+/// did not tell yet, once: a reconcile may read the cluster before the
+/// store has the status that tells it, so the engine also remembers what
+/// it told. Called once the status is written.
+pub(super) async fn corrections(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
+    let old_services = mc
+        .status
+        .as_ref()
+        .map(|s| s.services.as_slice())
+        .unwrap_or_default();
+    for s in services {
+        let Some(message) = &s.message else { continue };
+        let told = old_services
+            .iter()
+            .any(|o| o.name == s.name && o.message.as_ref() == Some(message));
+        let uid = mc.metadata.uid.as_deref().unwrap_or_default();
+        if s.state == ServiceState::Installed
+            && drift::tells_correction(message)
+            && !told
+            && ctx.told_corrections.first_time(uid, &s.name, message)
+        {
+            ctx.event(
+                mc,
+                false,
+                "ServiceDriftCorrected",
+                format!("{}: {message}", s.name),
             )
             .await;
         }

@@ -64,7 +64,8 @@ pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Act
 /// services no longer wanted, the letting go of the kubeconfig secret once
 /// no service is left, the status; the
 /// Events in this order: what was applied, each service uninstalled, the
-/// services that became installed or failed.
+/// services that became installed or failed, and, once the status is
+/// written, the changes made by hand that were reverted.
 async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     let given = Given::read(mc, ctx);
     // What this reconcile applied, told in one Event at the end.
@@ -79,7 +80,9 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     }
     events::transitions(mc, ctx, &services.statuses).await;
     let (status, look_again) = status::of(mc, &given, cluster, services);
-    status_if_changed(ctx, mc, mc.status.as_ref(), &status).await?;
+    if status_if_changed(ctx, mc, mc.status.as_ref(), &status).await? {
+        events::corrections(mc, ctx, &status.services).await;
+    }
     Ok(look_again)
 }
 

@@ -14,10 +14,11 @@ use crate::api::names::service_name_problem;
 use crate::api::{ManagedCluster, ServiceState, ServiceStatus, labels};
 use crate::engine::apply::{apply_if_changed, delete};
 use crate::engine::context::Context;
+use crate::engine::drift;
 use crate::engine::error::{Error, Result};
 use crate::engine::releases::{
-    Observed, TemplateKind, chart_ref, choose_service_release_name, kubeconfig_secret, observe,
-    service_release,
+    Observed, TemplateKind, carry_installs_as, chart_ref, choose_service_release_name,
+    kubeconfig_secret, observe, service_release,
 };
 use crate::flux::HelmRelease;
 use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};
@@ -164,10 +165,13 @@ async fn install(
         None => 'apply: {
             let helm = &st.as_ref().map(|s| s.spec.helm.clone()).unwrap_or_default();
             let chart = chart_ref(TemplateKind::Service, &d.template, ns, helm);
-            let desired =
+            let mut desired =
                 service_release(rel_name.to_string(), mc, d, chart, revision, &ctx.options);
             access::hold(ctx, ns, &given.name).await?;
             through_kubeconfig = true;
+            // Only the release controller's settings changed: nothing is
+            // installed again, and the status the release has still holds.
+            let same_install = carry_installs_as(&mut desired, current.as_deref());
             let wrote = match apply_if_changed(ctx, &desired, current.as_deref()).await {
                 Ok(wrote) => wrote,
                 Err(Error::NameConflict(c)) => {
@@ -181,7 +185,7 @@ async fn install(
                 }
                 Err(e) => return Err(e),
             };
-            if wrote {
+            if wrote && !same_install {
                 applied.services.push(format!(
                     "{} {} to namespace {}",
                     d.name,
@@ -190,6 +194,15 @@ async fn install(
                 ));
             }
             let mut observed = match &current {
+                // What the release controller last said of changes made by
+                // hand in the child cluster.
+                Some(r) if !wrote || same_install => drift::observed_with(
+                    observe(r, false),
+                    drift::latest(
+                        ctx.stores.drift_events.state().iter().map(|e| e.as_ref()),
+                        r,
+                    ),
+                ),
                 Some(r) => observe(r, wrote),
                 None => observe(&desired, true),
             };
