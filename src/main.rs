@@ -40,6 +40,13 @@ struct Cli {
     /// Headless: where to serve /healthz, /readyz and /metrics.
     #[arg(long, default_value = "0.0.0.0:8080", env = "HMC_METRICS_ADDR")]
     metrics_addr: std::net::SocketAddr,
+    /// Namespace of the default chart repository: where a template that
+    /// names no repository takes its chart from, as in hmc.
+    #[arg(long, default_value = engine::context::SYSTEM_NAMESPACE, env = "HMC_SYSTEM_NAMESPACE")]
+    system_namespace: String,
+    /// Name of the default chart repository in the system namespace.
+    #[arg(long, default_value = engine::context::DEFAULT_REPOSITORY, env = "HMC_DEFAULT_REPOSITORY")]
+    default_repository: String,
     /// Console theme: default, light, high-contrast, or a path to a .yaml
     /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
     #[arg(long, env = "HMC_TUI_THEME")]
@@ -213,7 +220,11 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         client,
         stores.clone(),
         counters.clone(),
-        EngineOptions::default(),
+        EngineOptions {
+            system_namespace: cli.system_namespace.clone(),
+            default_repository: cli.default_repository.clone(),
+            ..EngineOptions::default()
+        },
     ));
     let shutdown = CancellationToken::new();
     let (role, role_rx) = tokio::sync::watch::channel(engine::leader::Role::Starting);
