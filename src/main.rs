@@ -46,6 +46,13 @@ struct Cli {
     #[arg(long, env = "HMC_RELEASE_INTERVAL", default_value = "10m",
           value_parser = engine::context::release_interval)]
     release_interval: String,
+    /// Namespace of the default chart repository: where a template that
+    /// names no repository takes its chart from, as in hmc.
+    #[arg(long, default_value = engine::context::SYSTEM_NAMESPACE, env = "HMC_SYSTEM_NAMESPACE")]
+    system_namespace: String,
+    /// Name of the default chart repository in the system namespace.
+    #[arg(long, default_value = engine::context::DEFAULT_REPOSITORY, env = "HMC_DEFAULT_REPOSITORY")]
+    default_repository: String,
     /// Console theme: default, light, high-contrast, or a path to a .yaml
     /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
     #[arg(long, env = "HMC_TUI_THEME")]
@@ -221,6 +228,8 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         counters.clone(),
         EngineOptions {
             release_interval: cli.release_interval.clone(),
+            system_namespace: cli.system_namespace.clone(),
+            default_repository: cli.default_repository.clone(),
             ..EngineOptions::default()
         },
     ));

@@ -56,7 +56,12 @@ fn round_trip<K: serde::de::DeserializeOwned + serde::Serialize>(
 fn examples_read_as_our_types() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples");
     let mut seen = Vec::new();
-    for dir in [root.clone(), root.join("local"), root.join("capd")] {
+    for dir in [
+        root.clone(),
+        root.join("local"),
+        root.join("capd"),
+        root.join("hmc"),
+    ] {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "yaml") {
@@ -70,4 +75,31 @@ fn examples_read_as_our_types() {
             "{kind} appears in both example sets: {seen:?}"
         );
     }
+}
+
+/// The hmc set names no repository: its charts come from the default one.
+#[test]
+fn hmc_templates_name_no_repository() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/hmc");
+    let mut templates = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            let value = serde_yaml::Value::deserialize(doc).unwrap();
+            if matches!(
+                value["kind"].as_str(),
+                Some("ServiceTemplate" | "ClusterTemplate")
+            ) {
+                let helm = &value["spec"]["helm"];
+                assert!(helm["chartName"].is_string() && helm["chartVersion"].is_string());
+                assert!(helm.get("repository").is_none() && helm.get("chartRef").is_none());
+                templates += 1;
+            }
+        }
+    }
+    assert_eq!(templates, 2);
 }

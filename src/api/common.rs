@@ -12,7 +12,9 @@ pub struct HelmSpec {
     /// Exact chart version, e.g. `4.11.3`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chart_version: Option<String>,
-    /// Where the chart lives.
+    /// Where the chart lives. Without it (and without `chartRef`) the chart
+    /// comes from the engine's default repository, as in hmc: the chart
+    /// repository `hmc-templates` in the system namespace (`hmc-system`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<Repository>,
     /// Instead of chartName/repository: an existing chart source
@@ -44,6 +46,10 @@ pub enum RepositoryType {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChartRef {
+    /// The source's API version, as hmc writes it
+    /// (`source.toolkit.fluxcd.io/v1`). Accepted and kept; not acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
     /// `HelmChart` or `OCIRepository`.
     pub kind: String,
     pub name: String,
@@ -66,17 +72,37 @@ impl HelmSpec {
     }
 
     /// Checks what the schema cannot: exactly one way to name the chart.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<ChartSource<'_>, String> {
         match (&self.chart_ref, &self.chart_name, &self.repository) {
-            (Some(_), None, None) => Ok(()),
+            (Some(r), None, None) => Ok(ChartSource::Reference(r)),
             (Some(_), _, _) => {
                 Err("spec.helm sets both chartRef and chartName/repository; use one".into())
             }
-            (None, Some(name), Some(repo)) if !name.is_empty() && !repo.url.is_empty() => Ok(()),
-            (None, Some(_), _) => Err("spec.helm.repository.url is required with chartName".into()),
-            (None, None, _) => Err("spec.helm needs chartName and repository, or chartRef".into()),
+            (None, Some(name), _) if name.is_empty() => {
+                Err("spec.helm.chartName is empty".into())
+            }
+            (None, Some(_), None) => Ok(ChartSource::DefaultRepository),
+            (None, Some(_), Some(repo)) if !repo.url.is_empty() => {
+                Ok(ChartSource::Repository(repo))
+            }
+            (None, Some(_), Some(_)) => Err(
+                "spec.helm.repository.url is empty; set it, or leave out repository to use the default repository"
+                    .into(),
+            ),
+            (None, None, _) => Err("spec.helm needs chartName (with or without repository), or chartRef".into()),
         }
     }
+}
+
+/// Where a template's chart comes from, once its `spec.helm` is checked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ChartSource<'a> {
+    /// `chartName` in the repository the template names.
+    Repository(&'a Repository),
+    /// `chartName` with no repository: the engine's default repository.
+    DefaultRepository,
+    /// A chart source the template author manages.
+    Reference(&'a ChartRef),
 }
 
 /// What the engine learned about a template's chart.

@@ -22,6 +22,8 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
         "spec.helm is immutable: create a new ClusterTemplate for another cluster chart",
     );
     unchecked_status_copies(&mut cluster);
+    kept_hmc_fields(&mut service, &[PROVIDERS]);
+    kept_hmc_fields(&mut cluster, &[K8S_VERSION, PROVIDERS, PROVIDER_CONTRACTS]);
     let mut rollout = TemplateRollout::crd();
     immutable(
         &mut rollout,
@@ -67,6 +69,45 @@ fn unchecked_status_copies(crd: &mut CustomResourceDefinition) {
             ] {
                 field.remove(rule);
             }
+        }
+    }
+    *crd = serde_json::from_value(value).expect("a CRD stays a CRD");
+}
+
+/// A field of hmc's spec that the engine does not act on: its name, type and
+/// description.
+type HmcField = (&'static str, fn() -> serde_json::Value);
+
+const K8S_VERSION: HmcField = (
+    "k8sVersion",
+    || json!({"type": "string", "description": "hmc: the Kubernetes version of the clusters the chart makes. Accepted and kept; not acted on."}),
+);
+const PROVIDERS: HmcField = (
+    "providers",
+    || json!({"type": "array", "items": {"type": "string"}, "description": "hmc: the Cluster API providers the chart needs. Accepted and kept; not acted on."}),
+);
+const PROVIDER_CONTRACTS: HmcField = (
+    "providerContracts",
+    || json!({"type": "object", "additionalProperties": {"type": "string"}, "description": "hmc: the Cluster API contract version of each provider. Accepted and kept; not acted on."}),
+);
+
+/// hmc's template fields that the engine does not act on are in the schema,
+/// so that an hmc template applies unchanged and the API server keeps them
+/// (never prunes them). They are in the schema only, not in the Rust types:
+/// the engine never writes a template's spec, so nothing drops them.
+fn kept_hmc_fields(crd: &mut CustomResourceDefinition, fields: &[HmcField]) {
+    let mut value = serde_json::to_value(&*crd).expect("a CRD always serializes");
+    for version in value["spec"]["versions"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        let spec = version.pointer_mut("/schema/openAPIV3Schema/properties/spec/properties");
+        let Some(spec) = spec.and_then(|p| p.as_object_mut()) else {
+            continue;
+        };
+        for (name, schema) in fields {
+            spec.entry(*name).or_insert_with(schema);
         }
     }
     *crd = serde_json::from_value(value).expect("a CRD stays a CRD");
@@ -134,6 +175,23 @@ mod tests {
         let status_values = &root["status"]["properties"]["revisions"]["items"]["properties"]["services"]
             ["items"]["properties"]["values"];
         assert!(status_values.get("maxLength").is_none());
+    }
+
+    #[test]
+    fn hmc_template_fields_are_kept() {
+        let crds = serde_json::to_value(all_crds()).unwrap();
+        let spec = |i: usize| {
+            crds[i]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+                ["properties"]
+                .clone()
+        };
+        assert_eq!(spec(0)["providers"]["items"]["type"], "string");
+        assert_eq!(spec(1)["k8sVersion"]["type"], "string");
+        assert_eq!(spec(1)["providers"]["type"], "array");
+        assert_eq!(
+            spec(1)["providerContracts"]["additionalProperties"]["type"],
+            "string"
+        );
     }
 
     #[test]

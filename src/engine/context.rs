@@ -32,6 +32,11 @@ pub struct EngineOptions {
     /// release controller: a service's changes made by hand in its cluster
     /// are reverted within one interval. `--release-interval`.
     pub release_interval: String,
+    /// The operator's namespace, where the default chart repository is.
+    pub system_namespace: String,
+    /// Name of the default chart repository (in `system_namespace`): where
+    /// a template that names no repository takes its chart from.
+    pub default_repository: String,
 }
 
 /// A release interval as given to `--release-interval`: a duration the
@@ -49,6 +54,10 @@ pub fn release_interval(text: &str) -> std::result::Result<String, String> {
         Some(_) => Ok(text.to_string()),
     }
 }
+/// Default of [`EngineOptions::system_namespace`], as in hmc.
+pub const SYSTEM_NAMESPACE: &str = "hmc-system";
+/// Default of [`EngineOptions::default_repository`], as in hmc.
+pub const DEFAULT_REPOSITORY: &str = "hmc-templates";
 
 impl Default for EngineOptions {
     fn default() -> Self {
@@ -57,8 +66,21 @@ impl Default for EngineOptions {
             source_interval: "10m".into(),
             source_timeout: "60s".into(),
             release_interval: "10m".into(),
+            // From the environment, so that the console's engine follows
+            // the same variables as the headless one's flags.
+            system_namespace: from_env("HMC_SYSTEM_NAMESPACE", SYSTEM_NAMESPACE),
+            default_repository: from_env("HMC_DEFAULT_REPOSITORY", DEFAULT_REPOSITORY),
         }
     }
+}
+
+/// The value of environment variable `name`, or `default` when it is unset
+/// or empty.
+fn from_env(name: &str, default: &str) -> String {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_string())
 }
 
 /// Counters the tests and `/metrics` read.

@@ -15,6 +15,7 @@ pub mod claims;
 pub mod clusters;
 pub mod context;
 mod controllers;
+pub mod default_repository;
 pub mod downloads;
 pub mod drift;
 pub mod error;

@@ -7,7 +7,7 @@ use kube::api::ObjectMeta;
 use kube::{Resource, ResourceExt};
 
 use crate::api::names::{MAX_LABEL_VALUE, MAX_OBJECT_NAME, cut, short_hash, shorten};
-use crate::api::{HelmSpec, ManagedCluster, RepositoryType, ServiceState, labels};
+use crate::api::{HelmSpec, ManagedCluster, ServiceState, labels};
 use crate::flux::{
     self, DriftDetection, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
     HelmRepositorySpec, Install, KubeConfigRef, LocalRef, Remediation, SecretKeyRef, Upgrade,
@@ -93,30 +93,25 @@ fn meta(
 }
 
 /// The repository and chart sources for a template that names its chart by
-/// repository. One pair per template: the chart is fetched once, whatever
-/// the number of clusters.
+/// name, with the chart repository it resolved to (the one it names, or a
+/// copy of the default, see `default_repository`). One pair per template:
+/// the chart is fetched once, whatever the number of clusters.
 pub fn chart_sources(
     kind: TemplateKind,
     template: &str,
     namespace: &str,
     helm: &HelmSpec,
+    repository: HelmRepositorySpec,
     owner: k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
     options: &EngineOptions,
 ) -> Option<(HelmRepository, HelmChart)> {
-    let (Some(chart), Some(repo)) = (&helm.chart_name, &helm.repository) else {
-        return None;
-    };
+    let chart = helm.chart_name.as_ref()?;
     let name = source_name(kind, template);
     let mut labels = base_labels();
     labels.insert(labels::TEMPLATE.into(), template_label(kind, template));
     let repository = HelmRepository {
         metadata: meta(name.clone(), namespace, labels.clone(), owner.clone()),
-        spec: HelmRepositorySpec {
-            url: repo.url.clone(),
-            type_: (repo.type_ == RepositoryType::Oci).then(|| "oci".to_string()),
-            interval: options.source_interval.clone(),
-            timeout: Some(options.source_timeout.clone()),
-        },
+        spec: repository,
         status: None,
     };
     let chart = HelmChart {

@@ -16,13 +16,14 @@ use sha2::{Digest, Sha256};
 use super::apply::{apply_if_changed, status_if_changed};
 use super::artifact::{ArtifactError, artifact_namespace, fetch_chart};
 use super::context::Context;
+use super::default_repository;
 use super::downloads::DOWNLOAD_RETRY;
 use super::error::{Error, Result};
 use super::finalizer;
 use super::releases::{TemplateKind, chart_sources};
 use crate::api::{
-    ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate, ServicesRevision,
-    TemplateService, TemplateStatus,
+    ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
+    ServicesRevision, TemplateService, TemplateStatus,
 };
 use crate::flux::{self, SourceStatus};
 use crate::plan::rollout::check_policy;
@@ -256,8 +257,14 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
         (false, true) => 30,
         (false, false) => 600,
     };
+    // The default repository is not watched: a change of it reaches the
+    // templates that use it when they look again.
+    let every = match obj.helm().validate() {
+        Ok(ChartSource::DefaultRepository) => default_repository::FOLLOW_INTERVAL,
+        _ => Duration::from_secs(600),
+    };
     Ok(Action::requeue(
-        retry_in.unwrap_or(Duration::from_secs(secs)),
+        retry_in.unwrap_or(Duration::from_secs(secs).min(every)),
     ))
 }
 
@@ -335,50 +342,65 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
         observed_generation: generation,
         ..Default::default()
     };
-    if let Err(msg) = helm.validate() {
-        return Ok(invalid(msg).into());
-    }
+    let chart_source = match helm.validate() {
+        Ok(source) => source,
+        Err(msg) => return Ok(invalid(msg).into()),
+    };
     // Nothing of another namespace is read: not its chart source, not
     // its archive.
     if let Some(msg) = foreign_chart_ref(helm, &ns) {
         return Ok(invalid(msg).into());
     }
+    let repository = match chart_source {
+        ChartSource::Reference(_) => None,
+        ChartSource::Repository(repo) => Some(default_repository::named(repo, &ctx.options)),
+        ChartSource::DefaultRepository => match default_repository::resolve(ctx, &ns).await? {
+            Ok(copy) => Some(copy),
+            Err(why) => {
+                return Ok(Checked {
+                    chart: invalid(why),
+                    retry_in: Some(default_repository::MISSING_RETRY),
+                });
+            }
+        },
+    };
     let owner = obj.controller_owner_ref(&()).unwrap_or_default();
-    let (source, repo_problem, url, timeout) =
-        match chart_sources(T::KIND, &name, &ns, helm, owner, &ctx.options) {
-            Some((repo, chart)) => {
-                let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
-                let cur_chart = get(&ctx.stores.charts, &ns, &chart.name_any());
-                let applied = match apply_if_changed(ctx, &repo, cur_repo.as_deref()).await {
-                    Ok(_) => apply_if_changed(ctx, &chart, cur_chart.as_deref()).await,
-                    Err(e) => Err(e),
-                };
-                match applied {
-                    Err(Error::NameConflict(c)) => return Ok(invalid(c.to_string()).into()),
-                    other => other?,
-                };
-                let repo_problem = cur_repo
-                    .and_then(|r| r.status.clone())
-                    .and_then(|s| source_problem(&s.conditions).map(|c| c.message.clone()));
-                let url = repo.spec.url.clone();
-                let timeout = repo.spec.timeout.clone();
-                (
-                    cur_chart.and_then(|c| c.status.clone()),
-                    repo_problem,
-                    url,
-                    timeout,
-                )
-            }
-            None => {
-                let r = helm.chart_ref.clone().unwrap_or_default();
-                (
-                    referenced_source(ctx, &r.kind, &ns, &r.name).await?,
-                    None,
-                    format!("{} {}", r.kind, r.name),
-                    None,
-                )
-            }
-        };
+    let sources = repository
+        .and_then(|repo| chart_sources(T::KIND, &name, &ns, helm, repo, owner, &ctx.options));
+    let (source, repo_problem, url, timeout) = match sources {
+        Some((repo, chart)) => {
+            let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
+            let cur_chart = get(&ctx.stores.charts, &ns, &chart.name_any());
+            let applied = match apply_if_changed(ctx, &repo, cur_repo.as_deref()).await {
+                Ok(_) => apply_if_changed(ctx, &chart, cur_chart.as_deref()).await,
+                Err(e) => Err(e),
+            };
+            match applied {
+                Err(Error::NameConflict(c)) => return Ok(invalid(c.to_string()).into()),
+                other => other?,
+            };
+            let repo_problem = cur_repo
+                .and_then(|r| r.status.clone())
+                .and_then(|s| source_problem(&s.conditions).map(|c| c.message.clone()));
+            let url = repo.spec.url.clone();
+            let timeout = repo.spec.timeout.clone();
+            (
+                cur_chart.and_then(|c| c.status.clone()),
+                repo_problem,
+                url,
+                timeout,
+            )
+        }
+        None => {
+            let r = helm.chart_ref.clone().unwrap_or_default();
+            (
+                referenced_source(ctx, &r.kind, &ns, &r.name).await?,
+                None,
+                format!("{} {}", r.kind, r.name),
+                None,
+            )
+        }
+    };
     let chart_name = helm.chart_name.clone().unwrap_or_else(|| helm.describe());
     let version = helm.chart_version.clone().unwrap_or_default();
     let words = flux::words::ChartWords {
@@ -531,6 +553,7 @@ mod tenancy_tests {
     fn referencing(namespace: Option<&str>) -> HelmSpec {
         HelmSpec {
             chart_ref: Some(ChartRef {
+                api_version: None,
                 kind: "HelmChart".into(),
                 name: "shared".into(),
                 namespace: namespace.map(String::from),
@@ -577,11 +600,13 @@ mod tenancy_tests {
         };
         let options = EngineOptions::default();
         assert_eq!(options.source_timeout, "60s", "Flux's own default");
+        let repository = default_repository::named(helm.repository.as_ref().unwrap(), &options);
         let (repo, _) = chart_sources(
             TemplateKind::Service,
             "t",
             "team-a",
             &helm,
+            repository,
             Default::default(),
             &options,
         )

@@ -100,14 +100,27 @@ pub struct LocalRef {
 )]
 #[serde(rename_all = "camelCase")]
 pub struct HelmRepositorySpec {
+    #[serde(default)]
     pub url: String,
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
+    /// Read leniently: a repository someone else wrote may leave it out.
+    #[serde(default)]
     pub interval: String,
     /// How long the source controller waits for the repository's index (or,
     /// for an OCI registry, each remote operation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+    /// The Secret, in the repository's own namespace, with its credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<SecretRef>,
+}
+
+/// A Secret in the namespace of the object that names it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct SecretRef {
+    #[serde(default)]
+    pub name: String,
 }
 
 /// source.toolkit.fluxcd.io/v1 HelmChart.
