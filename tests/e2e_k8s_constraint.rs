@@ -46,12 +46,7 @@ spec:
     - name: ingress-nginx
       template: ingress-fits
       namespace: {target}
-      values: |
-        controller:
-          service:
-            type: ClusterIP
-          ingressClassResource:
-            name: {ns}-nginx
+      values: "controller: {{service: {{type: ClusterIP}}, ingressClassResource: {{name: {ns}-nginx}}}}"
 "#,
         too_new = service_template("ingress-too-new", ">=1.30"),
         fits = service_template("ingress-fits", ">=1.28, <1.30"),
