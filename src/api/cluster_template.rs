@@ -28,6 +28,12 @@ use super::{HelmSpec, TemplateStatus};
 pub struct ClusterTemplateSpec {
     /// The Cluster API chart. Immutable.
     pub helm: HelmSpec,
+    /// The Kubernetes version the chart's clusters run (`1.29.3`, `v1.29`),
+    /// checked against each service's `k8sConstraint`. Overrides the
+    /// chart's `hmc.mirantis.com/k8s-version` annotation. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
+    pub k8s_version: Option<String>,
     /// Services installed into every cluster made from this template once it
     /// is provisioned. May change: each change is a new revision.
     #[serde(default)]
@@ -223,13 +229,32 @@ pub struct ServicesRevision {
 
 impl ClusterTemplate {
     /// The template as it was at `revision`: its spec with the services of
-    /// that revision, if the status still remembers them.
+    /// that revision, if the status still remembers them, and the
+    /// Kubernetes version it states ([`Self::k8s_version`]).
     pub fn spec_at(&self, revision: i64) -> Option<ClusterTemplateSpec> {
         let services = self.status.as_ref()?.services_at(revision)?;
         Some(ClusterTemplateSpec {
             services: services.to_vec(),
-            ..self.spec.clone()
+            ..self.spec_now()
         })
+    }
+
+    /// Its spec, with the Kubernetes version it states ([`Self::k8s_version`]).
+    pub fn spec_now(&self) -> ClusterTemplateSpec {
+        ClusterTemplateSpec {
+            k8s_version: self.k8s_version().map(String::from),
+            ..self.spec.clone()
+        }
+    }
+
+    /// The Kubernetes version its clusters run: `spec.k8sVersion`, else what
+    /// the engine read from the chart's annotation into the status.
+    pub fn k8s_version(&self) -> Option<&str> {
+        self.spec
+            .k8s_version
+            .as_deref()
+            .or_else(|| self.status.as_ref()?.chart.k8s_version.as_deref())
+            .filter(|v| !v.trim().is_empty())
     }
 }
 

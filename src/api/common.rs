@@ -130,6 +130,16 @@ pub struct TemplateStatus {
     pub chart_digest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+    /// ClusterTemplates: the Kubernetes version its clusters run, from
+    /// `spec.k8sVersion`, else the chart's `hmc.mirantis.com/k8s-version`
+    /// annotation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k8s_version: Option<String>,
+    /// ServiceTemplates: the Kubernetes versions the chart supports, from
+    /// `spec.k8sConstraint`, else the chart's
+    /// `hmc.mirantis.com/k8s-version-constraint` annotation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k8s_constraint: Option<String>,
 }
 
 /// Schema of a free-form values object.

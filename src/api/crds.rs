@@ -21,6 +21,13 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
         &["helm"],
         "spec.helm is immutable: create a new ClusterTemplate for another cluster chart",
     );
+    // Set, changed or removed alike: the status keeps what the spec said.
+    rule_at(
+        &mut cluster,
+        &[],
+        K8S_VERSION_RULE,
+        "spec.k8sVersion is immutable: it is the Kubernetes version of the cluster chart; create a new ClusterTemplate for another",
+    );
     unchecked_status_copies(&mut cluster);
     kept_hmc_fields(&mut service, &[PROVIDERS]);
     kept_hmc_fields(&mut cluster, &[K8S_VERSION, PROVIDERS, PROVIDER_CONTRACTS]);
@@ -113,8 +120,16 @@ fn kept_hmc_fields(crd: &mut CustomResourceDefinition, fields: &[HmcField]) {
     *crd = serde_json::from_value(value).expect("a CRD stays a CRD");
 }
 
+/// A ClusterTemplate's `k8sVersion` is neither added, changed nor removed.
+const K8S_VERSION_RULE: &str = "(has(self.k8sVersion) ? self.k8sVersion : '') == (has(oldSelf.k8sVersion) ? oldSelf.k8sVersion : '')";
+
 /// Adds `self == oldSelf` under `spec.<path>` (or on `spec` itself).
 fn immutable(crd: &mut CustomResourceDefinition, path: &[&str], message: &str) {
+    rule_at(crd, path, "self == oldSelf", message);
+}
+
+/// Adds a CEL rule under `spec.<path>` (or on `spec` itself).
+fn rule_at(crd: &mut CustomResourceDefinition, path: &[&str], rule: &str, message: &str) {
     for version in &mut crd.spec.versions {
         let Some(schema) = version
             .schema
@@ -132,7 +147,7 @@ fn immutable(crd: &mut CustomResourceDefinition, path: &[&str], message: &str) {
             };
             node = next;
         }
-        let rule = serde_json::from_value(json!({"rule": "self == oldSelf", "message": message}))
+        let rule = serde_json::from_value(json!({"rule": rule, "message": message}))
             .expect("a validation rule is well formed");
         node.x_kubernetes_validations
             .get_or_insert_with(Vec::new)
@@ -198,5 +213,12 @@ mod tests {
     fn immutability_rules_are_in_place() {
         let yaml = crds_yaml();
         assert_eq!(yaml.matches("self == oldSelf").count(), 3, "{yaml}");
+        let cluster = serde_json::to_value(&all_crds()[1]).unwrap();
+        let spec =
+            &cluster["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(
+            spec["x-kubernetes-validations"][0]["rule"],
+            K8S_VERSION_RULE
+        );
     }
 }

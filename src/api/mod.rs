@@ -46,6 +46,12 @@ pub mod labels {
     pub const REQUEST: &str = "hmc.mirantis.com/request";
     /// Annotation next to [`REQUEST`]: who asks.
     pub const REQUESTED_BY: &str = "hmc.mirantis.com/requested-by";
+    /// Chart annotation (Chart.yaml): the Kubernetes version a cluster
+    /// chart's clusters run, as hmc reads it for a ClusterTemplate.
+    pub const K8S_VERSION: &str = "hmc.mirantis.com/k8s-version";
+    /// Chart annotation (Chart.yaml): the Kubernetes versions a service
+    /// chart supports, as hmc reads it for a ServiceTemplate.
+    pub const K8S_VERSION_CONSTRAINT: &str = "hmc.mirantis.com/k8s-version-constraint";
     /// The finalizer on every object of ours that needs cleanup first.
     pub const FINALIZER: &str = "hmc.mirantis.com/cleanup";
 }

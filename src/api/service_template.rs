@@ -26,7 +26,10 @@ use super::{HelmSpec, TemplateStatus};
 pub struct ServiceTemplateSpec {
     /// The chart. Immutable.
     pub helm: HelmSpec,
-    /// Kubernetes versions the chart supports, as a semver constraint (`>=1.28.0`).
+    /// Kubernetes versions the chart supports, as a semver range (`>=1.30`,
+    /// `>=1.28, <1.31`): a service made from it is not installed on a
+    /// cluster whose template states a version outside it. Overrides the
+    /// chart's `hmc.mirantis.com/k8s-version-constraint` annotation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k8s_constraint: Option<String>,
     /// Values (YAML) on top of the chart's defaults, for every cluster.

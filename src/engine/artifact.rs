@@ -3,6 +3,7 @@
 //! from a laptop it is not, so an in-cluster address goes through the API
 //! server's service proxy.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::time::Duration;
 
@@ -70,6 +71,9 @@ pub struct ChartInfo {
     pub version: String,
     pub description: Option<String>,
     pub values: Value,
+    /// The chart's annotations whose values are strings (as Helm reads
+    /// them), e.g. `hmc.mirantis.com/k8s-version`.
+    pub annotations: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +82,8 @@ struct ChartYaml {
     version: String,
     #[serde(default)]
     description: Option<String>,
+    #[serde(default)]
+    annotations: Option<BTreeMap<String, serde_yaml::Value>>,
 }
 
 /// Downloads, verifies and reads one chart archive.
@@ -280,6 +286,12 @@ pub fn read_chart(archive: &[u8]) -> Result<ChartInfo, ArtifactError> {
         version: meta.version,
         description: meta.description,
         values,
+        annotations: meta
+            .annotations
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
+            .collect(),
     })
 }
 
@@ -609,7 +621,8 @@ mod tests {
         let archive = tgz(&[
             (
                 "ingress-nginx/Chart.yaml",
-                "apiVersion: v2\nname: ingress-nginx\nversion: 4.11.3\ndescription: Ingress\n",
+                "apiVersion: v2\nname: ingress-nginx\nversion: 4.11.3\ndescription: Ingress\n\
+                 annotations:\n  hmc.mirantis.com/k8s-version-constraint: \">=1.30\"\n  odd: 1\n",
             ),
             (
                 "ingress-nginx/values.yaml",
@@ -620,6 +633,14 @@ mod tests {
         let info = read_chart(&archive).unwrap();
         assert_eq!(info.version, "4.11.3");
         assert_eq!(info.description.as_deref(), Some("Ingress"));
+        assert_eq!(
+            info.annotations,
+            BTreeMap::from([(
+                "hmc.mirantis.com/k8s-version-constraint".to_string(),
+                ">=1.30".to_string()
+            )]),
+            "string annotations only"
+        );
         assert_eq!(
             info.values,
             serde_json::json!({"controller": {"replicaCount": 1}})

@@ -23,10 +23,11 @@ use super::finalizer;
 use super::releases::{TemplateKind, chart_sources};
 use crate::api::{
     ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
-    ServicesRevision, TemplateService, TemplateStatus,
+    ServicesRevision, TemplateService, TemplateStatus, labels,
 };
 use crate::flux::{self, SourceStatus};
 use crate::plan::rollout::check_policy;
+use crate::plan::services::{kube_constraint, kube_version};
 use crate::store::{Stores, get};
 
 /// What the template controller needs to know about either kind.
@@ -49,6 +50,9 @@ pub trait Template:
     fn next_status(&self, chart: TemplateStatus, stores: &Stores) -> Self::Status;
     /// Names of the objects that use this template (`ManagedCluster dev-1`).
     fn users(&self, stores: &Stores) -> Vec<String>;
+    /// The spec's Kubernetes field: a ClusterTemplate's `k8sVersion`, a
+    /// ServiceTemplate's `k8sConstraint`.
+    fn k8s_spec(&self) -> Option<&str>;
     /// What in the spec breaks a rule the API server checks today but may
     /// not have checked when the object was stored.
     fn spec_problem(&self) -> Option<String> {
@@ -70,6 +74,12 @@ impl Template for ServiceTemplate {
     }
     fn next_status(&self, chart: TemplateStatus, _: &Stores) -> TemplateStatus {
         chart
+    }
+    fn k8s_spec(&self) -> Option<&str> {
+        self.spec.k8s_constraint.as_deref()
+    }
+    fn spec_problem(&self) -> Option<String> {
+        k8s_problem(Self::KIND, self.k8s_spec(), "spec.k8sConstraint")
     }
     fn users(&self, stores: &Stores) -> Vec<String> {
         let (ns, name) = (self.namespace().unwrap_or_default(), self.name_any());
@@ -145,9 +155,14 @@ impl Template for ClusterTemplate {
         users.sort();
         users
     }
+    fn k8s_spec(&self) -> Option<&str> {
+        self.spec.k8s_version.as_deref()
+    }
     fn spec_problem(&self) -> Option<String> {
-        let policy = self.spec.rollout.as_ref()?;
-        check_policy(policy).err().map(|e| e.at("spec.rollout"))
+        k8s_problem(Self::KIND, self.k8s_spec(), "spec.k8sVersion").or_else(|| {
+            let policy = self.spec.rollout.as_ref()?;
+            check_policy(policy).err().map(|e| e.at("spec.rollout"))
+        })
     }
 }
 
@@ -439,12 +454,13 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
         }
     }
     if prev.valid && prev.chart_digest.as_deref() == Some(artifact.digest.as_str()) {
-        return Ok(TemplateStatus {
+        let read = k8s_field(T::KIND, &prev).cloned();
+        let status = TemplateStatus {
             validation_error: problem,
             observed_generation: generation,
             ..prev
-        }
-        .into());
+        };
+        return Ok(with_k8s(obj, status, read).into());
     }
     let uid = obj.meta().uid.clone().unwrap_or_default();
     if let Some((retry_in, failed)) = ctx.failed_downloads.recent(&uid, &artifact.digest) {
@@ -459,7 +475,15 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     match fetch_chart(&ctx.client, &artifact.url, &artifact.digest).await {
         Ok(info) => {
             ctx.failed_downloads.forget(&uid);
-            Ok(TemplateStatus {
+            let annotation = k8s_annotation(T::KIND);
+            let stated = info.annotations.get(annotation).cloned();
+            let whence = format!("its annotation {annotation}");
+            let ignored = obj.k8s_spec().is_some_and(|v| !v.trim().is_empty());
+            if let Some(why) = k8s_problem(T::KIND, stated.as_deref(), &whence).filter(|_| !ignored)
+            {
+                return Ok(invalid(format!("chart {chart_name} {version}: {why}")).into());
+            }
+            let status = TemplateStatus {
                 valid: true,
                 validation_error: problem,
                 description: info.description,
@@ -467,8 +491,9 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
                 config: Some(info.values),
                 chart_digest: Some(artifact.digest),
                 observed_generation: generation,
-            }
-            .into())
+                ..Default::default()
+            };
+            Ok(with_k8s(obj, status, stated).into())
         }
         Err(ArtifactError::InvalidChart(why)) => Ok(invalid(format!(
             "chart {chart_name} {version} from {url} is not a valid chart: {why}"
@@ -493,6 +518,53 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             })
         }
     }
+}
+
+/// The chart annotation that states a kind's Kubernetes field, as hmc reads it.
+fn k8s_annotation(kind: TemplateKind) -> &'static str {
+    match kind {
+        TemplateKind::Cluster => labels::K8S_VERSION,
+        TemplateKind::Service => labels::K8S_VERSION_CONSTRAINT,
+    }
+}
+
+/// Where a kind's status keeps its Kubernetes field.
+fn k8s_field(kind: TemplateKind, status: &TemplateStatus) -> Option<&String> {
+    match kind {
+        TemplateKind::Cluster => status.k8s_version.as_ref(),
+        TemplateKind::Service => status.k8s_constraint.as_ref(),
+    }
+}
+
+/// What is wrong with a value of a kind's Kubernetes field (a version for a
+/// ClusterTemplate, a range for a ServiceTemplate), saying where it is.
+fn k8s_problem(kind: TemplateKind, value: Option<&str>, whence: &str) -> Option<String> {
+    let value = value.filter(|v| !v.trim().is_empty())?;
+    let checked = match kind {
+        TemplateKind::Cluster => kube_version(value).map(drop),
+        TemplateKind::Service => kube_constraint(value).map(drop),
+    };
+    checked.err().map(|e| format!("{whence}: {e}"))
+}
+
+/// The status with the kind's Kubernetes field: the spec's, else what the
+/// chart states (`read`). The field is immutable, so what a status once
+/// took from the spec stays right.
+fn with_k8s<T: Template>(
+    obj: &T,
+    mut status: TemplateStatus,
+    read: Option<String>,
+) -> TemplateStatus {
+    let value = obj
+        .k8s_spec()
+        .filter(|v| !v.trim().is_empty())
+        .map(String::from)
+        .or(read);
+    match T::KIND {
+        TemplateKind::Cluster => status.k8s_version = value,
+        TemplateKind::Service => status.k8s_constraint = value,
+    }
+    status
 }
 
 /// The resource name of a Flux source kind: `HelmChart` → `helmcharts`,

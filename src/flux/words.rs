@@ -195,6 +195,9 @@ pub fn release_problem(message: &str) -> String {
             None => verb.to_string(),
         };
     }
+    if let Some(words) = kube_version_problem(message) {
+        return words;
+    }
     let lower = message.to_ascii_lowercase();
     for (needle, verb) in [
         ("install failed", "install"),
@@ -220,6 +223,28 @@ pub fn release_problem(message: &str) -> String {
         }
     }
     scrub(message)
+}
+
+/// Helm's refusal of a chart whose `kubeVersion` does not admit the
+/// cluster's version, said as the engine says it for a ServiceTemplate's
+/// `k8sConstraint`: "ingress-nginx 4.11.3 needs Kubernetes >=1.30.0-0,
+/// cluster runs 1.29.0". `None` for any other message.
+fn kube_version_problem(message: &str) -> Option<String> {
+    // Helm: "chart requires kubeVersion: %s which is incompatible with Kubernetes %s"
+    let (_, rest) = message.split_once("chart requires kubeVersion: ")?;
+    let (wanted, runs) = rest.split_once(" which is incompatible with Kubernetes ")?;
+    let runs = runs.split_whitespace().next().unwrap_or("");
+    let runs = runs.strip_prefix('v').unwrap_or(runs);
+    // "… with chart ingress-nginx@4.11.3: …" (or "… @4.11.3 failed: …")
+    let chart = message
+        .split_once("with chart ")
+        .and_then(|(_, c)| c.split([':', ' ']).next())
+        .filter(|c| !c.is_empty())
+        .map_or_else(|| "the chart".to_string(), |c| c.replace('@', " "));
+    Some(format!(
+        "{chart} needs Kubernetes {}, cluster runs {runs}",
+        wanted.trim()
+    ))
 }
 
 /// Replaces Flux kinds and their `'namespace/name'` references.
@@ -415,5 +440,31 @@ mod tests {
         for (kind, _) in KINDS {
             assert!(!got.contains(kind));
         }
+    }
+
+    #[test]
+    fn helms_kube_version_refusal_reads_like_a_constraint() {
+        // helm-controller v1.4's message around Helm's own words (helm
+        // pkg/action: "chart requires kubeVersion: %s which is incompatible
+        // with Kubernetes %s").
+        let msg = "Helm install failed for release ingress-nginx/dev-1-ingress-nginx with chart ingress-nginx@4.11.3: \
+                   chart requires kubeVersion: >=1.30.0-0 which is incompatible with Kubernetes v1.29.0";
+        assert_eq!(
+            release_problem(msg),
+            "ingress-nginx 4.11.3 needs Kubernetes >=1.30.0-0, cluster runs 1.29.0"
+        );
+        // Later helm-controllers, an upgrade, Helm's logs after it.
+        let msg = "Install of release web/dev-1-web with chart web@1.0.0 failed: \
+                   chart requires kubeVersion: >= 1.31.0 which is incompatible with Kubernetes v1.30.2+k3s1\n\nLast Helm logs:\n\nx";
+        assert_eq!(
+            release_problem(msg),
+            "web 1.0.0 needs Kubernetes >= 1.31.0, cluster runs 1.30.2+k3s1"
+        );
+        assert_eq!(
+            release_problem(
+                "chart requires kubeVersion: ~1.29 which is incompatible with Kubernetes v1.34.4"
+            ),
+            "the chart needs Kubernetes ~1.29, cluster runs 1.34.4"
+        );
     }
 }

@@ -3,6 +3,11 @@
 //! Template services come first, in template order; a ManagedCluster entry
 //! with the same name overrides values, namespace or disables the service; an
 //! entry with a new name adds a service to that cluster alone.
+//!
+//! A service whose ServiceTemplate states the Kubernetes versions its chart
+//! supports (`k8sConstraint`) is not installed on a cluster whose template
+//! states a version (`k8sVersion`) outside them; when either is not stated,
+//! nothing is checked here and the chart's own `kubeVersion` is left to Helm.
 
 use serde_json::Value;
 
@@ -124,6 +129,7 @@ pub fn plan_services<'a>(
     cluster: &ManagedClusterSpec,
     lookup: impl Fn(&str) -> Option<&'a ServiceTemplate>,
 ) -> Vec<ServicePlan> {
+    let k8s_version = template.k8s_version.as_deref();
     enabled_services(&template.services, &cluster.services)
         .into_iter()
         .map(|s| {
@@ -138,20 +144,23 @@ pub fn plan_services<'a>(
                     let namespace =
                         own_namespace.unwrap_or_else(|| ts.target_namespace().to_string());
                     let layers = [("the cluster template", ts.values.as_deref()), own_values];
-                    plan_one(s.name, namespace, template_name, &layers, &lookup)
+                    let target = (s.name, namespace, k8s_version);
+                    plan_one(target, template_name, &layers, &lookup)
                 }
                 None => {
                     let namespace = own_namespace.unwrap_or_else(|| s.name.to_string());
-                    plan_one(s.name, namespace, template_name, &[own_values], &lookup)
+                    let target = (s.name, namespace, k8s_version);
+                    plan_one(target, template_name, &[own_values], &lookup)
                 }
             }
         })
         .collect()
 }
 
+/// Plans one service: its name, its namespace and the Kubernetes version of
+/// the cluster (when the cluster template states one), from its template.
 fn plan_one<'a>(
-    name: &str,
-    namespace: String,
+    (name, namespace, k8s_version): (&str, String, Option<&str>),
     template: Option<String>,
     layers: &[(&str, Option<&str>)],
     lookup: &impl Fn(&str) -> Option<&'a ServiceTemplate>,
@@ -189,6 +198,13 @@ fn plan_one<'a>(
             format!("service template {template_name} is not ready: {why}"),
         );
     }
+    let constraint = status
+        .k8s_constraint
+        .as_deref()
+        .or(st.spec.k8s_constraint.as_deref());
+    if let Some(why) = k8s_mismatch(name, constraint, k8s_version) {
+        return blocked(ServiceState::Failed, why);
+    }
     let mut parsed = Vec::with_capacity(layers.len() + 1);
     match values::parse_values(st.spec.values.as_deref().unwrap_or("")) {
         Ok(v) => parsed.push(v),
@@ -225,6 +241,68 @@ fn plan_one<'a>(
         values,
         effective,
     })
+}
+
+/// A Kubernetes version as a cluster template states it (`1.29`, `v1.29.3`,
+/// `1.30.2+k3s1`), read as semver: a leading `v` is dropped and a missing
+/// minor or patch number is 0.
+pub fn kube_version(text: &str) -> Result<semver::Version, String> {
+    let trimmed = text.trim();
+    let bare = trimmed.strip_prefix(['v', 'V']).unwrap_or(trimmed);
+    let (core, rest) = bare.split_at(bare.find(['-', '+']).unwrap_or(bare.len()));
+    let fill = match core.split('.').count() {
+        1 => ".0.0",
+        2 => ".0",
+        _ => "",
+    };
+    semver::Version::parse(&format!("{core}{fill}{rest}")).map_err(|e| {
+        format!("\"{trimmed}\" is not a Kubernetes version such as 1.29 or v1.29.3 ({e})")
+    })
+}
+
+/// A range of Kubernetes versions as a ServiceTemplate states it (`>=1.30`,
+/// `>=1.21.0-0`, `~1.29`, `>=1.28, <1.31`), read by the `semver` crate:
+/// comparators are separated by commas, and a bare version means `^`.
+pub fn kube_constraint(text: &str) -> Result<semver::VersionReq, String> {
+    let trimmed = text.trim();
+    semver::VersionReq::parse(trimmed).map_err(|e| {
+        let hint = if trimmed.contains("||") {
+            "; alternatives (||) are not supported"
+        } else {
+            ""
+        };
+        format!(
+            "\"{trimmed}\" is not a Kubernetes version constraint such as >=1.30 or \">=1.28, <1.31\" ({e}{hint})"
+        )
+    })
+}
+
+/// Why service `service`, whose chart supports the Kubernetes versions
+/// `constraint`, cannot go to a cluster running `cluster_version`: `None`
+/// when the version is admitted, or when either is not stated (nothing is
+/// known to check against, as in hmc).
+pub fn k8s_mismatch(
+    service: &str,
+    constraint: Option<&str>,
+    cluster_version: Option<&str>,
+) -> Option<String> {
+    let constraint = constraint.map(str::trim).filter(|c| !c.is_empty())?;
+    let stated = cluster_version.map(str::trim).filter(|v| !v.is_empty())?;
+    let req = match kube_constraint(constraint) {
+        Ok(req) => req,
+        Err(e) => {
+            return Some(format!(
+                "cannot check {service} against Kubernetes {stated}: {e}"
+            ));
+        }
+    };
+    let version = match kube_version(stated) {
+        Ok(v) => v,
+        Err(e) => return Some(format!("cannot check {service} against the cluster: {e}")),
+    };
+    let runs = stated.strip_prefix(['v', 'V']).unwrap_or(stated);
+    (!req.matches(&version))
+        .then(|| format!("{service} needs Kubernetes {constraint}, cluster runs {runs}"))
 }
 
 /// What is wrong with values that cannot be used, before the details.
@@ -436,6 +514,123 @@ mod tests {
             msgs[2].1
         );
         assert!(msgs[3].1.contains("needs a template"), "{}", msgs[3].1);
+    }
+
+    #[test]
+    fn kubernetes_versions_read_as_clusters_state_them() {
+        let v = |t: &str| kube_version(t).map(|v| v.to_string());
+        assert_eq!(v("v1.29.3").unwrap(), "1.29.3");
+        assert_eq!(v("1.29").unwrap(), "1.29.0");
+        assert_eq!(v(" V1 ").unwrap(), "1.0.0");
+        assert_eq!(v("v1.30.2+k3s1").unwrap(), "1.30.2+k3s1");
+        assert_eq!(v("1.31-rc.1").unwrap(), "1.31.0-rc.1");
+        let e = v("latest").unwrap_err();
+        assert!(
+            e.starts_with("\"latest\" is not a Kubernetes version such as 1.29 or v1.29.3 ("),
+            "{e}"
+        );
+        assert!(v("1.x").is_err() && v("").is_err());
+    }
+
+    #[test]
+    fn constraints_read_as_the_semver_crate_reads_them() {
+        for ok in [
+            ">=1.30",
+            ">=1.21.0-0",
+            "~1.29",
+            "<1.31, >=1.28",
+            ">= 1.28",
+            "1.29.*",
+        ] {
+            assert!(kube_constraint(ok).is_ok(), "{ok}");
+        }
+        let e = kube_constraint(">=1.28 || <1.20").unwrap_err();
+        assert!(
+            e.starts_with(
+                "\">=1.28 || <1.20\" is not a Kubernetes version constraint such as >=1.30"
+            ),
+            "{e}"
+        );
+        assert!(e.ends_with("; alternatives (||) are not supported)"), "{e}");
+        assert!(kube_constraint("banana").is_err());
+    }
+
+    #[test]
+    fn a_constraint_admits_or_refuses_the_clusters_version() {
+        let m = |c: &str, v: &str| k8s_mismatch("ingress-nginx", Some(c), Some(v));
+        assert_eq!(
+            m(">=1.30", "1.29").as_deref(),
+            Some("ingress-nginx needs Kubernetes >=1.30, cluster runs 1.29")
+        );
+        assert_eq!(
+            m(">=1.30", "v1.29.3").as_deref(),
+            Some("ingress-nginx needs Kubernetes >=1.30, cluster runs 1.29.3")
+        );
+        assert_eq!(m(">=1.30", "v1.30.1"), None);
+        assert_eq!(m(">=1.21.0-0", "1.29.0"), None);
+        assert_eq!(m("~1.29", "1.29.3"), None);
+        assert!(m("~1.29", "1.30.0").is_some());
+        assert_eq!(m("<1.31, >=1.28", "1.30.9"), None);
+        assert!(m("<1.31, >=1.28", "1.31.0").is_some());
+        // Nothing is known to check against: nothing is said.
+        assert_eq!(k8s_mismatch("x", Some(">=1.30"), None), None);
+        assert_eq!(k8s_mismatch("x", Some(">=1.30"), Some(" ")), None);
+        assert_eq!(k8s_mismatch("x", None, Some("1.29")), None);
+        assert_eq!(k8s_mismatch("x", Some(""), Some("1.29")), None);
+        let bad = m(">=1.30", "newest").unwrap();
+        assert!(
+            bad.starts_with("cannot check ingress-nginx against the cluster: \"newest\""),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn a_service_outside_the_clusters_kubernetes_is_not_installed() {
+        let with = |name: &str, spec: Option<&str>, status: Option<&str>| {
+            let mut t = st(name, None, true);
+            t.spec.k8s_constraint = spec.map(String::from);
+            if let Some(s) = t.status.as_mut() {
+                s.k8s_constraint = status.map(String::from);
+            }
+            t
+        };
+        let sts = [
+            with("ingress-nginx-4-11-3", Some(">=1.30"), Some(">=1.30")),
+            with("old-1", Some(">=1.28, <1.31"), None),
+            // What the engine read from the chart's annotation.
+            with("annotated-1", None, Some(">=1.31")),
+        ];
+        let lookup = |n: &str| sts.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+        let service = |name: &str, template: &str| ManagedService {
+            name: name.into(),
+            template: Some(template.into()),
+            ..Default::default()
+        };
+        let mc = cluster(vec![service("old", "old-1"), service("new", "annotated-1")]);
+        let mut template = template("");
+        template.k8s_version = Some("1.29.0".into());
+        let plans = plan_services(&template, &mc, lookup);
+        let ServicePlan::Blocked(b) = &plans[0] else {
+            panic!("{plans:?}")
+        };
+        assert_eq!(
+            (b.state, b.message.as_str(), b.template.as_deref()),
+            (
+                ServiceState::Failed,
+                "ingress-nginx needs Kubernetes >=1.30, cluster runs 1.29.0",
+                Some("ingress-nginx-4-11-3")
+            )
+        );
+        assert!(matches!(&plans[1], ServicePlan::Install(d) if d.name == "old"));
+        assert!(
+            matches!(&plans[2], ServicePlan::Blocked(b) if b.message == "new needs Kubernetes >=1.31, cluster runs 1.29.0"),
+            "{:?}",
+            plans[2]
+        );
+        // A cluster template that states no version: nothing is checked.
+        template.k8s_version = None;
+        let plans = plan_services(&template, &mc, lookup);
+        assert!(plans.iter().all(|p| matches!(p, ServicePlan::Install(_))));
     }
 
     #[test]

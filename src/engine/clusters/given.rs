@@ -146,7 +146,7 @@ fn given_revision(
         None if status.services_hash.as_deref()
             == Some(services_hash(&template.spec.services).as_str()) =>
         {
-            (status.revision, Some(template.spec.clone()))
+            (status.revision, Some(template.spec_now()))
         }
         None => (wanted, None),
     }
