@@ -71,11 +71,7 @@ async fn the_engine_rides_out_an_apiserver_outage() {
     .await;
     let mgmt = common::mgmt().await;
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
-    eventually("dev-1 Ready", INSTALL, || async {
-        let (status, _) = condition(&mcs, "dev-1", "Ready").await?;
-        (status == "True").then_some(())
-    })
-    .await;
+    until_ready(&mcs, "dev-1", INSTALL).await;
     assert!(engine.child.try_wait().unwrap().is_none(), "still running");
     let log = engine.log_text();
     assert!(!log.contains("panicked"), "no panic:\n{log}");

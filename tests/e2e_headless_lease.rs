@@ -42,11 +42,7 @@ async fn the_standby_takes_over_when_the_leader_is_killed() {
     })
     .await;
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
-    eventually("dev-1 Ready", INSTALL, || async {
-        let (status, _) = condition(&mcs, "dev-1", "Ready").await?;
-        (status == "True").then_some(())
-    })
-    .await;
+    until_ready(&mcs, "dev-1", INSTALL).await;
     let idle = engines[standby].as_ref().unwrap();
     assert_eq!(idle.is_leader().await, Some(false), "the standby answers");
     assert_eq!(idle.metric("hmc_engine_writes_total").await, Some(0.0));

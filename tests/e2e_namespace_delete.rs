@@ -76,11 +76,7 @@ async fn deleting_a_namespace_uninstalls_its_services_first() {
     }
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
     for name in ["dev-1", "dev-2"] {
-        eventually(&format!("{name} Ready"), INSTALL, || async {
-            let (status, _) = condition(&mcs, name, "Ready").await?;
-            (status == "True").then_some(())
-        })
-        .await;
+        until_ready(&mcs, name, INSTALL).await;
         let held = secret_finalizers(&mgmt, &ns.name, &format!("{name}-kubeconfig")).await;
         assert!(
             held.iter().flatten().any(|f| f == labels::FINALIZER),

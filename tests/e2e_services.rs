@@ -52,11 +52,7 @@ async fn services_follow_templates_into_provisioned_clusters() {
     );
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
     for name in ["dev-1", "dev-2"] {
-        eventually(&format!("{name} Ready"), INSTALL, || async {
-            let (status, _) = condition(&mcs, name, "Ready").await?;
-            (status == "True").then_some(())
-        })
-        .await;
+        until_ready(&mcs, name, INSTALL).await;
         let st = status_of(&mcs, name).await.unwrap();
         assert_eq!(st.services_ready.as_deref(), Some("1/1"));
         assert_eq!(st.services[0].version.as_deref(), Some("4.11.3"));

@@ -287,11 +287,7 @@ async fn the_upstream_chart_installs_rolls_out_and_leaves_nothing() {
         "the cluster's controller.replicaCount wins"
     );
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
-    eventually(&format!("{CLUSTER} Ready"), STEP, || async {
-        let (status, _) = condition(&mcs, CLUSTER, "Ready").await?;
-        (status == "True").then_some(())
-    })
-    .await;
+    until_ready(&mcs, CLUSTER, STEP).await;
     let (state, _) = service_state(&mcs, CLUSTER, "ingress-nginx").await.unwrap();
     assert_eq!(state, ServiceState::Installed);
     let st = status_of(&mcs, CLUSTER).await.unwrap();

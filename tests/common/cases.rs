@@ -117,6 +117,15 @@ pub async fn condition(
     Some((c.status.clone(), c.message.clone()))
 }
 
+/// Waits until the cluster's `Ready` condition is True.
+pub async fn until_ready(api: &Api<ManagedCluster>, cluster: &str, within: std::time::Duration) {
+    super::eventually(&format!("{cluster} Ready"), within, || async {
+        let (status, _) = condition(api, cluster, "Ready").await?;
+        (status == "True").then_some(())
+    })
+    .await;
+}
+
 pub async fn available_replicas(child: &Client, ns: &str) -> Option<i32> {
     available_release(child, ns, "ingress-nginx").await
 }
