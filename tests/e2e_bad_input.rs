@@ -17,12 +17,17 @@ async fn bad_input_shows_up_as_clear_conditions() {
     let good_ns = format!("{}-good", ns.name);
     let engine = RunningEngine::start(&ns.name).await;
     templates(&mgmt, &ns.name).await;
-    managed_cluster(&mgmt, &ns.name, "mixed", json!([
-        {"name": "ingress-nginx", "values": "controller:\n  replicaCount: [1, 2\n"},
-        {"name": "unknown", "template": "no-such-template"},
-        {"name": "good", "template": "ingress-nginx-4-11-3", "namespace": good_ns,
-         "values": format!("controller:\n  service:\n    type: ClusterIP\n  ingressClassResource:\n    name: {}-good\n", ns.name)},
-    ]))
+    managed_cluster(
+        &mgmt,
+        &ns.name,
+        "mixed",
+        json!([
+            {"name": "ingress-nginx", "values": "controller:\n  replicaCount: [1, 2\n"},
+            {"name": "unknown", "template": "no-such-template"},
+            {"name": "good", "template": "ingress-nginx-4-11-3", "namespace": good_ns,
+             "values": chart_values(&good_ns, &good_ns)},
+        ]),
+    )
     .await;
     provision(&ns.name, "mixed", 1).await;
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
@@ -88,7 +93,7 @@ async fn bad_input_shows_up_as_clear_conditions() {
     // A template that points at a chart version that does not exist.
     apply_yaml(&mgmt, &ns.name, &format!(
         "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: ingress-nginx-4-11-9\nspec:\n  helm:\n    chartName: ingress-nginx\n    chartVersion: 4.11.9\n    repository:\n      url: {}\n",
-        chart_repo_url()
+        upstream_repo_url()
     ))
     .await;
     let sts: Api<hmc_tui::api::ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
@@ -106,7 +111,7 @@ async fn bad_input_shows_up_as_clear_conditions() {
         why,
         format!(
             "chart ingress-nginx 4.11.9 not found in repository {}",
-            chart_repo_url()
+            upstream_repo_url()
         )
     );
 

@@ -22,9 +22,6 @@ use serde_json::json;
 const INTERVAL: &str = "30s";
 /// A few intervals, on a loaded machine.
 const REVERTED: Duration = Duration::from_secs(240);
-/// The controller's objects: `<release>-controller` in both the stand-in
-/// and the upstream chart.
-const CONTROLLER: &str = "ingress-nginx-controller";
 
 /// Helm's record of each release version in the child (Helm's own
 /// `sh.helm.release.v1.<name>.v<n>` secrets).
@@ -43,8 +40,7 @@ async fn helm_versions(child: &Client, ns: &str) -> Vec<String> {
     names
 }
 
-/// Scaling the controller and deleting its Service (and its ConfigMap, when
-/// the chart has one) by hand in the child: all put back within a few
+/// Scaling the controller and deleting its Service and its ConfigMap by hand in the child: all put back within a few
 /// release intervals, and the service's status and an Event of the cluster
 /// say what was reverted. Before that, turning drift correction on for a
 /// release installed without it upgrades nothing.
@@ -55,6 +51,8 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
     let child1 = child(1).await;
     let ns = TestNamespace::create(&mgmt, "byhand").await;
     let target = format!("{}-ingress", ns.name);
+    // The controller's Deployment, Service and ConfigMap.
+    let controller = controller_name(&fullname(&ns.name));
     let engine = RunningEngine::start_with(
         &ns.name,
         EngineOptions {
@@ -100,7 +98,7 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
     assert_eq!(versions.len(), 1, "one install: {versions:?}");
     let deployments: Api<Deployment> = Api::namespaced(child1.clone(), &target);
     let generation = deployments
-        .get(CONTROLLER)
+        .get(&controller)
         .await
         .unwrap()
         .metadata
@@ -170,7 +168,7 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
     );
     assert_eq!(
         deployments
-            .get(CONTROLLER)
+            .get(&controller)
             .await
             .unwrap()
             .metadata
@@ -180,10 +178,10 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
     );
 
     // By hand, in the child: scale the controller, delete its Service and
-    // its ConfigMap (the upstream chart has one; the stand-in has none).
+    // its ConfigMap.
     deployments
         .patch_scale(
-            CONTROLLER,
+            &controller,
             &PatchParams::default(),
             &Patch::Merge(json!({"spec": {"replicas": 3}})),
         )
@@ -191,25 +189,21 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
         .expect("scale the controller by hand");
     let services: Api<Service> = Api::namespaced(child1.clone(), &target);
     services
-        .delete(CONTROLLER, &Default::default())
+        .delete(&controller, &Default::default())
         .await
         .expect("delete the controller's Service by hand");
     let config_maps: Api<ConfigMap> = Api::namespaced(child1.clone(), &target);
-    let had_config_map = config_maps.get_opt(CONTROLLER).await.unwrap().is_some();
-    if had_config_map {
-        config_maps
-            .delete(CONTROLLER, &Default::default())
-            .await
-            .expect("delete the controller's ConfigMap by hand");
-    }
+    config_maps
+        .delete(&controller, &Default::default())
+        .await
+        .expect("delete the controller's ConfigMap by hand");
     let changed = Instant::now();
 
     eventually("the changes made by hand reverted", REVERTED, || async {
-        let replicas = deployments.get(CONTROLLER).await.ok()?.spec?.replicas;
-        let service = services.get_opt(CONTROLLER).await.ok()?;
-        let config_map = config_maps.get_opt(CONTROLLER).await.ok()?;
-        (replicas == Some(1) && service.is_some() && config_map.is_some() == had_config_map)
-            .then_some(())
+        let replicas = deployments.get(&controller).await.ok()?.spec?.replicas;
+        let service = services.get_opt(&controller).await.ok()?;
+        let config_map = config_maps.get_opt(&controller).await.ok()?;
+        (replicas == Some(1) && service.is_some() && config_map.is_some()).then_some(())
     })
     .await;
     eprintln!("reverted {:?} after the change", changed.elapsed());
@@ -225,8 +219,8 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
         "{message}"
     );
     assert!(
-        message.contains(&format!("Deployment {target}/{CONTROLLER}"))
-            || message.contains(&format!("Service {target}/{CONTROLLER} recreated")),
+        message.contains(&format!("Deployment {target}/{controller}"))
+            || message.contains(&format!("Service {target}/{controller} recreated")),
         "names what was put back: {message}"
     );
     for word in ["HelmRelease", "Flux", "drift"] {

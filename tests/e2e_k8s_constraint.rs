@@ -24,7 +24,7 @@ async fn a_service_outside_the_clusters_kubernetes_is_not_installed() {
             "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: {name}\n\
              spec:\n  k8sConstraint: \"{range}\"\n  helm:\n    chartName: ingress-nginx\n    \
              chartVersion: 4.11.3\n    repository:\n      url: {repo}\n---\n",
-            repo = chart_repo_url()
+            repo = upstream_repo_url()
         )
     };
     let yaml = format!(
@@ -46,13 +46,14 @@ spec:
     - name: ingress-nginx
       template: ingress-fits
       namespace: {target}
-      values: "controller: {{service: {{type: ClusterIP}}, ingressClassResource: {{name: {ns}-nginx}}}}"
+      values: {values}
 "#,
         too_new = service_template("ingress-too-new", ">=1.30"),
         fits = service_template("ingress-fits", ">=1.28, <1.30"),
         bad = service_template("ingress-bad-range", ">=1.28 || <1.20"),
         repo = chart_repo_url(),
         ns = ns.name,
+        values = serde_json::to_string(&chart_values(&fullname(&ns.name), &target)).unwrap(),
     );
     apply_yaml(&mgmt, &ns.name, &yaml).await;
     managed_cluster_from(&mgmt, &ns.name, "dev-1", "old-k8s", json!([])).await;

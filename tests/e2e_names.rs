@@ -32,13 +32,12 @@ async fn bare_template(mgmt: &Client, ns: &str) {
 }
 
 /// A per-cluster service `name` from the ingress-nginx template, installed
-/// into `namespace` of the child with an ingress class of that name.
+/// into `namespace` of the child, its cluster-wide objects and ingress
+/// class named after that namespace.
 fn service(name: &str, namespace: &str) -> serde_json::Value {
     json!({
         "name": name, "template": "ingress-nginx-4-11-3", "namespace": namespace,
-        "values": format!(
-            "controller:\n  service:\n    type: ClusterIP\n  ingressClassResource:\n    name: {namespace}\n"
-        ),
+        "values": chart_values(namespace, namespace),
     })
 }
 

@@ -10,7 +10,6 @@ use common::cases::*;
 use common::*;
 use hmc_tui::api::{ManagedCluster, labels};
 use hmc_tui::flux::HelmRelease;
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::Client;
 use kube::api::{Api, ListParams};
@@ -35,12 +34,7 @@ async fn release_records(child: &Client, ns: &str) -> Vec<String> {
 }
 
 async fn has_deployment(child: &Client, ns: &str) -> bool {
-    let api: Api<Deployment> = Api::namespaced(child.clone(), ns);
-    api.get_opt("ingress-nginx-controller")
-        .await
-        .ok()
-        .flatten()
-        .is_some()
+    controller(child, ns, "ingress-nginx").await.is_some()
 }
 
 /// The finalizers a kubeconfig secret carries.

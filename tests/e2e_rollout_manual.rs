@@ -14,24 +14,21 @@ use serde_json::json;
 
 const STEP: Duration = Duration::from_secs(180);
 
-/// `late` on child-1, beside c1: its own service namespace and ingress class.
+/// `late` on child-1, beside c1: its own service namespace, and its own
+/// name for what the chart makes cluster-wide (ClusterRole, IngressClass,
+/// webhook configuration), which c1's install has under the template's.
 async fn late_cluster(mgmt: &kube::Client, ns: &str) {
+    let late = format!("{ns}-late");
     let services = json!([{
         "name": "ingress-nginx",
-        "namespace": format!("{ns}-late"),
-        "values": format!("controller:\n  ingressClassResource:\n    name: {ns}-late\n"),
+        "namespace": late,
+        "values": common::cases::chart_values(&late, &late),
     }]);
     common::cases::managed_cluster_from(mgmt, ns, "late", "fleet", services).await;
     provision(ns, "late", 1).await;
     let child1 = child(1).await;
-    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
-        Api::namespaced(child1.clone(), &format!("{ns}-late"));
     eventually("the late cluster at 4.11.4", STEP, || async {
-        let d = deployments
-            .get_opt("ingress-nginx-controller")
-            .await
-            .ok()??;
-        let chart = d.metadata.labels?.get("helm.sh/chart").cloned()?;
+        let chart = chart_of(&child1, &late).await?;
         (chart == "ingress-nginx-4.11.4").then_some(())
     })
     .await;

@@ -10,7 +10,7 @@ use std::io::Read;
 use std::time::Duration;
 
 use common::cases::*;
-use common::rollouts::{fleet_template_with, phase, rollout_when};
+use common::rollouts::{fleet_template_with, phase, rollout_when, service_templates};
 use common::*;
 use hmc_tui::api::{ManagedCluster, RolloutPhase, ServiceState};
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
@@ -29,65 +29,29 @@ const STEP: Duration = Duration::from_secs(180);
 const CLUSTER: &str = "edge-1";
 const CHILD: usize = 1;
 
-fn upstream_repo_url() -> String {
-    format!("{}/upstream", chart_repo_url())
-}
-
-/// The two ServiceTemplates of the upstream chart.
-async fn service_templates(mgmt: &Client, ns: &str) {
-    let yaml = ["4.11.3", "4.11.4"]
-        .iter()
-        .map(|v| {
-            format!(
-                "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\n\
-                 metadata:\n  name: upstream-{name}\n\
-                 spec:\n  helm:\n    chartName: ingress-nginx\n    chartVersion: {v}\n\
-                 \x20   repository:\n      url: {repo}\n",
-                name = v.replace('.', "-"),
-                repo = upstream_repo_url(),
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("---\n");
-    apply_yaml(mgmt, ns, &yaml).await;
-}
-
-/// The names the chart gives its cluster-wide objects all derive from its
-/// full name: one per test (the cluster sets `fullnameOverride`), so that no
-/// two installs in one child cluster claim the same ClusterRole or webhook
-/// configuration. The template names the IngressClass the same.
-fn fullname(ns: &str) -> String {
-    format!("{ns}-nginx")
-}
-
 /// The `fleet` ClusterTemplate (as the rollout tests make it) with the
 /// upstream ingress-nginx of `service_template`, rolled out automatically.
-/// The webhook is the chart's own (failurePolicy Fail, with a Service nobody
-/// serves on kwok); it is scoped to the service's namespace so that an
-/// install left behind by a failed run never refuses other Ingresses.
+/// The names the chart gives its cluster-wide objects all derive from its
+/// full name, which the template sets per test (`fullnameOverride`, see
+/// [`fullname`]). The webhook is the chart's own (failurePolicy Fail, with a
+/// Service nobody serves on kwok); the template scopes it to the service's
+/// namespace so that an install left behind by a failed run never refuses
+/// other Ingresses.
 async fn upstream_template(mgmt: &Client, ns: &str, service_template: &str) {
-    let webhook = format!(
-        "  admissionWebhooks:\n    namespaceSelector:\n      matchLabels:\n        \
-         kubernetes.io/metadata.name: {ns}-ingress\n"
-    );
     let policy = json!({"strategy": "Automatic", "maxConcurrent": 1, "healthTimeout": "5m"});
-    fleet_template_with(mgmt, ns, service_template, &webhook, policy).await;
+    fleet_template_with(mgmt, ns, service_template, "", policy).await;
 }
 
 /// The controller Deployment's chart label and replicas, once Available.
-async fn controller(child: &Client, ns: &str) -> Option<(String, i32)> {
-    let api: Api<Deployment> = Api::namespaced(child.clone(), &format!("{ns}-ingress"));
-    let d = api
-        .get_opt(&format!("{}-controller", fullname(ns)))
-        .await
-        .ok()??;
-    let chart = d.metadata.labels?.get("helm.sh/chart").cloned()?;
-    let status = d.status?;
-    let available = status
-        .conditions?
-        .iter()
-        .any(|c| c.type_ == "Available" && c.status == "True");
-    available.then(|| (chart, status.available_replicas.unwrap_or(0)))
+async fn controller_at(child: &Client, ns: &str) -> Option<(String, i32)> {
+    let target = format!("{ns}-ingress");
+    let d = controller(child, &target, "ingress-nginx").await?;
+    assert_eq!(
+        d.metadata.name.as_deref(),
+        Some(controller_name(&fullname(ns)).as_str())
+    );
+    let chart = d.metadata.labels.as_ref()?.get("helm.sh/chart").cloned()?;
+    Some((chart, available_of(d)?))
 }
 
 /// Standard base64, as Helm writes its release records (no crate needed
@@ -264,7 +228,7 @@ async fn the_upstream_chart_installs_rolls_out_and_leaves_nothing() {
 
     // Install 4.11.3 with a cluster override of the template's values.
     service_templates(&mgmt, &ns.name).await;
-    upstream_template(&mgmt, &ns.name, "upstream-4-11-3").await;
+    upstream_template(&mgmt, &ns.name, "ingress-nginx-4-11-3").await;
     managed_cluster_from(
         &mgmt,
         &ns.name,
@@ -272,13 +236,13 @@ async fn the_upstream_chart_installs_rolls_out_and_leaves_nothing() {
         "fleet",
         json!([{
             "name": "ingress-nginx",
-            "values": format!("fullnameOverride: {full}\ncontroller:\n  replicaCount: 2\n"),
+            "values": "controller:\n  replicaCount: 2\n",
         }]),
     )
     .await;
     provision(&ns.name, CLUSTER, CHILD).await;
     let (chart, replicas) = eventually("the upstream controller Available", INSTALL, || {
-        controller(&child, &ns.name)
+        controller_at(&child, &ns.name)
     })
     .await;
     assert_eq!(
@@ -360,7 +324,7 @@ async fn the_upstream_chart_installs_rolls_out_and_leaves_nothing() {
 
     // Revision 2 names 4.11.4: the rollout upgrades the child, hooks again.
     let rollout_start = std::time::Instant::now();
-    upstream_template(&mgmt, &ns.name, "upstream-4-11-4").await;
+    upstream_template(&mgmt, &ns.name, "ingress-nginx-4-11-4").await;
     let rollout = rollout_when(
         &mgmt,
         &ns.name,
@@ -377,7 +341,7 @@ async fn the_upstream_chart_installs_rolls_out_and_leaves_nothing() {
         ["ingress-nginx 4.11.3 → 4.11.4".to_string()]
     );
     let (chart, replicas) = eventually("the controller at 4.11.4", STEP, || async {
-        controller(&child, &ns.name)
+        controller_at(&child, &ns.name)
             .await
             .filter(|(chart, _)| chart == "ingress-nginx-4.11.4")
     })

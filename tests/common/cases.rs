@@ -17,9 +17,47 @@ pub fn chart_repo_url() -> String {
     std::env::var("HMC_CHART_REPO").unwrap_or_else(|_| "http://127.0.0.1:18080".into())
 }
 
-/// The ingress-nginx ServiceTemplate and a ClusterTemplate that installs it
-/// into `<ns>-ingress` with template-level values.
+/// Where the harness serves the upstream ingress-nginx charts (4.11.3 and
+/// 4.11.4, vendored in `tests/fixtures/charts/upstream`).
+pub fn upstream_repo_url() -> String {
+    std::env::var("HMC_UPSTREAM_CHART_REPO")
+        .unwrap_or_else(|_| format!("{}/upstream", chart_repo_url()))
+}
+
+/// The name a test's install of the upstream chart takes (its
+/// `fullnameOverride`): the chart names its cluster-wide objects (ClusterRole,
+/// ClusterRoleBinding, webhook configuration) after it, so each install that
+/// shares a child cluster with another needs a name of its own. The
+/// templates of namespace `ns` use this one.
+pub fn fullname(ns: &str) -> String {
+    format!("{ns}-nginx")
+}
+
+/// The controller's Deployment, Service and ConfigMap of an install named
+/// `fullname`.
+pub fn controller_name(fullname: &str) -> String {
+    format!("{fullname}-controller")
+}
+
+/// Values that let the upstream ingress-nginx chart share a kwok child
+/// cluster with other installs: its cluster-wide objects and its
+/// IngressClass are named `name`; its Service needs no load balancer; its
+/// admission webhook (`failurePolicy: Fail`, and nothing serves it on kwok)
+/// covers `namespace` only. The `controller:` block comes last, so that a
+/// caller may append more keys under it. `name` has at most 42 characters:
+/// the chart names the webhook's Service `<name>-controller-admission`.
+pub fn chart_values(name: &str, namespace: &str) -> String {
+    format!(
+        "fullnameOverride: {name}\ncontroller:\n  service:\n    type: ClusterIP\n  \
+         ingressClassResource:\n    name: {name}\n  admissionWebhooks:\n    namespaceSelector:\n      \
+         matchLabels:\n        kubernetes.io/metadata.name: {namespace}\n"
+    )
+}
+
+/// The upstream ingress-nginx ServiceTemplate and a ClusterTemplate that
+/// installs it into `<ns>-ingress` with template-level values.
 pub async fn templates(mgmt: &Client, ns: &str) {
+    let values = chart_values(&fullname(ns), &format!("{ns}-ingress"));
     let yaml = format!(
         r#"
 apiVersion: hmc.mirantis.com/v1alpha1
@@ -31,7 +69,7 @@ spec:
     chartName: ingress-nginx
     chartVersion: 4.11.3
     repository:
-      url: {repo}
+      url: {upstream}
 ---
 apiVersion: hmc.mirantis.com/v1alpha1
 kind: ClusterTemplate
@@ -47,14 +85,11 @@ spec:
     - name: ingress-nginx
       template: ingress-nginx-4-11-3
       namespace: {ns}-ingress
-      values: |
-        controller:
-          service:
-            type: ClusterIP
-          ingressClassResource:
-            name: {ns}-nginx
+      values: {values}
 "#,
-        repo = chart_repo_url()
+        repo = chart_repo_url(),
+        upstream = upstream_repo_url(),
+        values = serde_json::to_string(&values).unwrap(),
     );
     apply_yaml(mgmt, ns, &yaml).await;
 }
@@ -130,14 +165,27 @@ pub async fn available_replicas(child: &Client, ns: &str) -> Option<i32> {
     available_release(child, ns, "ingress-nginx").await
 }
 
-/// Available replicas of the stand-in controller of Helm release `release`.
-pub async fn available_release(child: &Client, ns: &str, release: &str) -> Option<i32> {
+/// The controller Deployment of Helm release `release` in namespace `ns` of
+/// a child, found by the labels both the upstream chart and the stand-in
+/// give it (its name follows the install's `fullnameOverride`).
+pub async fn controller(child: &Client, ns: &str, release: &str) -> Option<Deployment> {
     let api: Api<Deployment> = Api::namespaced(child.clone(), ns);
-    let d = api
-        .get_opt(&format!("{release}-controller"))
+    let selector =
+        format!("app.kubernetes.io/instance={release},app.kubernetes.io/component=controller");
+    let list = api
+        .list(&kube::api::ListParams::default().labels(&selector))
         .await
-        .ok()
-        .flatten()?;
+        .ok()?;
+    list.items.into_iter().next()
+}
+
+/// Available replicas of the controller of Helm release `release`.
+pub async fn available_release(child: &Client, ns: &str, release: &str) -> Option<i32> {
+    available_of(controller(child, ns, release).await?)
+}
+
+/// Available replicas of a Deployment, once it is Available.
+pub fn available_of(d: Deployment) -> Option<i32> {
     let status = d.status?;
     let available = status
         .conditions?
@@ -147,16 +195,47 @@ pub async fn available_release(child: &Client, ns: &str, release: &str) -> Optio
 }
 
 pub async fn deployment_replicas(child: &Client, ns: &str) -> Option<i32> {
-    let api: Api<Deployment> = Api::namespaced(child.clone(), ns);
-    api.get_opt("ingress-nginx-controller")
-        .await
-        .ok()
-        .flatten()?
-        .spec?
-        .replicas
+    controller(child, ns, "ingress-nginx").await?.spec?.replicas
 }
 
+/// Removes namespace `ns` of a child, and what Helm installed cluster-wide
+/// for a release in it (the upstream chart's RBAC, IngressClass and webhook
+/// configuration): a passing test's uninstall leaves none, a failed run may.
 pub async fn drop_child_namespace(child: &Client, ns: &str) {
+    use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
+    use k8s_openapi::api::networking::v1::IngressClass;
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    drop_released::<ClusterRole>(child, ns).await;
+    drop_released::<ClusterRoleBinding>(child, ns).await;
+    drop_released::<ValidatingWebhookConfiguration>(child, ns).await;
+    drop_released::<IngressClass>(child, ns).await;
     let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(child.clone());
     let _ = api.delete(ns, &Default::default()).await;
+}
+
+/// Deletes the cluster-wide objects of kind `K` that Helm marks as belonging
+/// to a release in namespace `ns`.
+async fn drop_released<K>(child: &Client, ns: &str)
+where
+    K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+    K::DynamicType: Default,
+{
+    let api: Api<K> = Api::all(child.clone());
+    let Ok(list) = api.list_metadata(&Default::default()).await else {
+        return;
+    };
+    for o in list.items {
+        let ours = o
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get("meta.helm.sh/release-namespace"))
+            .is_some_and(|n| n == ns);
+        if let (true, Some(name)) = (ours, o.metadata.name) {
+            let _ = api.delete(&name, &Default::default()).await;
+        }
+    }
 }

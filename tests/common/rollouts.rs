@@ -5,21 +5,22 @@
 use std::time::Duration;
 
 use hmc_tui::api::{ManagedCluster, RolloutPhase, TemplateRollout};
-use k8s_openapi::api::apps::v1::Deployment;
 use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::{Value, json};
 
-use super::cases::{INSTALL, chart_repo_url, managed_cluster_from};
+use super::cases::{
+    INSTALL, chart_repo_url, chart_values, fullname, managed_cluster_from, upstream_repo_url,
+};
 use super::*;
 
 /// The clusters and the child cluster each runs on.
 pub const FLEET: [(&str, usize); 3] = [("c1", 1), ("c2", 2), ("c3", 3)];
 
-/// Every ServiceTemplate the rollout tests use: two real chart versions and
-/// one whose version the repository does not have.
+/// Every ServiceTemplate the rollout tests use: the upstream chart's two
+/// versions and one whose version the repository does not have.
 pub async fn service_templates(mgmt: &Client, ns: &str) {
-    let repo = chart_repo_url();
+    let repo = upstream_repo_url();
     let yaml = ["4.11.3", "4.11.4", "9.9.9"]
         .iter()
         .map(|v| {
@@ -63,9 +64,7 @@ pub async fn fleet_template_with(
         "ClusterTemplate",
         "clustertemplates",
     );
-    let values = format!(
-        "controller:\n  service:\n    type: ClusterIP\n  ingressClassResource:\n    name: {ns}-nginx\n{controller_extra}"
-    );
+    let values = chart_values(&fullname(ns), &format!("{ns}-ingress")) + controller_extra;
     apply_json(
         mgmt,
         &ar,
@@ -124,12 +123,13 @@ pub async fn fleet_at_4_11_3_of(
 
 /// The chart (`ingress-nginx-4.11.4`) of the controller Deployment in a child.
 pub async fn chart_in(child: &Client, ns: &str) -> Option<String> {
-    let api: Api<Deployment> = Api::namespaced(child.clone(), &format!("{ns}-ingress"));
-    let d = api
-        .get_opt("ingress-nginx-controller")
-        .await
-        .ok()
-        .flatten()?;
+    chart_of(child, &format!("{ns}-ingress")).await
+}
+
+/// The chart of the ingress-nginx controller Deployment in namespace
+/// `namespace` of a child.
+pub async fn chart_of(child: &Client, namespace: &str) -> Option<String> {
+    let d = super::cases::controller(child, namespace, "ingress-nginx").await?;
     d.metadata.labels?.get("helm.sh/chart").cloned()
 }
 
