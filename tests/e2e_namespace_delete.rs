@@ -11,6 +11,7 @@ use common::*;
 use hmc_tui::api::{ManagedCluster, labels};
 use hmc_tui::flux::HelmRelease;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::Client;
 use kube::api::{Api, ListParams};
 use serde_json::json;
@@ -46,8 +47,8 @@ async fn secret_finalizers(mgmt: &Client, ns: &str, name: &str) -> Option<Vec<St
 
 /// A namespace holding templates, two clusters on two children and their
 /// kubeconfig secrets, services Installed, is deleted whole: it is gone
-/// within 3 minutes, and neither child keeps a release record or a
-/// Deployment of the service.
+/// within 3 minutes, and neither child keeps a release record, a
+/// Deployment or the ClusterRole of the service.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deleting_a_namespace_uninstalls_its_services_first() {
     let mgmt = mgmt().await;
@@ -81,6 +82,11 @@ async fn deleting_a_namespace_uninstalls_its_services_first() {
         assert!(
             !release_records(c, &target).await.is_empty(),
             "the service has a release record before the deletion"
+        );
+        let roles: Api<ClusterRole> = Api::all(c.clone());
+        assert!(
+            roles.get_opt(&fullname(&ns.name)).await.unwrap().is_some(),
+            "the chart's ClusterRole before the deletion"
         );
     }
 
@@ -118,6 +124,10 @@ async fn deleting_a_namespace_uninstalls_its_services_first() {
             "child-{} keeps the service's Deployment",
             i + 1
         );
+        // The chart's cluster-wide RBAC goes with the release.
+        let roles: Api<ClusterRole> = Api::all(c.clone());
+        let role = roles.get_opt(&fullname(&name)).await.unwrap();
+        assert!(role.is_none(), "child-{} keeps ClusterRole {role:?}", i + 1);
     }
 
     engine.stop().await;
