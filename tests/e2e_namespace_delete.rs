@@ -10,39 +10,18 @@ use common::cases::*;
 use common::*;
 use hmc_tui::api::{ManagedCluster, labels};
 use hmc_tui::flux::HelmRelease;
-use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::Client;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 use serde_json::json;
 
 /// The most a namespace's deletion may take (the engine's deletion timeout
 /// is 5 minutes; services on reachable children go in seconds).
 const NAMESPACE_GONE: Duration = Duration::from_secs(180);
 
-/// Helm's release records in namespace `ns` of a child cluster.
-async fn release_records(child: &Client, ns: &str) -> Vec<String> {
-    let api: Api<Secret> = Api::namespaced(child.clone(), ns);
-    api.list_metadata(&ListParams::default().fields("type=helm.sh/release.v1"))
-        .await
-        .map(|l| {
-            l.items
-                .into_iter()
-                .filter_map(|s| s.metadata.name)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 async fn has_deployment(child: &Client, ns: &str) -> bool {
     controller(child, ns, "ingress-nginx").await.is_some()
-}
-
-/// The finalizers a kubeconfig secret carries.
-async fn secret_finalizers(mgmt: &Client, ns: &str, name: &str) -> Option<Vec<String>> {
-    let api: Api<Secret> = Api::namespaced(mgmt.clone(), ns);
-    let s = api.get_metadata_opt(name).await.ok().flatten()?;
-    Some(s.metadata.finalizers.unwrap_or_default())
 }
 
 /// A namespace holding templates, two clusters on two children and their

@@ -37,6 +37,7 @@ pub struct ClusterTemplateSpec {
     /// Services installed into every cluster made from this template once it
     /// is provisioned. May change: each change is a new revision.
     #[serde(default)]
+    #[schemars(length(max = super::names::MAX_SERVICES))]
     pub services: Vec<TemplateService>,
     /// How a change to the services reaches the clusters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,6 +61,12 @@ pub struct TemplateService {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::plan::yaml::MAX_VALUES_BYTES))]
     pub values: Option<String>,
+    /// Services of this template that must be Installed before this one is
+    /// installed into a cluster. A name that is not a service of the
+    /// template, or a cycle, makes the template invalid.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = super::names::MAX_DEPENDS_ON))]
+    pub depends_on: Vec<String>,
 }
 
 impl TemplateService {

@@ -38,6 +38,7 @@ pub struct ManagedClusterSpec {
     /// Per-cluster services: an entry named like a template service overrides
     /// its values or disables it; a new name adds a service to this cluster.
     #[serde(default)]
+    #[schemars(length(max = super::names::MAX_SERVICES))]
     pub services: Vec<ManagedService>,
     /// Priority of these services over others that manage the same objects.
     #[serde(default)]
@@ -72,6 +73,12 @@ pub struct ManagedService {
     /// Do not install this service on this cluster (uninstall it if it is).
     #[serde(default)]
     pub disable: bool,
+    /// Services of this cluster that must be Installed before this one is
+    /// installed; replaces the template's `dependsOn` for this service when
+    /// given (`[]` drops it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = super::names::MAX_DEPENDS_ON))]
+    pub depends_on: Option<Vec<String>>,
 }
 
 /// The observed state of a ManagedCluster, in the product's words.

@@ -19,6 +19,11 @@ use sha2::{Digest, Sha256};
 pub const MAX_CLUSTER_NAME: usize = 53;
 /// Longest service name: Helm's limit on release names.
 pub const MAX_SERVICE_NAME: usize = 53;
+/// Services a ClusterTemplate or a ManagedCluster lists: far beyond what a
+/// cluster runs, and it keeps ordering them cheap whatever is written.
+pub const MAX_SERVICES: usize = 256;
+/// Names one service's `dependsOn` lists.
+pub const MAX_DEPENDS_ON: usize = 32;
 /// Longest label value, and longest name of an object whose name becomes a
 /// label value (a release's objects are labelled with the release's name).
 pub const MAX_LABEL_VALUE: usize = 63;

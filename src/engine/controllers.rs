@@ -305,11 +305,7 @@ pub(super) fn managed_clusters(
         .reconcile_on(triggers::from_applied(
             s.applied.kubeconfigs.subscribe(),
             |sec: &PartialObjectMeta<Secret>| {
-                let cluster = sec
-                    .labels()
-                    .get("cluster.x-k8s.io/cluster-name")
-                    .cloned()
-                    .or_else(|| sec.name_any().strip_suffix("-kubeconfig").map(String::from))?;
+                let cluster = clusters::access::cluster_of(sec)?;
                 Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
             },
             triggers::all(s.managed_clusters.clone()),
@@ -356,6 +352,23 @@ pub(super) fn managed_clusters(
         controller,
         "managedclusters",
         clusters::reconcile,
+        ctx.clone(),
+        shutdown,
+    )
+}
+
+/// Kubeconfig secrets held for clusters that went without the engine's
+/// cleanup are let go of (see `clusters::access::sweep`).
+pub(super) fn kubeconfig_holds(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl Future<Output = ()> {
+    let s = &ctx.stores;
+    let controller = controller(&s.applied.kubeconfigs, &s.kubeconfigs);
+    start(
+        controller,
+        "kubeconfig-holds",
+        clusters::access::sweep,
         ctx.clone(),
         shutdown,
     )

@@ -1,8 +1,10 @@
-//! The reconciliation engine: four controllers over the shared stores.
+//! The reconciliation engine: five controllers over the shared stores.
 //!
 //! - templates: chart sources, chart defaults, revisions, deletion guards;
 //! - rollouts: a new revision of a template's services, wave by wave;
-//! - clusters: the cluster release, service releases, status.
+//! - clusters: the cluster release, service releases, status;
+//! - kubeconfig holds: letting go of a child's access once its cluster and
+//!   services are gone.
 //!
 //! The reconcilers are thin: they read stores, call a planner and apply the
 //! difference with one field manager. Each controller is wired (watches,
@@ -100,6 +102,7 @@ pub fn run(
     let service_templates = controllers::service_templates(ctx.clone(), shutdown.clone());
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
+    let kubeconfig_holds = controllers::kubeconfig_holds(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 
     async move {
@@ -116,7 +119,8 @@ pub fn run(
             service_templates,
             cluster_templates,
             rollouts,
-            managed_clusters
+            managed_clusters,
+            kubeconfig_holds
         );
         tracing::info!("engine stopped");
     }

@@ -455,6 +455,7 @@ mod tests {
             template: "ingress-nginx-4-11-3".into(),
             values: json!({"controller": {"replicaCount": 2}}),
             effective: json!({}),
+            after: Vec::new(),
         }
     }
 

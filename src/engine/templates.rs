@@ -26,6 +26,7 @@ use crate::api::{
     ServicesRevision, TemplateService, TemplateStatus, labels,
 };
 use crate::flux::{self, SourceStatus};
+use crate::plan::order::{Node, dependency_problems};
 use crate::plan::rollout::check_policy;
 use crate::plan::services::{kube_constraint, kube_version};
 use crate::store::{Stores, get};
@@ -159,11 +160,29 @@ impl Template for ClusterTemplate {
         self.spec.k8s_version.as_deref()
     }
     fn spec_problem(&self) -> Option<String> {
-        k8s_problem(Self::KIND, self.k8s_spec(), "spec.k8sVersion").or_else(|| {
-            let policy = self.spec.rollout.as_ref()?;
-            check_policy(policy).err().map(|e| e.at("spec.rollout"))
-        })
+        k8s_problem(Self::KIND, self.k8s_spec(), "spec.k8sVersion")
+            .or_else(|| {
+                let policy = self.spec.rollout.as_ref()?;
+                check_policy(policy).err().map(|e| e.at("spec.rollout"))
+            })
+            .or_else(|| dependency_problem(&self.spec.services))
     }
+}
+
+/// The first `dependsOn` among the template's services that can never be
+/// met, with where it is written.
+fn dependency_problem(services: &[TemplateService]) -> Option<String> {
+    let nodes: Vec<Node<'_>> = services
+        .iter()
+        .map(|s| Node {
+            name: &s.name,
+            depends_on: &s.depends_on,
+        })
+        .collect();
+    let (i, why) = dependency_problems(&nodes, "this template")
+        .into_iter()
+        .next()?;
+    Some(format!("spec.services[{i}].dependsOn: {why}"))
 }
 
 /// Revisions a template remembers beyond those its clusters still use.
@@ -720,5 +739,40 @@ mod tenancy_tests {
         let ready = [cond("Ready", "True", ""), cond("FetchFailed", "True", "x")];
         assert_eq!(problem(&ready), None);
         assert_eq!(problem(&[cond("Ready", "Unknown", "building")]), None);
+    }
+}
+
+#[cfg(test)]
+mod dependency_tests {
+    use super::*;
+
+    #[test]
+    fn an_unmeetable_dependency_makes_the_template_invalid_at_its_place() {
+        let service = |name: &str, after: &[&str]| TemplateService {
+            name: name.into(),
+            template: name.into(),
+            depends_on: after.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let ok = [
+            service("cert-manager", &[]),
+            service("ingress-nginx", &["cert-manager"]),
+        ];
+        assert_eq!(dependency_problem(&ok), None);
+        let typo = [
+            service("cert-manager", &[]),
+            service("ingress-nginx", &["cert-manger"]),
+        ];
+        assert_eq!(
+            dependency_problem(&typo).as_deref(),
+            Some(
+                "spec.services[1].dependsOn: ingress-nginx depends on cert-manger, which is not a service of this template"
+            )
+        );
+        let cycle = [service("a", &["b"]), service("b", &["a"])];
+        assert_eq!(
+            dependency_problem(&cycle).as_deref(),
+            Some("spec.services[0].dependsOn: a is part of a dependency cycle: a → b → a")
+        );
     }
 }

@@ -1808,6 +1808,7 @@ fn install(name: &str, template: &str, values: serde_json::Value) -> ServicePlan
         template: template.into(),
         values: values.clone(),
         effective: values,
+        after: Vec::new(),
     })
 }
 

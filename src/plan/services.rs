@@ -15,6 +15,7 @@ use crate::api::{
     ClusterTemplateSpec, ManagedClusterSpec, ManagedService, ServiceState, ServiceTemplate,
     TemplateService,
 };
+use crate::plan::order::{Node, dependency_problems, install_order};
 use crate::plan::values::{self, merge_layers, merge_overrides};
 
 /// A service that can be installed now.
@@ -30,6 +31,9 @@ pub struct DesiredService {
     pub values: Value,
     /// What a person sees: chart defaults < … < ManagedCluster.
     pub effective: Value,
+    /// Services of the cluster that must be Installed before this one is
+    /// installed (`dependsOn`).
+    pub after: Vec<String>,
 }
 
 /// A service the cluster should have but that cannot be installed yet.
@@ -74,6 +78,15 @@ impl<'a> EnabledService<'a> {
         self.cluster_entry
             .and_then(|o| o.template.as_deref())
             .or(self.template_entry.map(|t| t.template.as_str()))
+    }
+
+    /// The services it waits for: the cluster entry's `dependsOn` when it
+    /// gives one, else the template entry's.
+    pub fn depends_on(&self) -> &'a [String] {
+        self.cluster_entry
+            .and_then(|o| o.depends_on.as_deref())
+            .or(self.template_entry.map(|t| t.depends_on.as_slice()))
+            .unwrap_or(&[])
     }
 }
 
@@ -122,16 +135,28 @@ pub fn service_templates_of<'a>(
         .collect()
 }
 
-/// Plans every enabled service of `cluster`. `lookup` finds a ServiceTemplate
-/// by name in the cluster's namespace.
+/// Plans every enabled service of `cluster`, in install order: a service
+/// after those it depends on, else in the order written (see
+/// [`order`](crate::plan::order)). A service whose dependencies can never be
+/// met (a name the cluster does not have, a cycle) is Failed and says why.
+/// `lookup` finds a ServiceTemplate by name in the cluster's namespace.
 pub fn plan_services<'a>(
     template: &ClusterTemplateSpec,
     cluster: &ManagedClusterSpec,
     lookup: impl Fn(&str) -> Option<&'a ServiceTemplate>,
 ) -> Vec<ServicePlan> {
     let k8s_version = template.k8s_version.as_deref();
-    enabled_services(&template.services, &cluster.services)
-        .into_iter()
+    let enabled = enabled_services(&template.services, &cluster.services);
+    let nodes: Vec<Node<'_>> = enabled
+        .iter()
+        .map(|s| Node {
+            name: s.name,
+            depends_on: s.depends_on(),
+        })
+        .collect();
+    let mut problems = dependency_problems(&nodes, "this cluster");
+    let mut plans: Vec<ServicePlan> = enabled
+        .iter()
         .map(|s| {
             let over = s.cluster_entry;
             let own_namespace = over
@@ -139,7 +164,7 @@ pub fn plan_services<'a>(
                 .filter(|n| !n.is_empty());
             let own_values = ("this cluster", over.and_then(|o| o.values.as_deref()));
             let template_name = s.template().map(str::to_string);
-            match s.template_entry {
+            let plan = match s.template_entry {
                 Some(ts) => {
                     let namespace =
                         own_namespace.unwrap_or_else(|| ts.target_namespace().to_string());
@@ -152,8 +177,38 @@ pub fn plan_services<'a>(
                     let target = (s.name, namespace, k8s_version);
                     plan_one(target, template_name, &[own_values], &lookup)
                 }
+            };
+            match plan {
+                ServicePlan::Install(d) => ServicePlan::Install(DesiredService {
+                    after: s.depends_on().to_vec(),
+                    ..d
+                }),
+                blocked => blocked,
             }
         })
+        .collect();
+    for (i, why) in problems.drain(..) {
+        let plan = &mut plans[i];
+        let (name, namespace, template) = match plan {
+            ServicePlan::Install(d) => (
+                d.name.clone(),
+                d.namespace.clone(),
+                Some(d.template.clone()),
+            ),
+            ServicePlan::Blocked(b) => (b.name.clone(), b.namespace.clone(), b.template.clone()),
+        };
+        *plan = ServicePlan::Blocked(BlockedService {
+            name,
+            namespace,
+            template,
+            state: ServiceState::Failed,
+            message: format!("{why}: fix its dependsOn"),
+        });
+    }
+    let mut slots: Vec<Option<ServicePlan>> = plans.into_iter().map(Some).collect();
+    install_order(&nodes)
+        .into_iter()
+        .filter_map(|i| slots[i].take())
         .collect()
 }
 
@@ -240,6 +295,7 @@ fn plan_one<'a>(
         template: template_name,
         values,
         effective,
+        after: Vec::new(),
     })
 }
 
@@ -349,6 +405,7 @@ mod tests {
                 template: "ingress-nginx-4-11-3".into(),
                 namespace: None,
                 values: Some(values.into()),
+                ..Default::default()
             }],
             ..Default::default()
         }
@@ -690,5 +747,165 @@ mod tests {
             panic!("{:?}", plans[2])
         };
         assert_eq!(d.values, json!({"a": {"b": 1}, "c": {"b": 1}}));
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+    use crate::api::{ServiceTemplateSpec, TemplateStatus};
+
+    fn valid(name: &str) -> ServiceTemplate {
+        let mut t = ServiceTemplate::new(name, ServiceTemplateSpec::default());
+        t.status = Some(TemplateStatus {
+            valid: true,
+            ..Default::default()
+        });
+        t
+    }
+
+    fn service(name: &str, after: &[&str]) -> TemplateService {
+        TemplateService {
+            name: name.into(),
+            template: name.into(),
+            depends_on: after.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// ingress-nginx written first, waiting for cert-manager.
+    fn ingress_after_cert_manager() -> ClusterTemplateSpec {
+        ClusterTemplateSpec {
+            services: vec![
+                service("ingress-nginx", &["cert-manager"]),
+                service("cert-manager", &[]),
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn plan(template: &ClusterTemplateSpec, cluster: &ManagedClusterSpec) -> Vec<ServicePlan> {
+        let sts: Vec<ServiceTemplate> = ["cert-manager", "ingress-nginx", "monitoring", "extra"]
+            .into_iter()
+            .map(valid)
+            .collect();
+        plan_services(template, cluster, |n| {
+            sts.iter().find(|s| s.metadata.name.as_deref() == Some(n))
+        })
+    }
+
+    #[test]
+    fn services_are_planned_after_what_they_depend_on() {
+        let template = ClusterTemplateSpec {
+            services: vec![
+                service("ingress-nginx", &["cert-manager"]),
+                service("monitoring", &[]),
+                service("cert-manager", &[]),
+            ],
+            ..Default::default()
+        };
+        let plans = plan(&template, &ManagedClusterSpec::default());
+        let names: Vec<&str> = plans.iter().map(ServicePlan::name).collect();
+        assert_eq!(names, ["monitoring", "cert-manager", "ingress-nginx"]);
+        let ServicePlan::Install(ingress) = &plans[2] else {
+            panic!("{plans:?}")
+        };
+        assert_eq!(ingress.after, ["cert-manager"]);
+    }
+
+    #[test]
+    fn a_cluster_entry_replaces_the_dependencies_and_may_add_its_own() {
+        let template = ingress_after_cert_manager();
+        let cluster = ManagedClusterSpec {
+            services: vec![
+                ManagedService {
+                    name: "ingress-nginx".into(),
+                    depends_on: Some(vec![]),
+                    ..Default::default()
+                },
+                ManagedService {
+                    name: "extra".into(),
+                    template: Some("extra".into()),
+                    depends_on: Some(vec!["ingress-nginx".into()]),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let plans = plan(&template, &cluster);
+        let names: Vec<&str> = plans.iter().map(ServicePlan::name).collect();
+        assert_eq!(names, ["ingress-nginx", "cert-manager", "extra"]);
+        let ServicePlan::Install(extra) = &plans[2] else {
+            panic!("{plans:?}")
+        };
+        assert_eq!(extra.after, ["ingress-nginx"]);
+    }
+
+    #[test]
+    fn depending_on_a_disabled_service_fails_with_the_reason() {
+        let template = ingress_after_cert_manager();
+        let cluster = ManagedClusterSpec {
+            services: vec![ManagedService {
+                name: "cert-manager".into(),
+                disable: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let plans = plan(&template, &cluster);
+        let [ServicePlan::Blocked(b)] = plans.as_slice() else {
+            panic!("{plans:?}")
+        };
+        assert_eq!(b.state, ServiceState::Failed);
+        assert_eq!(
+            b.message,
+            "ingress-nginx depends on cert-manager, which is not a service of this cluster: fix its dependsOn"
+        );
+    }
+
+    #[test]
+    fn a_cycle_made_by_the_cluster_fails_its_members_only() {
+        let template = ClusterTemplateSpec {
+            services: vec![
+                service("ingress-nginx", &[]),
+                service("cert-manager", &[]),
+                service("monitoring", &[]),
+            ],
+            ..Default::default()
+        };
+        let entry = |name: &str, after: &str| ManagedService {
+            name: name.into(),
+            depends_on: Some(vec![after.into()]),
+            ..Default::default()
+        };
+        let cluster = ManagedClusterSpec {
+            services: vec![
+                entry("ingress-nginx", "cert-manager"),
+                entry("cert-manager", "ingress-nginx"),
+            ],
+            ..Default::default()
+        };
+        let plans = plan(&template, &cluster);
+        let states: Vec<(&str, bool)> = plans
+            .iter()
+            .map(|p| (p.name(), matches!(p, ServicePlan::Install(_))))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("monitoring", true),
+                ("ingress-nginx", false),
+                ("cert-manager", false)
+            ]
+        );
+        let ServicePlan::Blocked(b) = &plans[1] else {
+            panic!("{plans:?}")
+        };
+        assert!(
+            b.message
+                .contains("dependency cycle: ingress-nginx → cert-manager → ingress-nginx"),
+            "{}",
+            b.message
+        );
     }
 }

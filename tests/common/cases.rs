@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use hmc_tui::api::{ManagedCluster, ServiceState};
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
-use kube::api::Api;
+use kube::api::{Api, ListParams};
 use serde_json::json;
 
 use super::*;
@@ -238,4 +239,25 @@ where
             let _ = api.delete(&name, &Default::default()).await;
         }
     }
+}
+
+/// Helm's release records in namespace `ns` of a child cluster.
+pub async fn release_records(child: &Client, ns: &str) -> Vec<String> {
+    let api: Api<Secret> = Api::namespaced(child.clone(), ns);
+    api.list_metadata(&ListParams::default().fields("type=helm.sh/release.v1"))
+        .await
+        .map(|l| {
+            l.items
+                .into_iter()
+                .filter_map(|s| s.metadata.name)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The finalizers a kubeconfig secret carries.
+pub async fn secret_finalizers(mgmt: &Client, ns: &str, name: &str) -> Option<Vec<String>> {
+    let api: Api<Secret> = Api::namespaced(mgmt.clone(), ns);
+    let s = api.get_metadata_opt(name).await.ok().flatten()?;
+    Some(s.metadata.finalizers.unwrap_or_default())
 }

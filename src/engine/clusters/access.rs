@@ -5,6 +5,10 @@
 //! `metadata.finalizers` is ever written, with a merge patch guarded by the
 //! resourceVersion we read (a concurrent change of the list is never lost),
 //! and the answer holds metadata only (the secret's contents are never read).
+//!
+//! A hold outlives its cluster only when the cluster went without the
+//! engine's cleanup (its finalizer removed by hand): [`sweep`] lets go of
+//! such a secret once no service release of that cluster is left.
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Patch, PatchParams};
@@ -12,11 +16,66 @@ use kube::core::PartialObjectMeta;
 use kube::{Api, ResourceExt};
 use serde_json::json;
 
-use crate::api::labels::FINALIZER;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::runtime::controller::Action;
+
+use super::given::is_service;
+use crate::api::labels::{self, FINALIZER};
 use crate::engine::context::Context;
 use crate::engine::error::Result;
 use crate::engine::releases::kubeconfig_secret;
 use crate::store::get;
+
+/// How often a held secret is looked at again while its cluster is there:
+/// nothing else tells the sweep that a cluster went without its cleanup.
+const RECHECK: Duration = Duration::from_secs(600);
+/// How often while the releases of a cluster that is gone are uninstalled.
+const RECHECK_LEAVING: Duration = Duration::from_secs(15);
+
+/// The cluster a kubeconfig secret gives access to: Cluster API's label,
+/// else the name without `-kubeconfig`.
+pub fn cluster_of(secret: &PartialObjectMeta<Secret>) -> Option<String> {
+    secret
+        .labels()
+        .get("cluster.x-k8s.io/cluster-name")
+        .cloned()
+        .or_else(|| {
+            secret
+                .name_any()
+                .strip_suffix("-kubeconfig")
+                .map(String::from)
+        })
+}
+
+/// Lets go of a held kubeconfig secret whose ManagedCluster is gone, once
+/// no service release of that cluster is left (a release still there is
+/// being uninstalled through this very secret).
+pub async fn sweep(secret: Arc<PartialObjectMeta<Secret>>, ctx: Arc<Context>) -> Result<Action> {
+    if !holds(&secret) {
+        return Ok(Action::await_change());
+    }
+    let ns = secret.namespace().unwrap_or_default();
+    let Some(cluster) = cluster_of(&secret) else {
+        return Ok(Action::await_change());
+    };
+    if get(&ctx.stores.managed_clusters, &ns, &cluster).is_some() {
+        return Ok(Action::requeue(RECHECK));
+    }
+    let releases_left = ctx.stores.releases.state().iter().any(|r| {
+        r.namespace().as_deref() == Some(ns.as_str())
+            && is_service(r)
+            && r.labels().get(labels::CLUSTER) == Some(&cluster)
+    });
+    if releases_left {
+        return Ok(Action::requeue(RECHECK_LEAVING));
+    }
+    tracing::info!(namespace = %ns, secret = %secret.name_any(), %cluster,
+        "cluster is gone and no service is left: letting go of its kubeconfig secret");
+    release(&ctx, &ns, &cluster).await?;
+    Ok(Action::await_change())
+}
 
 /// The cluster's kubeconfig secret, as the store holds its metadata.
 fn secret(

@@ -12,7 +12,7 @@
 //!   installed through it;
 //! - `cleanup`: deleting a cluster, services first.
 
-mod access;
+pub mod access;
 mod cleanup;
 mod cluster_release;
 mod events;

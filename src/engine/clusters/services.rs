@@ -83,7 +83,17 @@ pub(super) async fn apply(
         let status = match plan {
             ServicePlan::Blocked(b) => blocked(b, current.as_deref()),
             ServicePlan::Install(d) => {
-                let out = install(&target, d, rel_name, current, applied, &mut conflicts).await?;
+                let unmet = unmet_dependencies(d, &statuses);
+                let out = install(
+                    &target,
+                    d,
+                    rel_name,
+                    current,
+                    unmet,
+                    applied,
+                    &mut conflicts,
+                )
+                .await?;
                 through_kubeconfig |= out.1;
                 out.0
             }
@@ -137,6 +147,7 @@ async fn install(
     d: &DesiredService,
     rel_name: &str,
     current: Option<Arc<HelmRelease>>,
+    unmet: Option<String>,
     applied: &mut Applied,
     conflicts: &mut Vec<String>,
 ) -> Result<(ServiceStatus, bool)> {
@@ -151,7 +162,7 @@ async fn install(
         .or_else(|| st.as_ref().and_then(|s| s.spec.helm.chart_version.clone()));
     let unusable = service_name_problem(&d.name);
     let mut through_kubeconfig = false;
-    let observed = match waiting(target, d, unusable.clone(), current.is_some()) {
+    let observed = match waiting(target, d, unusable.clone(), current.is_some(), unmet) {
         Some(why) => Observed {
             state: if unusable.is_some() {
                 ServiceState::Failed
@@ -228,13 +239,37 @@ async fn install(
     Ok((status, through_kubeconfig))
 }
 
+/// The services `d` depends on that are not Installed yet, as its status
+/// says it: `None` when there are none. The plan puts a service after those
+/// it depends on, so their statuses of this reconcile are already known.
+fn unmet_dependencies(d: &DesiredService, statuses: &[ServiceStatus]) -> Option<String> {
+    let unmet: Vec<String> = d
+        .after
+        .iter()
+        .filter_map(|dep| match statuses.iter().find(|s| &s.name == dep) {
+            Some(s) if s.state == ServiceState::Installed => None,
+            Some(s) => Some(format!("{dep} ({})", s.state)),
+            None => Some(dep.clone()),
+        })
+        .collect();
+    (!unmet.is_empty()).then(|| {
+        format!(
+            "waits for {} to be installed first (dependsOn)",
+            unmet.join(", ")
+        )
+    })
+}
+
 /// Why a service cannot be installed yet, if it cannot: a name that cannot
-/// be used, a dry run, a cluster not provisioned, no kubeconfig.
+/// be used, a dry run, a cluster not provisioned, no kubeconfig, services it
+/// depends on not installed yet. Only a first install waits for those: a
+/// service already installed keeps being upgraded on its own.
 fn waiting(
     target: &Target<'_>,
     d: &DesiredService,
     unusable: Option<String>,
     has_release: bool,
+    unmet: Option<String>,
 ) -> Option<String> {
     let Target {
         given,
@@ -259,6 +294,8 @@ fn waiting(
             "kubeconfig secret {} not found; the cluster's provider writes it once the control plane is up",
             kubeconfig_secret(&given.name)
         ))
+    } else if !has_release {
+        unmet
     } else {
         None
     }

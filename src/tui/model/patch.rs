@@ -205,12 +205,14 @@ mod tests {
                         template: "ingress-nginx-4-11-3".into(),
                         namespace: Some("ingress".into()),
                         values: None,
+                        ..Default::default()
                     },
                     TemplateService {
                         name: "cert-manager".into(),
                         template: "cert-manager-1-16-2".into(),
                         namespace: None,
                         values: Some("crds:\n  enabled: true\n".into()),
+                        ..Default::default()
                     },
                 ],
                 ..Default::default()

@@ -79,21 +79,30 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         height: parts.services.height.saturating_sub(1),
         ..parts.services
     };
-    let cols = [
+    // The install order shows only where a service waits for another.
+    let ordered = ct.spec.services.iter().any(|s| !s.depends_on.is_empty());
+    let mut cols = vec![
         col("NAME", 6, 24),
         col("TEMPLATE", 8, 32),
         col("NAMESPACE", 9, 20).drop(1),
-        flex("VALUES", 10),
     ];
+    if ordered {
+        cols.push(col("AFTER", 5, 24).drop(2));
+    }
+    cols.push(flex("VALUES", 10));
     let cells: Vec<Vec<Text>> = rows
         .iter()
         .map(|s| {
-            vec![
+            let mut cells = vec![
                 (s.name.clone(), Style::new()),
                 (s.template.clone(), Style::new()),
                 (s.target_namespace().to_string(), t.muted()),
-                (summary(s.values.as_deref()), t.muted()),
-            ]
+            ];
+            if ordered {
+                cells.push((s.depends_on.join(","), t.muted()));
+            }
+            cells.push((summary(s.values.as_deref()), t.muted()));
+            cells
         })
         .collect();
     let empty = cells.is_empty();

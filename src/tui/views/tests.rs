@@ -1,6 +1,8 @@
 //! Snapshots of every screen at 80×24 and 120×40, drawn with hand-built
 //! data and a fixed "now", so ages are stable.
 
+use std::sync::Arc;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -275,6 +277,37 @@ fn template_detail() {
         press(&mut app, KeyCode::Enter);
         app
     });
+}
+
+/// A template whose services wait for each other shows the order.
+#[test]
+fn template_detail_shows_the_install_order() {
+    let mut data = versioned();
+    let ct = Arc::make_mut(&mut data.cluster_templates[0]);
+    let first = ct.spec.services[0].clone();
+    ct.spec.services[0].depends_on = vec!["cert-manager".into()];
+    ct.spec.services.push(crate::api::TemplateService {
+        name: "cert-manager".into(),
+        template: "cert-manager-1-16-2".into(),
+        ..first
+    });
+    let template = ct.metadata.name.clone().unwrap();
+    let mut app = app();
+    update(&mut app, Msg::Data(data));
+    press(&mut app, KeyCode::Char(':'));
+    type_str(&mut app, "tmpl");
+    press(&mut app, KeyCode::Enter);
+    let screen = text(&mut app, (120, 40));
+    // Opens the first template in the list: make sure it is ours.
+    assert!(screen.contains(&template), "{screen}");
+    press(&mut app, KeyCode::Enter);
+    let screen = text(&mut app, (120, 40));
+    assert!(screen.contains("AFTER"), "{screen}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&first.name) && l.contains(&first.template))
+        .unwrap_or_else(|| panic!("no row of {}:\n{screen}", first.name));
+    assert!(row.contains("cert-manager"), "{row}");
 }
 
 /// What every cluster made from the template gets, before its own values.
