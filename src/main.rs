@@ -46,6 +46,12 @@ struct Cli {
     #[arg(long, env = "HMC_RELEASE_INTERVAL", default_value = "10m",
           value_parser = engine::context::release_interval)]
     release_interval: String,
+    /// Headless: how long deleting a cluster waits for its services to be
+    /// uninstalled from a child cluster that does not answer before its
+    /// Deleting condition says so. A duration: 30s, 5m.
+    #[arg(long, env = "HMC_DELETION_TIMEOUT", default_value = engine::context::DELETION_TIMEOUT,
+          value_parser = engine::context::deletion_timeout)]
+    deletion_timeout: std::time::Duration,
     /// Namespace of the default chart repository: where a template that
     /// names no repository takes its chart from, as in hmc.
     #[arg(long, default_value = engine::context::SYSTEM_NAMESPACE, env = "HMC_SYSTEM_NAMESPACE")]
@@ -228,6 +234,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         counters.clone(),
         EngineOptions {
             release_interval: cli.release_interval.clone(),
+            deletion_timeout: cli.deletion_timeout,
             system_namespace: cli.system_namespace.clone(),
             default_repository: cli.default_repository.clone(),
             ..EngineOptions::default()

@@ -110,25 +110,31 @@ fn a_clashing_binding_is_refused_with_the_file_and_line() {
     );
 }
 
-/// A release interval that is not a duration is refused at start, from the
-/// flag or from the environment, before any cluster is read.
+/// A release interval or a deletion timeout that is not a duration is
+/// refused at start, from the flag or from the environment, before any
+/// cluster is read.
 #[test]
-fn a_nonsense_release_interval_is_refused_at_start() {
-    let refused = |args: &[&str], env: Option<&str>| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hmc-tui"));
-        cmd.args(args).env("KUBECONFIG", "/nonexistent/kubeconfig");
-        match env {
-            Some(v) => cmd.env("HMC_RELEASE_INTERVAL", v),
-            None => cmd.env_remove("HMC_RELEASE_INTERVAL"),
+fn a_nonsense_duration_is_refused_at_start() {
+    for (flag, var) in [
+        ("--release-interval", "HMC_RELEASE_INTERVAL"),
+        ("--deletion-timeout", "HMC_DELETION_TIMEOUT"),
+    ] {
+        let refused = |args: &[&str], env: Option<&str>| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_hmc-tui"));
+            cmd.args(args).env("KUBECONFIG", "/nonexistent/kubeconfig");
+            match env {
+                Some(v) => cmd.env(var, v),
+                None => cmd.env_remove(var),
+            };
+            let out = cmd.output().expect("running hmc-tui");
+            assert!(!out.status.success(), "{args:?} {env:?} was accepted");
+            String::from_utf8_lossy(&out.stderr).into_owned()
         };
-        let out = cmd.output().expect("running hmc-tui");
-        assert!(!out.status.success(), "{args:?} {env:?} was accepted");
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
-    let err = refused(&["--reconcile", "--release-interval", "ten minutes"], None);
-    assert!(err.contains("--release-interval"), "{err}");
-    assert!(err.contains("not a duration"), "{err}");
-    assert!(err.contains("30s, 10m or 1h30m"), "{err}");
-    let err = refused(&["--reconcile"], Some("100ms"));
-    assert!(err.contains("too short"), "{err}");
+        let err = refused(&["--reconcile", flag, "ten minutes"], None);
+        assert!(err.contains(flag), "{err}");
+        assert!(err.contains("not a duration"), "{err}");
+        assert!(err.contains("30s, 10m or 1h30m"), "{err}");
+        let err = refused(&["--reconcile"], Some("100ms"));
+        assert!(err.contains("too short"), "{err}");
+    }
 }

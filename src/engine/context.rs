@@ -20,7 +20,9 @@ pub const REPORTER: &str = "hmc-tui";
 #[derive(Clone, Debug)]
 pub struct EngineOptions {
     /// How long deleting a cluster waits for its services to be uninstalled
-    /// from an unreachable child cluster before it says so.
+    /// from an unreachable child cluster before it says so (and, when its
+    /// kubeconfig secret is being deleted too, lets go of them).
+    /// `--deletion-timeout`.
     pub deletion_timeout: Duration,
     /// How often a Flux source re-checks its repository.
     pub source_interval: String,
@@ -43,17 +45,31 @@ pub struct EngineOptions {
 /// release controller accepts (`30s`, `10m`, `1h30m`), of one second at
 /// least. The error says what is wrong, in a person's words.
 pub fn release_interval(text: &str) -> std::result::Result<String, String> {
+    at_least_a_second(text, "releases are looked at again at most once a second")
+        .map(|_| text.to_string())
+}
+
+/// A deletion timeout as given to `--deletion-timeout` (`5m`, `30s`): how
+/// long deleting a cluster waits for an unreachable child cluster before
+/// it says so; one second at least.
+pub fn deletion_timeout(text: &str) -> std::result::Result<Duration, String> {
+    at_least_a_second(text, "write 1s or more")
+}
+
+/// A duration written as Flux writes one, of one second at least; `short`
+/// says why a shorter one is refused.
+fn at_least_a_second(text: &str, short: &str) -> std::result::Result<Duration, String> {
     match crate::flux::duration(text) {
         None => Err(format!(
             "{text:?} is not a duration: write a number and a unit (ms, s, m or h), \
              as in 30s, 10m or 1h30m"
         )),
-        Some(d) if d < Duration::from_secs(1) => Err(format!(
-            "{text:?} is too short: releases are looked at again at most once a second"
-        )),
-        Some(_) => Ok(text.to_string()),
+        Some(d) if d < Duration::from_secs(1) => Err(format!("{text:?} is too short: {short}")),
+        Some(d) => Ok(d),
     }
 }
+/// Default of [`EngineOptions::deletion_timeout`] (`--deletion-timeout`).
+pub const DELETION_TIMEOUT: &str = "5m";
 /// Default of [`EngineOptions::system_namespace`], as in hmc.
 pub const SYSTEM_NAMESPACE: &str = "hmc-system";
 /// Default of [`EngineOptions::default_repository`], as in hmc.
@@ -315,6 +331,22 @@ mod tests {
         assert_eq!(
             release_interval(&EngineOptions::default().release_interval).as_deref(),
             Ok("10m")
+        );
+    }
+
+    #[test]
+    fn deletion_timeouts_are_durations_of_a_second_or_more() {
+        assert_eq!(deletion_timeout("20s"), Ok(Duration::from_secs(20)));
+        assert_eq!(deletion_timeout("1h"), Ok(Duration::from_secs(3600)));
+        assert!(
+            deletion_timeout("5")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+        assert!(deletion_timeout("0s").unwrap_err().contains("too short"));
+        assert_eq!(
+            deletion_timeout(DELETION_TIMEOUT),
+            Ok(EngineOptions::default().deletion_timeout)
         );
     }
 

@@ -198,6 +198,9 @@ pub fn release_problem(message: &str) -> String {
     if let Some(words) = kube_version_problem(message) {
         return words;
     }
+    if let Some(words) = unreachable_cluster(message) {
+        return words;
+    }
     let lower = message.to_ascii_lowercase();
     for (needle, verb) in [
         ("install failed", "install"),
@@ -223,6 +226,32 @@ pub fn release_problem(message: &str) -> String {
         }
     }
     scrub(message)
+}
+
+/// Helm's "Kubernetes cluster unreachable" (the child cluster's API server
+/// does not answer), whatever it was doing then, as "the cluster at
+/// https://10.0.0.7:6443 does not answer (connection refused)". `None` for
+/// any other message.
+fn unreachable_cluster(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once("Kubernetes cluster unreachable")?;
+    // `: Get "https://10.0.0.7:6443/version?timeout=32s": dial tcp …: connection refused`
+    let at = rest
+        .split_once('"')
+        .and_then(|(_, r)| r.split_once('"'))
+        .and_then(|(url, _)| {
+            let (scheme, after) = url.split_once("://")?;
+            let host = after.split(['/', '?']).next()?;
+            Some(format!(" at {scheme}://{host}"))
+        })
+        .unwrap_or_default();
+    let why = rest
+        .rsplit(": ")
+        .next()
+        .map(str::trim)
+        .filter(|w| !w.is_empty() && !w.contains('"'))
+        .map(|w| format!(" ({w})"))
+        .unwrap_or_default();
+    Some(format!("the cluster{at} does not answer{why}"))
 }
 
 /// Helm's refusal of a chart whose `kubeVersion` does not admit the
@@ -288,6 +317,28 @@ mod tests {
         assert_eq!(
             release_problem("Running 'install' action with timeout of 10m0s"),
             "installing (timeout 10m0s)"
+        );
+    }
+
+    #[test]
+    fn an_unreachable_cluster_is_said_whatever_the_action() {
+        let install = "Helm install failed for release ns/c-ingress-nginx with chart \
+                       ingress-nginx@4.11.3: Kubernetes cluster unreachable: Get \
+                       \"https://127.0.0.1:17130/version?timeout=30s\": dial tcp \
+                       127.0.0.1:17130: connect: connection refused";
+        assert_eq!(
+            release_problem(install),
+            "the cluster at https://127.0.0.1:17130 does not answer (connection refused)"
+        );
+        assert_eq!(
+            release_problem("Kubernetes cluster unreachable"),
+            "the cluster does not answer"
+        );
+        let timeout = "uninstall failed: Kubernetes cluster unreachable: Get \
+                       \"https://10.0.0.7:6443/version\": net/http: TLS handshake timeout";
+        assert_eq!(
+            release_problem(timeout),
+            "the cluster at https://10.0.0.7:6443 does not answer (TLS handshake timeout)"
         );
     }
 

@@ -1285,6 +1285,47 @@ fn skip_a_waiting_cluster() {
     );
 }
 
+/// A manual rollout asks no approval for a wave whose clusters are all
+/// skipped: there is nothing to start. The next wave waits instead.
+#[test]
+fn a_wave_left_with_nothing_to_update_is_passed_over() {
+    let sp = spec(policy(RolloutStrategy::Manual, 1));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
+    step_ok(&sp, &mut status, 1);
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Skip("c02".into()), &health, 2).unwrap();
+    request(&sp, &mut status, Request::Approve(Some(1)), &health, 3).unwrap();
+    let notes = step_ok(&sp, &mut status, 4);
+    assert_eq!(
+        wave_states(&status),
+        [
+            WaveState::Succeeded,
+            WaveState::Succeeded,
+            WaveState::WaitingForApproval
+        ]
+    );
+    assert_eq!(status.waves[1].started_at, None, "wave 2 never started");
+    assert!(
+        notes.iter().any(|n| n.message
+            == "wave 2 passed over: its clusters are skipped or already at revision 2"),
+        "{notes:?}"
+    );
+    assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+    assert_eq!(
+        status.cluster("c03").unwrap().reason.as_deref(),
+        Some("waiting for approval of wave 3")
+    );
+    // Skipping the one cluster of the wave that waits passes it over too:
+    // the rollout is done.
+    let health = healthy_world(&sp, &status);
+    request(&sp, &mut status, Request::Skip("c03".into()), &health, 5).unwrap();
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+    assert_eq!(
+        status.message.as_deref(),
+        Some("1/3 clusters updated, 2 skipped")
+    );
+}
+
 #[test]
 fn skip_an_updating_cluster_returns_it() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));

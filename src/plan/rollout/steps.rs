@@ -80,6 +80,23 @@ fn needs_approval(policy: &RolloutPolicy, limits: &Limits, number: u32) -> bool 
     policy.strategy == RolloutStrategy::Manual || (limits.canary > 0 && number == 2)
 }
 
+/// Whether every cluster of wave `number` is skipped or already updated, so
+/// that the wave has nothing to do.
+fn nothing_to_update(status: &TemplateRolloutStatus, number: u32) -> bool {
+    let mut members = status
+        .clusters
+        .iter()
+        .filter(|c| c.wave == number)
+        .peekable();
+    members.peek().is_some()
+        && members.all(|c| {
+            matches!(
+                c.state,
+                ClusterRolloutState::Skipped | ClusterRolloutState::Updated
+            )
+        })
+}
+
 /// Starts wave `index`: its waiting clusters are given the revision.
 pub(super) fn start_wave(
     status: &mut TemplateRolloutStatus,
@@ -232,6 +249,22 @@ pub fn advance(
         while let Some(index) = current_wave(status) {
             let number = status.waves[index].number;
             match status.waves[index].state {
+                // Nothing left to update in it: no approval asked, nothing
+                // started.
+                WaveState::Pending | WaveState::WaitingForApproval
+                    if nothing_to_update(status, number) =>
+                {
+                    let wave = &mut status.waves[index];
+                    wave.state = WaveState::Succeeded;
+                    wave.finished_at = Some(Time(now));
+                    notes.push(note(
+                        false,
+                        "WaveFinished",
+                        format!(
+                            "wave {number} passed over: its clusters are skipped or already at revision {revision}"
+                        ),
+                    ));
+                }
                 WaveState::Pending if needs_approval(&spec.policy, &limits, number) => {
                     status.waves[index].state = WaveState::WaitingForApproval;
                     status.phase = RolloutPhase::WaitingForApproval;
