@@ -19,6 +19,7 @@ use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{
     back, fit_all, fit_at, open_regarded, push, rows_height, selected_key, selected_values, step,
 };
+use crate::tui::state::search;
 use crate::tui::state::view::Screen;
 
 pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
@@ -74,11 +75,9 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         Action::Quit => return quit(app),
         Action::Help => app.help = true,
         Action::Command => app.input = Input::Command(String::new()),
-        Action::Filter => {
-            if !app.screen().scrolls() {
-                app.input = Input::Filter;
-            }
-        }
+        Action::Filter => app.input = Input::Filter,
+        Action::NextMatch => search::jump(app, true),
+        Action::PreviousMatch => search::jump(app, false),
         Action::Back => back(app),
         Action::Up => step(app, -1),
         Action::Down => step(app, 1),
@@ -189,6 +188,7 @@ fn on_modal_key(app: &mut App, action: Option<Action>, modal: Modal) -> Vec<Comm
 }
 
 fn on_filter_key(app: &mut App, key: KeyEvent, action: Option<Action>) {
+    let before = app.view().filter.clone();
     match action {
         Some(Action::Clear) => {
             app.input = Input::None;
@@ -213,6 +213,9 @@ fn on_filter_key(app: &mut App, key: KeyEvent, action: Option<Action>) {
         },
     }
     fit_all(app);
+    if app.screen().scrolls() && app.view().filter != before {
+        search::seek(app);
+    }
 }
 
 fn on_command_key(

@@ -79,11 +79,13 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         height: parts.services.height.saturating_sub(1),
         ..parts.services
     };
+    // Narrow, the columns give way in this order: VALUES, NAMESPACE,
+    // TEMPLATE; NAME stays.
     let cols = [
         col("NAME", 6, 24),
-        col("TEMPLATE", 8, 32),
-        col("NAMESPACE", 9, 20).drop(1),
-        flex("VALUES", 10),
+        col("TEMPLATE", 8, 32).drop(1),
+        col("NAMESPACE", 9, 20).drop(2),
+        flex("VALUES", 10).drop(3),
     ];
     let cells: Vec<Vec<Text>> = rows
         .iter()
