@@ -61,6 +61,18 @@ pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 app.help = false;
                 Vec::new()
             }
+            // A help taller than the terminal scrolls; the view stops at
+            // its end.
+            Some(Action::Down | Action::PageDown) => {
+                // At most about as many lines as the help has.
+                let most = app.keys.help(mode).len() + keys::COMMANDS.len() + 2;
+                app.help_scroll = (app.help_scroll + 1).min(most);
+                Vec::new()
+            }
+            Some(Action::Up | Action::PageUp) => {
+                app.help_scroll = app.help_scroll.saturating_sub(1);
+                Vec::new()
+            }
             _ => Vec::new(),
         };
     }
@@ -73,7 +85,10 @@ pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 fn act(app: &mut App, action: Action) -> Vec<Command> {
     match action {
         Action::Quit => return quit(app),
-        Action::Help => app.help = true,
+        Action::Help => {
+            app.help = true;
+            app.help_scroll = 0;
+        }
         Action::Command => app.input = Input::Command(String::new()),
         Action::Filter => app.input = Input::Filter,
         Action::NextMatch => search::jump(app, true),
@@ -273,7 +288,10 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
     }
     match keys::resolve(word) {
         Some(Goto::Quit) => return quit(app),
-        Some(Goto::Help) => app.help = true,
+        Some(Goto::Help) => {
+            app.help = true;
+            app.help_scroll = 0;
+        }
         Some(Goto::Clusters) => {
             app.stack.truncate(1);
             fit_all(app);

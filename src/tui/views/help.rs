@@ -113,15 +113,24 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let [popup] = Layout::vertical([Constraint::Length(height)])
         .flex(Flex::Center)
         .areas(popup);
-    // Taller than the screen: the last line says how much is left out.
+    // Taller than the screen: it scrolls, and the last line says how
+    // much is left below.
     let room = usize::from(height.saturating_sub(2));
-    if lines.len() > room && room > 0 {
-        let hidden = lines.len() - room + 1;
-        lines.truncate(room - 1);
-        lines.push(Line::from(Span::styled(
-            format!("{:>key_w$}  … {hidden} more lines on a taller terminal", ""),
-            t.muted(),
-        )));
+    if lines.len() > room && room > 1 {
+        let skip = app.help_scroll.min(lines.len() - room);
+        lines.drain(..skip);
+        if lines.len() > room {
+            let hidden = lines.len() - room + 1;
+            lines.truncate(room - 1);
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "{:>key_w$}  … {hidden} more lines: {} scrolls",
+                    "",
+                    app.keys.label(mode, keys::Action::Down)
+                ),
+                t.muted(),
+            )));
+        }
     }
     let block = Block::bordered()
         .border_style(t.accent())

@@ -101,6 +101,17 @@ fn help() {
     });
 }
 
+/// A help taller than the terminal scrolls.
+#[test]
+fn help_scrolls() {
+    snap("help_scrolled", |app| {
+        press(app, KeyCode::Char('?'));
+        for _ in 0..3 {
+            press(app, KeyCode::Char('j'));
+        }
+    });
+}
+
 /// At 140 columns the help is as wide as its longest line: nothing is cut.
 #[test]
 fn help_is_not_cut_when_wide() {
