@@ -63,6 +63,8 @@ pub(crate) fn mark<'a>(line: Line<'a>, hits: &[Range<usize>], style: Style) -> L
 }
 
 #[cfg(test)]
+// Byte ranges, one match: not a range meant as a list.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 
@@ -76,7 +78,8 @@ mod tests {
         ]);
         let hit = Style::new().add_modifier(Modifier::REVERSED);
         // "ge: ng" spans the key and the value.
-        let marked = mark(line, &[5..11], hit);
+        let hits = vec![5..11];
+        let marked = mark(line, &hits, hit);
         let parts: Vec<(String, Style)> = marked
             .spans
             .iter()
