@@ -33,6 +33,10 @@ pub enum Action {
     Edit,
     /// The engine's Events about what is on screen.
     Events,
+    /// The yaml and values views: the next line the `/` search finds.
+    NextMatch,
+    /// The yaml and values views: the previous line the `/` search finds.
+    PreviousMatch,
     /// A prompt: run the `:` command typed.
     Run,
     /// A prompt: complete the `:` command typed.
@@ -96,6 +100,8 @@ pub const ALL: &[Action] = &[
     Action::Retry,
     Action::Edit,
     Action::Events,
+    Action::NextMatch,
+    Action::PreviousMatch,
     Action::Run,
     Action::Complete,
     Action::Cancel,
@@ -143,6 +149,8 @@ impl Action {
             Action::Retry => "retry",
             Action::Edit => "edit",
             Action::Events => "events",
+            Action::NextMatch => "next-match",
+            Action::PreviousMatch => "previous-match",
             Action::Run => "run",
             Action::Complete => "complete",
             Action::Cancel => "cancel",

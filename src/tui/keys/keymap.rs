@@ -325,12 +325,20 @@ mod tests {
             ),
             None
         );
+        // `/` searches the yaml and values views, `n` and `N` jump.
         assert_eq!(
             action(
                 ScreenKind::Yaml,
                 &key(KeyCode::Char('/'), KeyModifiers::NONE)
             ),
-            None
+            Some(Action::Filter)
+        );
+        assert_eq!(
+            action(
+                ScreenKind::Values,
+                &key(KeyCode::Char('N'), KeyModifiers::SHIFT)
+            ),
+            Some(Action::PreviousMatch)
         );
     }
 
@@ -373,7 +381,10 @@ mod tests {
         assert_eq!(hints[..6], ["a", "p", "r", "x", "s", "t"]);
         assert!(!hints.contains(&"/".to_string()));
         let help = help(s);
-        assert!(help.contains(&("/".to_string(), "filter")));
+        assert!(help.contains(&(
+            "/".to_string(),
+            "rows with the text in any column; /!text: the others"
+        )));
         assert!(help.contains(&("a".to_string(), "approve the wave that waits for approval")));
     }
 

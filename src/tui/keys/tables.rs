@@ -374,7 +374,8 @@ const LIST: &[Binding] = &[
     bind(Key::plain(KeyCode::Home), Action::Top, "top", false),
     bind(Key::char('G'), Action::Bottom, "bottom", false),
     bind(Key::plain(KeyCode::End), Action::Bottom, "bottom", false),
-    bind(Key::char('/'), Action::Filter, "filter", true),
+    bind(Key::char('/'), Action::Filter, "filter", true)
+        .explained("rows with the text in any column; /!text: the others"),
 ];
 
 const CLUSTERS: &[Binding] = &[
@@ -466,6 +467,12 @@ const TEXT: &[Binding] = &[
     bind(Key::plain(KeyCode::Home), Action::Top, "top", false),
     bind(Key::char('G'), Action::Bottom, "bottom", false),
     bind(Key::plain(KeyCode::End), Action::Bottom, "bottom", false),
+    bind(Key::char('/'), Action::Filter, "search", true)
+        .explained("find text, ignoring case; /!text finds the lines without it"),
+    bind(Key::char('n'), Action::NextMatch, "next", true)
+        .explained("the next line the search finds"),
+    bind(Key::char('N'), Action::PreviousMatch, "previous", false)
+        .explained("the previous line the search finds"),
 ];
 
 const FILTER: &[Binding] = &[

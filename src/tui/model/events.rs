@@ -81,7 +81,7 @@ pub fn sort(events: &mut [Arc<Event>]) {
 }
 
 /// The rows of the events screen: the engine's Events, about `regarding`
-/// when set, matching the filter (type, reason, object or message).
+/// when set, matching the filter (every column but the last seen).
 pub fn rows<'a>(
     events: &'a [Arc<Event>],
     regarding: Option<&ObjKey>,
@@ -96,6 +96,7 @@ pub fn rows<'a>(
                 || matches(
                     filter,
                     &[
+                        e.metadata.namespace.as_deref().unwrap_or_default(),
                         e.type_.as_deref().unwrap_or_default(),
                         e.reason.as_deref().unwrap_or_default(),
                         &object(e),

@@ -62,8 +62,8 @@ pub fn phase(r: &TemplateRollout) -> RolloutPhase {
     r.status.as_ref().map(|s| s.phase).unwrap_or_default()
 }
 
-/// The rollouts screen: every rollout that matches the filter (template,
-/// phase, message or change).
+/// The rollouts screen: every rollout that matches the filter (every
+/// column but the age, and the name and the message).
 pub fn rollout_rows<'a>(
     rollouts: &'a [Arc<TemplateRollout>],
     filter: &str,
@@ -75,8 +75,17 @@ pub fn rollout_rows<'a>(
             matches(
                 filter,
                 &[
+                    r.metadata.namespace.as_deref().unwrap_or_default(),
+                    r.metadata.name.as_deref().unwrap_or_default(),
                     &r.spec.template,
+                    &r.spec.revision.to_string(),
                     &phase(r).to_string(),
+                    status
+                        .and_then(|s| s.wave_summary.as_deref())
+                        .unwrap_or_default(),
+                    status
+                        .and_then(|s| s.updated_summary.as_deref())
+                        .unwrap_or_default(),
                     status
                         .and_then(|s| s.message.as_deref())
                         .unwrap_or_default(),
@@ -108,7 +117,7 @@ impl BoardRow<'_> {
 }
 
 /// The board's waves section: each wave, then its clusters that match the
-/// filter (name, state or reason). A wave none of whose clusters match is
+/// filter (name, state, revision or reason). A wave none of whose clusters match is
 /// left out while filtering.
 pub fn board_rows<'a>(status: &'a TemplateRolloutStatus, filter: &str) -> Vec<BoardRow<'a>> {
     let mut rows = Vec::new();
@@ -128,6 +137,7 @@ pub fn board_rows<'a>(status: &'a TemplateRolloutStatus, filter: &str) -> Vec<Bo
                         &[
                             &c.name,
                             &c.state.to_string(),
+                            &c.from_revision.map(|r| r.to_string()).unwrap_or_default(),
                             c.reason.as_deref().unwrap_or_default(),
                         ],
                     )

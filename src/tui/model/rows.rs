@@ -10,7 +10,7 @@ use kube::api::ObjectMeta;
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::tui::model::events;
 use crate::tui::model::filter::matches;
-use crate::tui::model::health::{Health, cluster_ready};
+use crate::tui::model::health::{Health, cluster_ready, services_ready};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rollouts::{self, BoardRow};
 use crate::tui::model::snapshot::Snapshot;
@@ -27,6 +27,14 @@ impl TemplateRef<'_> {
         match self {
             TemplateRef::Cluster(t) => ObjKey::of(Kind::ClusterTemplate, &t.metadata),
             TemplateRef::Service(t) => ObjKey::of(Kind::ServiceTemplate, &t.metadata),
+        }
+    }
+
+    /// `cluster` or `service`, as the KIND column says.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TemplateRef::Cluster(_) => "cluster",
+            TemplateRef::Service(_) => "service",
         }
     }
 
@@ -97,24 +105,62 @@ impl TemplateRef<'_> {
     }
 }
 
-/// The clusters the clusters screen shows.
+/// The clusters the clusters screen shows: the filter sees every column
+/// but the age.
 pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<ManagedCluster>> {
     data.clusters
         .iter()
-        .filter(|c| filter.is_empty() || matches(filter, &[&c.name_any(), &cluster_ready(c).2]))
+        .filter(|c| {
+            if filter.is_empty() {
+                return true;
+            }
+            let (ready, _, message) = cluster_ready(c);
+            matches(
+                filter,
+                &[
+                    &c.namespace().unwrap_or_default(),
+                    &c.name_any(),
+                    &ready,
+                    &c.spec.template,
+                    &c.status
+                        .as_ref()
+                        .and_then(|s| s.revision)
+                        .map(|r| r.to_string())
+                        .unwrap_or_default(),
+                    &services_ready(c).0,
+                    &message,
+                ],
+            )
+        })
         .collect()
 }
 
-/// The templates screen: ClusterTemplates, then ServiceTemplates.
+/// The templates screen: ClusterTemplates, then ServiceTemplates; the
+/// filter sees every column.
 pub fn template_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<TemplateRef<'a>> {
     data.cluster_templates
         .iter()
         .map(TemplateRef::Cluster)
         .chain(data.service_templates.iter().map(TemplateRef::Service))
         .filter(|t| {
+            if filter.is_empty() {
+                return true;
+            }
+            let key = t.key();
+            let used = data.usage.get(&key).copied().unwrap_or(0);
             matches(
                 filter,
-                &[t.meta().name.as_deref().unwrap_or_default(), &t.message().0],
+                &[
+                    t.kind(),
+                    &key.namespace,
+                    &key.name,
+                    &t.valid().0,
+                    &t.chart(),
+                    &t.services(),
+                    &t.revision(),
+                    &used.to_string(),
+                    &t.message().0,
+                ],
             )
         })
         .collect()
@@ -128,7 +174,18 @@ pub fn service_rows<'a>(
     mc.status
         .iter()
         .flat_map(|s| s.services.iter())
-        .filter(|s| matches(filter, &[&s.name, s.message.as_deref().unwrap_or_default()]))
+        .filter(|s| {
+            matches(
+                filter,
+                &[
+                    &s.name,
+                    &s.state.to_string(),
+                    s.version.as_deref().unwrap_or_default(),
+                    &s.revision.map(|r| r.to_string()).unwrap_or_default(),
+                    s.message.as_deref().unwrap_or_default(),
+                ],
+            )
+        })
         .collect()
 }
 
@@ -140,7 +197,17 @@ pub fn template_service_rows<'a>(
     ct.spec
         .services
         .iter()
-        .filter(|s| matches(filter, &[&s.name, &s.template]))
+        .filter(|s| {
+            matches(
+                filter,
+                &[
+                    &s.name,
+                    &s.template,
+                    s.target_namespace(),
+                    s.values.as_deref().unwrap_or_default(),
+                ],
+            )
+        })
         .collect()
 }
 

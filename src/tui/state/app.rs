@@ -139,6 +139,8 @@ pub struct App {
     pub stack: Vec<View>,
     pub input: Input,
     pub help: bool,
+    /// How far the `?` help is scrolled, on a short terminal.
+    pub help_scroll: usize,
     pub modal: Option<Modal>,
     pub flash: Option<Flash>,
     /// Who the console's requests say asked, once known.
@@ -164,6 +166,7 @@ impl App {
             stack: vec![View::new(Screen::Clusters)],
             input: Input::None,
             help: false,
+            help_scroll: 0,
             modal: None,
             flash: None,
             user: None,

@@ -19,6 +19,7 @@ use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{
     back, fit_all, fit_at, open_regarded, push, rows_height, selected_key, selected_values, step,
 };
+use crate::tui::state::search;
 use crate::tui::state::view::Screen;
 
 pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
@@ -60,6 +61,18 @@ pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 app.help = false;
                 Vec::new()
             }
+            // A help taller than the terminal scrolls; the view stops at
+            // its end.
+            Some(Action::Down | Action::PageDown) => {
+                // At most about as many lines as the help has.
+                let most = app.keys.help(mode).len() + keys::COMMANDS.len() + 2;
+                app.help_scroll = (app.help_scroll + 1).min(most);
+                Vec::new()
+            }
+            Some(Action::Up | Action::PageUp) => {
+                app.help_scroll = app.help_scroll.saturating_sub(1);
+                Vec::new()
+            }
             _ => Vec::new(),
         };
     }
@@ -72,13 +85,14 @@ pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 fn act(app: &mut App, action: Action) -> Vec<Command> {
     match action {
         Action::Quit => return quit(app),
-        Action::Help => app.help = true,
-        Action::Command => app.input = Input::Command(String::new()),
-        Action::Filter => {
-            if !app.screen().scrolls() {
-                app.input = Input::Filter;
-            }
+        Action::Help => {
+            app.help = true;
+            app.help_scroll = 0;
         }
+        Action::Command => app.input = Input::Command(String::new()),
+        Action::Filter => app.input = Input::Filter,
+        Action::NextMatch => search::jump(app, true),
+        Action::PreviousMatch => search::jump(app, false),
         Action::Back => back(app),
         Action::Up => step(app, -1),
         Action::Down => step(app, 1),
@@ -189,6 +203,7 @@ fn on_modal_key(app: &mut App, action: Option<Action>, modal: Modal) -> Vec<Comm
 }
 
 fn on_filter_key(app: &mut App, key: KeyEvent, action: Option<Action>) {
+    let before = app.view().filter.clone();
     match action {
         Some(Action::Clear) => {
             app.input = Input::None;
@@ -213,6 +228,9 @@ fn on_filter_key(app: &mut App, key: KeyEvent, action: Option<Action>) {
         },
     }
     fit_all(app);
+    if app.screen().scrolls() && app.view().filter != before {
+        search::seek(app);
+    }
 }
 
 fn on_command_key(
@@ -270,7 +288,10 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
     }
     match keys::resolve(word) {
         Some(Goto::Quit) => return quit(app),
-        Some(Goto::Help) => app.help = true,
+        Some(Goto::Help) => {
+            app.help = true;
+            app.help_scroll = 0;
+        }
         Some(Goto::Clusters) => {
             app.stack.truncate(1);
             fit_all(app);

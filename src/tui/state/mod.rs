@@ -7,7 +7,7 @@
 //! [`navigation`] rows, selection, crumbs and fitting, [`input`] keys,
 //! prompts, questions and the mouse, [`board`] the rollout board's
 //! requests, [`editing`] and [`editor`] the values editor, [`flash`] the
-//! status line's messages.
+//! status line's messages, [`search`] `/` in the yaml and values views.
 
 pub mod app;
 pub mod board;
@@ -16,6 +16,7 @@ pub mod editor;
 pub mod flash;
 pub mod input;
 pub mod navigation;
+pub mod search;
 pub mod view;
 
 #[cfg(test)]

@@ -211,12 +211,14 @@ fn preview(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), below);
 }
 
+/// The waves' columns. Narrow, they give way in this order: SINCE,
+/// REASON, REVISION, STATE; CLUSTER stays.
 const COLS: [Col; 5] = [
     col("CLUSTER", 10, 28),
-    col("STATE", 5, 10),
-    col("REVISION", 8, 9),
-    col("SINCE", 5, 5),
-    flex("REASON", 10),
+    col("STATE", 5, 10).drop(1),
+    col("REVISION", 8, 9).drop(2),
+    col("SINCE", 5, 5).drop(4),
+    flex("REASON", 10).drop(3),
 ];
 
 /// The cells of a cluster's row.
@@ -270,13 +272,13 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
     let w = widths(&COLS, &cells, area.width.saturating_sub(lead), 1);
     let line = |cells: Vec<Text>| -> Vec<Span<'static>> {
         let mut spans = Vec::new();
-        for ((text, style), w) in cells.into_iter().zip(&w) {
+        for (((text, style), w), c) in cells.into_iter().zip(&w).zip(&COLS) {
             let Some(w) = *w else { continue };
             if !spans.is_empty() {
                 spans.push(Span::raw(" "));
             }
             spans.push(Span::styled(
-                format!("{:<width$}", ellipsize(&text, w), width = usize::from(w)),
+                format!("{:<width$}", c.cut(&text, w), width = usize::from(w)),
                 style,
             ));
         }

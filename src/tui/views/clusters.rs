@@ -22,19 +22,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, area);
     let inner = layout::inner(area);
 
+    // Narrow, the columns give way in this order: REV, AGE, TEMPLATE,
+    // MESSAGE, SERVICES, READY; NAMESPACE and NAME stay.
     let all = app.all_namespaces();
     let mut cols: Vec<Col> = Vec::new();
     if all {
-        cols.push(col("NAMESPACE", 10, 16).drop(2));
+        cols.push(col("NAMESPACE", 10, 16));
     }
     cols.extend([
         col("NAME", 12, 28),
-        col("READY", 5, 7),
-        col("TEMPLATE", 12, 28),
-        col("REV", 3, 5).drop(1),
-        col("SERVICES", 8, 8),
-        flex("MESSAGE", 14),
-        col("AGE", 3, 5),
+        col("READY", 5, 7).drop(1),
+        col("TEMPLATE", 12, 28).drop(4),
+        col("REV", 3, 5).drop(6),
+        col("SERVICES", 8, 8).drop(2),
+        flex("MESSAGE", 14).drop(3),
+        col("AGE", 3, 5).drop(5),
     ]);
     let cells: Vec<Vec<Text>> = rows
         .iter()

@@ -62,12 +62,14 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         height: parts.conditions.height.saturating_sub(1),
         ..parts.conditions
     };
+    // Narrow, the columns give way in this order: AGE, REASON, MESSAGE,
+    // STATUS; TYPE stays.
     let cols = [
         col("TYPE", 5, 14),
-        col("STATUS", 6, 7),
-        col("REASON", 6, 20),
-        flex("MESSAGE", 10),
-        col("AGE", 3, 5),
+        col("STATUS", 6, 7).drop(1),
+        col("REASON", 6, 20).drop(3),
+        flex("MESSAGE", 10).drop(2),
+        col("AGE", 3, 5).drop(4),
     ];
     let rows: Vec<Vec<Text>> = status
         .conditions
@@ -117,12 +119,14 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         height: parts.services.height.saturating_sub(1),
         ..parts.services
     };
+    // Narrow, the columns give way in this order: REV, MESSAGE, VERSION,
+    // STATE; NAME stays.
     let cols = [
         col("NAME", 6, 24),
-        col("STATE", 5, 10),
-        col("VERSION", 7, 16),
-        col("REV", 3, 5),
-        flex("MESSAGE", 10),
+        col("STATE", 5, 10).drop(1),
+        col("VERSION", 7, 16).drop(2),
+        col("REV", 3, 5).drop(4),
+        flex("MESSAGE", 10).drop(3),
     ];
     let rows: Vec<Vec<Text>> = listed
         .iter()

@@ -23,18 +23,20 @@ pub fn draw(app: &App, regarding: Option<&ObjKey>, frame: &mut Frame, area: Rect
 
     // About one object, the crumb names it: no namespace or object columns.
     let all = app.all_namespaces() && regarding.is_none();
+    // Narrow, the columns give way in this order: TYPE, REASON,
+    // LAST SEEN, OBJECT, MESSAGE (what an event says); NAMESPACE stays.
     let mut cols: Vec<Col> = vec![
-        col("LAST SEEN", 4, 9),
-        col("TYPE", 4, 7),
-        col("REASON", 6, 22),
+        col("LAST SEEN", 4, 9).drop(3),
+        col("TYPE", 4, 7).drop(5),
+        col("REASON", 6, 22).drop(4),
     ];
     if all {
-        cols.push(col("NAMESPACE", 10, 16).drop(1));
+        cols.push(col("NAMESPACE", 10, 16));
     }
     if regarding.is_none() {
         cols.push(col("OBJECT", 10, 40).drop(2));
     }
-    cols.push(flex("MESSAGE", 12));
+    cols.push(flex("MESSAGE", 12).drop(1));
     let cells: Vec<Vec<Text>> = rows
         .iter()
         .map(|e| {

@@ -9,6 +9,7 @@ mod events;
 mod help;
 mod modal;
 mod rollouts;
+mod search;
 mod template_detail;
 mod templates;
 mod values;
@@ -165,7 +166,14 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
             Line::from(vec![
                 Span::styled("/", t.title()),
                 Span::raw(filter.clone()),
-                Span::styled(format!("  {} match", app.row_count()), t.muted()),
+                Span::styled(
+                    if app.screen().scrolls() {
+                        format!("  {} lines match", app.match_count())
+                    } else {
+                        format!("  {} match", app.match_count())
+                    },
+                    t.muted(),
+                ),
             ])
         }
         Input::None => match &app.flash {
@@ -178,6 +186,23 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
                 Line::from(vec![
                     Span::styled(icon, style),
                     Span::styled(f.text.clone(), style),
+                ])
+            }
+            None if !app.view().filter.is_empty() && app.screen().scrolls() => {
+                let mode = Mode::Screen(app.screen().kind());
+                Line::from(vec![
+                    Span::styled("search ", t.muted()),
+                    Span::styled(format!("/{}", app.view().filter), t.accent()),
+                    Span::styled(
+                        format!(
+                            "  {} lines match  ({} next, {} previous, {} clears)",
+                            app.match_count(),
+                            app.keys.label(mode, Action::NextMatch),
+                            app.keys.label(mode, Action::PreviousMatch),
+                            back_key(app)
+                        ),
+                        t.muted(),
+                    ),
                 ])
             }
             None if !app.view().filter.is_empty() => Line::from(vec![
@@ -303,7 +328,18 @@ fn count(app: &App, shown: usize, total: usize) -> Vec<Span<'static>> {
     vec![Span::styled(text, app.theme.muted())]
 }
 
-/// A column of a table: its title and how wide it may be.
+/// A column of a table: its title, how wide it may be, and its priority
+/// when the terminal is narrow.
+///
+/// Every screen writes its columns in one place, each with a priority:
+/// [`col`] and [`flex`] make an identity column (namespace, name: what
+/// tells one row from another), [`Col::drop`] a column that gives way.
+/// When the columns do not fit, those with the highest drop priority are
+/// hidden first, until the narrowest widths fit; identity columns are never
+/// hidden and keep their whole text while anything else can give way. The
+/// room left goes to the columns in priority order, identity first, and
+/// what remains to the flex column (a description or message), so a
+/// description shrinks before a name does.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Col {
     pub title: &'static str,
@@ -313,8 +349,9 @@ pub(crate) struct Col {
     pub max: u16,
     /// Takes the space that is left (one column per table).
     pub flex: bool,
-    /// 0: always shown; otherwise hidden when even the minimum widths do
-    /// not fit, highest first.
+    /// 0: an identity column, always shown; otherwise hidden when even the
+    /// narrowest widths do not fit, highest first, and grown after the
+    /// lower ones.
     pub drop: u8,
 }
 
@@ -339,11 +376,27 @@ pub(crate) const fn flex(title: &'static str, min: u16) -> Col {
 }
 
 impl Col {
-    /// Hidden before the others when space is short; higher goes first.
+    /// Gives way when space is short: the higher `priority`, the sooner
+    /// it is hidden and the later it grows. 0 is an identity column.
     pub(crate) const fn drop(self, priority: u8) -> Col {
         Col {
             drop: priority,
             ..self
+        }
+    }
+
+    /// An identity column: never hidden, cut in the middle when it must
+    /// be cut, so `demo-cluster-1` and `demo-cluster-2` still differ.
+    pub(crate) const fn is_identity(&self) -> bool {
+        self.drop == 0
+    }
+
+    /// A cell's text cut to `w`: an identity column's in the middle.
+    pub(crate) fn cut(&self, s: &str, w: u16) -> String {
+        if self.is_identity() && !self.flex {
+            ellipsize_middle(s, w)
+        } else {
+            ellipsize(s, w)
         }
     }
 }
@@ -355,10 +408,7 @@ fn width(s: &str) -> u16 {
     s.chars().count().min(u16::MAX as usize) as u16
 }
 
-/// Widths that fit `avail`, `None` for a hidden column. Columns are hidden
-/// (by their drop priority) until the minimum widths fit; then each column
-/// is as wide as its widest cell within its bounds, the widest giving way
-/// first when short of space, and the flex column gets what is left.
+/// Widths that fit `avail`, `None` for a hidden column: see [`Col`].
 pub(crate) fn widths(
     cols: &[Col],
     rows: &[Vec<Text>],
@@ -381,60 +431,130 @@ pub(crate) fn widths(
             if c.flex { c.min } else { widest.min(c.max) }
         })
         .collect();
-    let floor: Vec<u16> = cols
+    // The narrowest a column gets, and the narrowest it gets while a
+    // column that gives way is still shown: an identity column's whole text.
+    let least: Vec<u16> = cols
         .iter()
         .zip(&natural)
         .map(|(c, n)| c.min.min(*n))
         .collect();
+    let floor: Vec<u16> = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if c.is_identity() && !c.flex {
+                natural[i]
+            } else {
+                least[i]
+            }
+        })
+        .collect();
+    let gaps = |shown: &[bool]| {
+        u32::from(spacing) * (shown.iter().filter(|s| **s).count() as u32).saturating_sub(1)
+    };
     let need = |shown: &[bool]| -> u32 {
-        let n = shown.iter().filter(|s| **s).count() as u32;
         floor
             .iter()
             .zip(shown)
             .filter(|(_, s)| **s)
             .map(|(f, _)| u32::from(*f))
             .sum::<u32>()
-            + u32::from(spacing) * n.saturating_sub(1)
+            + gaps(shown)
     };
-    while need(&shown) > u32::from(avail) {
-        let victim = cols
-            .iter()
+    // The column that gives way next: the highest drop priority shown.
+    let victim = |shown: &[bool]| {
+        cols.iter()
             .enumerate()
-            .filter(|(i, c)| shown[*i] && c.drop > 0)
+            .filter(|(i, c)| shown[*i] && !c.is_identity())
             .max_by_key(|(i, c)| (c.drop, *i))
-            .map(|(i, _)| i);
-        match victim {
-            Some(i) => shown[i] = false,
-            None => break,
+            .map(|(i, _)| i)
+    };
+    let mut w;
+    loop {
+        while need(&shown) > u32::from(avail) {
+            match victim(&shown) {
+                Some(i) => shown[i] = false,
+                None => break,
+            }
         }
-    }
-    let mut w: Vec<u16> = natural
-        .iter()
-        .zip(&shown)
-        .map(|(n, s)| if *s { *n } else { 0 })
-        .collect();
-    let visible = shown.iter().filter(|s| **s).count() as u16;
-    let gaps = spacing * visible.saturating_sub(1);
-    let total = |w: &[u16]| w.iter().sum::<u16>() + gaps;
-    while total(&w) > avail {
-        let widest = cols
-            .iter()
-            .enumerate()
-            .filter(|(i, c)| shown[*i] && !c.flex && w[*i] > floor[*i])
-            .max_by_key(|(i, _)| (w[*i], usize::MAX - i))
-            .map(|(i, _)| i);
-        match widest {
-            Some(i) => w[i] -= 1,
-            None => break,
+        w = allot(cols, &natural, &least, &floor, &shown, avail, spacing);
+        // No column is shown while one before it in priority is cut.
+        let cut = (0..cols.len())
+            .filter(|i| shown[*i] && !cols[*i].flex && w[*i] < natural[*i])
+            .map(|i| cols[i].drop)
+            .min();
+        match (cut, victim(&shown)) {
+            (Some(d), Some(v)) if cols[v].drop > d => shown[v] = false,
+            _ => break,
         }
-    }
-    if let Some(i) = cols.iter().position(|c| c.flex) {
-        w[i] += avail.saturating_sub(total(&w));
     }
     w.into_iter()
         .zip(shown)
         .map(|(w, s)| s.then_some(w))
         .collect()
+}
+
+/// The widths of the `shown` columns: their floors; identity columns cut
+/// (widest first) when even those do not fit; then the room left to each
+/// column in priority order up to its natural width, and the rest to the
+/// flex column.
+fn allot(
+    cols: &[Col],
+    natural: &[u16],
+    least: &[u16],
+    floor: &[u16],
+    shown: &[bool],
+    avail: u16,
+    spacing: u16,
+) -> Vec<u16> {
+    let mut w: Vec<u16> = floor
+        .iter()
+        .zip(shown)
+        .map(|(f, s)| if *s { *f } else { 0 })
+        .collect();
+    let gaps = u32::from(spacing) * (shown.iter().filter(|s| **s).count() as u32).saturating_sub(1);
+    let total = |w: &[u16]| w.iter().map(|x| u32::from(*x)).sum::<u32>() + gaps;
+    while total(&w) > u32::from(avail) {
+        let widest = (0..cols.len())
+            .filter(|i| shown[*i] && w[*i] > least[*i])
+            .max_by_key(|i| (w[*i], usize::MAX - i));
+        match widest {
+            Some(i) => w[i] -= 1,
+            None => break,
+        }
+    }
+    let mut order: Vec<usize> = (0..cols.len())
+        .filter(|i| shown[*i] && !cols[*i].flex)
+        .collect();
+    order.sort_by_key(|i| (cols[*i].drop, *i));
+    for i in order {
+        let room = u32::from(avail).saturating_sub(total(&w));
+        let grow = u32::from(natural[i].saturating_sub(w[i])).min(room);
+        w[i] += grow as u16;
+    }
+    if let Some(i) = cols.iter().position(|c| c.flex).filter(|i| shown[*i]) {
+        w[i] += u32::from(avail).saturating_sub(total(&w)) as u16;
+    }
+    w
+}
+
+/// Cuts `s` to `w` columns in the middle, with `…` when it had to: the
+/// end of a name tells it from its siblings.
+pub(crate) fn ellipsize_middle(s: &str, w: u16) -> String {
+    let w = usize::from(w);
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
+    }
+    if w < 5 {
+        return ellipsize(s, w as u16);
+    }
+    let tail = (w - 1) / 2;
+    let head = w - 1 - tail;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
 }
 
 /// Cuts `s` to `w` columns, with `…` when it had to.
@@ -490,8 +610,9 @@ pub(crate) fn table(
             Row::new(
                 r.into_iter()
                     .zip(&w)
-                    .filter_map(|((s, style), w)| {
-                        w.map(|w| Cell::from(Span::styled(ellipsize(&s, w), style)))
+                    .zip(cols)
+                    .filter_map(|(((s, style), w), c)| {
+                        Some(Cell::from(Span::styled(c.cut(&s, (*w)?), style)))
                     })
                     .collect::<Vec<_>>(),
             )

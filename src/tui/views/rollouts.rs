@@ -22,19 +22,22 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, area);
     let inner = layout::inner(area);
 
+    // Narrow, the columns give way in this order: AGE, CHANGE, UPDATED,
+    // WAVE, PHASE; NAMESPACE, TEMPLATE and REV (which tell rollouts
+    // apart) stay.
     let all = app.all_namespaces();
     let mut cols: Vec<Col> = Vec::new();
     if all {
-        cols.push(col("NAMESPACE", 10, 16).drop(1));
+        cols.push(col("NAMESPACE", 10, 16));
     }
     cols.extend([
         col("TEMPLATE", 12, 28),
         col("REV", 3, 5),
-        col("PHASE", 18, 18),
-        col("WAVE", 4, 5),
-        col("UPDATED", 7, 9),
-        flex("CHANGE", 12),
-        col("AGE", 3, 5),
+        col("PHASE", 18, 18).drop(1),
+        col("WAVE", 4, 5).drop(2),
+        col("UPDATED", 7, 9).drop(3),
+        flex("CHANGE", 10).drop(4),
+        col("AGE", 3, 5).drop(5),
     ]);
     let cells: Vec<Vec<Text>> = rows
         .iter()

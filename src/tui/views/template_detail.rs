@@ -81,15 +81,17 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     };
     // The install order shows only where a service waits for another.
     let ordered = ct.spec.services.iter().any(|s| !s.depends_on.is_empty());
+    // Narrow, the columns give way in this order: VALUES, AFTER, NAMESPACE,
+    // TEMPLATE; NAME stays.
     let mut cols = vec![
         col("NAME", 6, 24),
-        col("TEMPLATE", 8, 32),
-        col("NAMESPACE", 9, 20).drop(1),
+        col("TEMPLATE", 8, 32).drop(1),
+        col("NAMESPACE", 9, 20).drop(2),
     ];
     if ordered {
-        cols.push(col("AFTER", 5, 24).drop(2));
+        cols.push(col("AFTER", 5, 24).drop(3));
     }
-    cols.push(flex("VALUES", 10));
+    cols.push(flex("VALUES", 10).drop(4));
     let cells: Vec<Vec<Text>> = rows
         .iter()
         .map(|s| {

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use super::{Col, Text, body_block, col, count, empty_note, flex, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
-use crate::tui::model::rows::{TemplateRef, template_rows};
+use crate::tui::model::rows::template_rows;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
@@ -19,19 +19,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, area);
     let inner = layout::inner(area);
 
+    // Narrow, the columns give way in this order: SERVICES, REV,
+    // DESCRIPTION, CHART, IN USE, VALID; KIND, NAMESPACE and NAME stay.
     let all = app.all_namespaces();
     let mut cols: Vec<Col> = vec![col("KIND", 7, 7)];
     if all {
-        cols.push(col("NAMESPACE", 10, 16).drop(1));
+        cols.push(col("NAMESPACE", 10, 16));
     }
     cols.extend([
         col("NAME", 20, 32),
-        col("VALID", 5, 5),
-        col("CHART", 16, 28),
-        col("SERVICES", 12, 32).drop(3),
-        col("REV", 3, 5).drop(2),
-        col("IN USE", 6, 6),
-        flex("DESCRIPTION", 12),
+        col("VALID", 5, 5).drop(1),
+        col("CHART", 16, 28).drop(3),
+        col("SERVICES", 12, 32).drop(6),
+        col("REV", 3, 5).drop(5),
+        col("IN USE", 6, 6).drop(2),
+        flex("DESCRIPTION", 12).drop(4),
     ]);
     let cells: Vec<Vec<Text>> = rows
         .iter()
@@ -39,12 +41,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             let key = tr.key();
             let (valid, health) = tr.valid();
             let (message, is_error) = tr.message();
-            let kind = match tr {
-                TemplateRef::Cluster(_) => "cluster",
-                TemplateRef::Service(_) => "service",
-            };
             let used = app.data.usage.get(&key).copied().unwrap_or(0);
-            let mut row: Vec<Text> = vec![(kind.into(), t.accent())];
+            let mut row: Vec<Text> = vec![(tr.kind().into(), t.accent())];
             if all {
                 row.push((key.namespace.clone(), t.muted()));
             }

@@ -17,6 +17,8 @@ use crate::tui::state::editor::{Base, SaveError};
 use crate::tui::state::update;
 use crate::tui::theme::Theme;
 
+mod narrow;
+
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 
 fn render(app: &mut App, (w, h): (u16, u16)) -> Terminal<TestBackend> {

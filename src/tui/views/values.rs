@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::yaml::highlight;
-use super::{body_block, ellipsize, section};
+use super::{body_block, ellipsize, search, section};
 use crate::tui::layout;
+use crate::tui::model::filter::Filter;
 use crate::tui::model::health::service_health;
 use crate::tui::model::key::Kind;
 use crate::tui::model::values::{self, Shown, Values, ValuesKey};
@@ -119,6 +120,15 @@ pub fn draw(app: &App, key: &ValuesKey, frame: &mut Frame, area: Rect) {
         .skip(view.offset)
         .take(usize::from(parts.text.height))
         .collect();
-    let styled = styled(app, &shown.values, &visible);
+    let found = Filter::parse(&view.filter);
+    let styled: Vec<Line> = styled(app, &shown.values, &visible)
+        .into_iter()
+        .zip(&visible)
+        .enumerate()
+        .map(|(i, (line, text))| {
+            let current = view.offset + i == view.selected;
+            search::mark(line, &found.hits(text), search::style(t, current))
+        })
+        .collect();
     frame.render_widget(paragraph(&shown.values, styled), parts.text);
 }

@@ -6,7 +6,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{body_block, empty_note};
+use super::{body_block, empty_note, search};
+use crate::tui::model::filter::Filter;
 use crate::tui::model::key::ObjKey;
 use crate::tui::state::app::App;
 use crate::tui::theme::Theme;
@@ -46,11 +47,19 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         );
         return;
     };
+    let found = Filter::parse(&view.filter);
     let text: Vec<Line> = yaml
         .lines()
+        .enumerate()
         .skip(view.offset)
         .take(usize::from(inner.height))
-        .map(|l| highlight(l, t))
+        .map(|(i, l)| {
+            search::mark(
+                highlight(l, t),
+                &found.hits(l),
+                search::style(t, i == view.selected),
+            )
+        })
         .collect();
     frame.render_widget(Paragraph::new(text), inner);
 }

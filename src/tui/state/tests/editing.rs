@@ -361,9 +361,11 @@ fn enter_on_a_service_shows_all_its_values() {
     );
     // crds.enabled, replicaCount: one line per key and the map's own.
     assert_eq!(app.row_count(), 3);
-    // A text: no filter, no selection; it scrolls only when it is longer
-    // than the screen.
+    // A text: no selection; `/` searches it; it scrolls only when it is
+    // longer than the screen.
     press(&mut app, KeyCode::Char('/'));
+    assert_eq!(app.input, Input::Filter);
+    press(&mut app, KeyCode::Esc);
     assert_eq!(app.input, Input::None);
     press(&mut app, KeyCode::Char('j'));
     assert_eq!(app.view().offset, 0);
