@@ -33,6 +33,8 @@ pub enum Action {
     Edit,
     /// The engine's Events about what is on screen.
     Events,
+    /// A cluster: the board of the rollout that moves it, or last moved it.
+    Rollout,
     /// A prompt: run the `:` command typed.
     Run,
     /// A prompt: complete the `:` command typed.
@@ -96,6 +98,7 @@ pub const ALL: &[Action] = &[
     Action::Retry,
     Action::Edit,
     Action::Events,
+    Action::Rollout,
     Action::Run,
     Action::Complete,
     Action::Cancel,
@@ -143,6 +146,7 @@ impl Action {
             Action::Retry => "retry",
             Action::Edit => "edit",
             Action::Events => "events",
+            Action::Rollout => "rollout",
             Action::Run => "run",
             Action::Complete => "complete",
             Action::Cancel => "cancel",

@@ -11,6 +11,7 @@ use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
 use crate::tui::model::health::{cluster_ready, services_ready};
+use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::cluster_rows;
 use crate::tui::state::app::App;
 
@@ -31,7 +32,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("NAME", 12, 28),
         col("READY", 5, 7),
         col("TEMPLATE", 12, 28),
-        col("REV", 3, 5).drop(1),
+        col("REV", 3, 14).drop(1),
         col("SERVICES", 8, 8),
         flex("MESSAGE", 14),
         col("AGE", 3, 5),
@@ -41,11 +42,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .map(|mc| {
             let (ready, health, message) = cluster_ready(mc);
             let (services, services_health) = services_ready(mc);
-            let revision = mc
-                .status
-                .as_ref()
-                .and_then(|s| s.revision)
-                .map_or_else(|| "-".to_string(), |r| r.to_string());
+            let revision = match app
+                .data
+                .pending
+                .get(&ObjKey::of(Kind::ManagedCluster, &mc.metadata))
+            {
+                // A rollout is to give it, or is giving it, a revision.
+                Some(p) => (p.label(), t.health(p.health())),
+                None => (
+                    mc.status
+                        .as_ref()
+                        .and_then(|s| s.revision)
+                        .map_or_else(|| "-".to_string(), |r| r.to_string()),
+                    Style::new(),
+                ),
+            };
             let message_style = match health {
                 Health::Failed => t.health(Health::Failed),
                 Health::Muted => t.muted(),
@@ -59,7 +70,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 (mc.name_any(), Style::new()),
                 (ready, t.health(health)),
                 (mc.spec.template.clone(), Style::new()),
-                (revision, Style::new()),
+                revision,
                 (services, t.health(services_health)),
                 (message, message_style),
                 (

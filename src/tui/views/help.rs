@@ -7,25 +7,40 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::tui::keys;
 use crate::tui::state::app::App;
+use crate::tui::state::applies::applies;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let mode = keys::Mode::Screen(app.screen().kind());
-    let bindings = app.keys.help(mode);
+    let bindings = app.keys.help_now(mode, &|a| applies(app, a));
     let key_w = bindings
         .iter()
-        .map(|(k, _)| k.chars().count())
+        .map(|(k, _, _)| k.chars().count())
         .chain(keys::COMMANDS.iter().map(|c| c.name.len() + 1))
         .max()
         .unwrap_or(8)
         + 2;
     let mut lines: Vec<Line> = Vec::new();
-    for (k, d) in &bindings {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{k:>key_w$}"), t.title()),
-            Span::raw("  "),
-            Span::raw(*d),
-        ]));
+    for (k, d, now) in &bindings {
+        let line = if *now {
+            vec![
+                Span::styled(format!("{k:>key_w$}"), t.title()),
+                Span::raw("  "),
+                Span::raw(*d),
+            ]
+        } else {
+            // Dimmed, and said when there is room: what does not apply now.
+            const NOT_NOW: &str = " (not now)";
+            let room = usize::from(72.min(area.width.saturating_sub(2)).saturating_sub(2));
+            let fits = key_w + 2 + d.chars().count() + NOT_NOW.len() <= room;
+            vec![
+                Span::styled(format!("{k:>key_w$}"), t.dimmed()),
+                Span::raw("  "),
+                Span::styled(*d, t.dimmed()),
+                Span::styled(if fits { NOT_NOW } else { "" }, t.dimmed()),
+            ]
+        };
+        lines.push(Line::from(line));
     }
     // Short of room: the commands on one line, right below the keys.
     let roomy = lines.len() + 1 + keys::COMMANDS.len() + 2 <= usize::from(area.height);

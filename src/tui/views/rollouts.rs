@@ -28,10 +28,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         cols.push(col("NAMESPACE", 10, 16).drop(1));
     }
     cols.extend([
-        col("TEMPLATE", 12, 28),
-        col("REV", 3, 5),
+        // The name holds the template and the revision: those go first.
+        col("NAME", 20, 32),
+        col("TEMPLATE", 12, 28).drop(2),
+        col("REV", 3, 5).drop(3),
         col("PHASE", 18, 18),
-        col("WAVE", 4, 5),
+        col("WAVE", 4, 5).drop(4),
         col("UPDATED", 7, 9),
         flex("CHANGE", 12),
         col("AGE", 3, 5),
@@ -48,6 +50,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 row.push((r.namespace().unwrap_or_default(), t.muted()));
             }
             row.extend([
+                (r.name_any(), Style::new()),
                 (r.spec.template.clone(), Style::new()),
                 (r.spec.revision.to_string(), Style::new()),
                 (phase.to_string(), t.health(health)),

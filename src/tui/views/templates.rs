@@ -8,6 +8,7 @@ use super::{Col, Text, body_block, col, count, empty_note, flex, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
 use crate::tui::model::rows::{TemplateRef, template_rows};
+use crate::tui::model::usage::in_use;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
@@ -30,7 +31,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("CHART", 16, 28),
         col("SERVICES", 12, 32).drop(3),
         col("REV", 3, 5).drop(2),
-        col("IN USE", 6, 6),
+        col("IN USE", 6, 14),
         flex("DESCRIPTION", 12),
     ]);
     let cells: Vec<Vec<Text>> = rows
@@ -44,6 +45,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 TemplateRef::Service(_) => "service",
             };
             let used = app.data.usage.get(&key).copied().unwrap_or(0);
+            let pending = app.data.pending_usage.get(&key).copied().unwrap_or(0);
             let mut row: Vec<Text> = vec![(kind.into(), t.accent())];
             if all {
                 row.push((key.namespace.clone(), t.muted()));
@@ -55,8 +57,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 (tr.services(), Style::new()),
                 (tr.revision(), Style::new()),
                 (
-                    used.to_string(),
-                    if used == 0 { t.muted() } else { Style::new() },
+                    in_use(used, pending),
+                    if used + pending == 0 {
+                        t.muted()
+                    } else {
+                        Style::new()
+                    },
                 ),
                 (
                     message,
