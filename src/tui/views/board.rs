@@ -21,6 +21,7 @@ use crate::tui::model::rollouts::{
     wave_health, wave_state_name,
 };
 use crate::tui::state::app::App;
+use crate::tui::state::applies::applies;
 
 const SYMBOL: &str = "▶ ";
 /// Clusters sit under their wave's heading.
@@ -357,6 +358,10 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
                         ),
                         t.muted(),
                     )),
+                    // Read-only, the key is not offered.
+                    Approval::Awaited if !applies(app, Action::Approve) => {
+                        Some(("  waits for approval".to_string(), t.accent()))
+                    }
                     Approval::Awaited => Some((
                         format!(
                             "  waits for approval: {} approves",

@@ -137,6 +137,10 @@ fn a_read_only_console_dims_what_writes() {
     for entry in ["a approve", "p pause", "x abort", "s skip", "t retry"] {
         assert!(dimmed(&t, entry), "{entry}");
     }
+    // The wave's heading does not offer the key either.
+    let screen = t.backend().to_string();
+    assert!(screen.contains("WaitingForApproval  0/2 updated  waits for approval "));
+    assert!(!screen.contains("a approves"), "{screen}");
     let mut app = sample_app();
     app.target.readonly = true;
     press(&mut app, KeyCode::Enter);
