@@ -170,6 +170,11 @@ impl Theme {
         Style::new().fg(self.muted)
     }
 
+    /// A key that does not apply now, in the hint bar and the help.
+    pub fn dimmed(&self) -> Style {
+        Style::new().fg(self.muted).add_modifier(Modifier::DIM)
+    }
+
     pub fn accent(&self) -> Style {
         Style::new().fg(self.accent)
     }

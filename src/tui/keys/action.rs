@@ -37,6 +37,8 @@ pub enum Action {
     NextMatch,
     /// The yaml and values views: the previous line the `/` search finds.
     PreviousMatch,
+    /// A cluster: the board of the rollout that moves it, or last moved it.
+    Rollout,
     /// A prompt: run the `:` command typed.
     Run,
     /// A prompt: complete the `:` command typed.
@@ -102,6 +104,7 @@ pub const ALL: &[Action] = &[
     Action::Events,
     Action::NextMatch,
     Action::PreviousMatch,
+    Action::Rollout,
     Action::Run,
     Action::Complete,
     Action::Cancel,
@@ -151,6 +154,7 @@ impl Action {
             Action::Events => "events",
             Action::NextMatch => "next-match",
             Action::PreviousMatch => "previous-match",
+            Action::Rollout => "rollout",
             Action::Run => "run",
             Action::Complete => "complete",
             Action::Cancel => "cancel",

@@ -48,6 +48,16 @@ pub enum RemapError {
     },
     #[error("no key left for `{action}` in `{table}`: give it at least one")]
     NoKey { table: &'static str, action: Action },
+    #[error(
+        "`{key}` means `{under}` on the {screen} but `{asked}` while {mode}, which is asked over it: give one of them another key"
+    )]
+    Shadow {
+        key: String,
+        under: Action,
+        asked: Action,
+        screen: &'static str,
+        mode: &'static str,
+    },
 }
 
 impl Keymap {
@@ -65,11 +75,11 @@ impl Keymap {
     pub fn action(&self, mode: Mode, event: &KeyEvent) -> Option<Action> {
         let key = Key::of(event);
         for table in mode.tables() {
-            let key = if table.answers() { key.folded() } else { key };
+            let fold = |k: Key| if table.answers() { k.folded() } else { k };
             let found = self
                 .table(*table)
                 .iter()
-                .find(|b| b.key.normal() == key.normal());
+                .find(|b| fold(b.key.normal()) == fold(key.normal()));
             if let Some(b) = found {
                 return Some(b.action);
             }
@@ -99,8 +109,23 @@ impl Keymap {
     /// only in the help. `note`: the editor holds text typed before a
     /// reload.
     pub fn hints(&self, mode: Mode, note: bool) -> Vec<(String, &'static str)> {
+        self.hints_now(mode, note, &|_| true)
+            .into_iter()
+            .map(|(k, d, _)| (k, d))
+            .collect()
+    }
+
+    /// The hint bar as [`Keymap::hints`], with whether each entry's action
+    /// applies now, as `applies` says (a pure question about the state on
+    /// screen): the bar dims what does not.
+    pub fn hints_now(
+        &self,
+        mode: Mode,
+        note: bool,
+        applies: &dyn Fn(Action) -> bool,
+    ) -> Vec<(String, &'static str, bool)> {
         let crowded = mode == Mode::Screen(ScreenKind::RolloutBoard);
-        let mut out: Vec<(String, &'static str)> = Vec::new();
+        let mut out: Vec<(String, &'static str, bool)> = Vec::new();
         let shown = self.bindings(mode).filter(|b| match b.hint {
             Hint::Never => false,
             Hint::Always => true,
@@ -111,12 +136,12 @@ impl Keymap {
             if crowded && matches!(b.action, Action::Filter | Action::Command) {
                 continue;
             }
-            match out.iter_mut().find(|(_, d)| *d == b.description) {
-                Some((keys, _)) => {
+            match out.iter_mut().find(|(_, d, _)| *d == b.description) {
+                Some((keys, _, _)) => {
                     keys.push(' ');
                     keys.push_str(&b.key.label());
                 }
-                None => out.push((b.key.label(), b.description)),
+                None => out.push((b.key.label(), b.description, applies(b.action))),
             }
         }
         out
@@ -124,9 +149,21 @@ impl Keymap {
 
     /// The help: one line per action, with every key that does it.
     pub fn help(&self, mode: Mode) -> Vec<(String, &'static str)> {
+        self.help_now(mode, &|_| true)
+            .into_iter()
+            .map(|(k, d, _)| (k, d))
+            .collect()
+    }
+
+    /// The help as [`Keymap::help`], with whether each action applies now.
+    pub fn help_now(
+        &self,
+        mode: Mode,
+        applies: &dyn Fn(Action) -> bool,
+    ) -> Vec<(String, &'static str, bool)> {
         by_action(self.bindings(mode))
             .into_iter()
-            .map(|(_, keys, d)| (keys.join(" "), d))
+            .map(|(action, keys, d)| (keys.join(" "), d, applies(action)))
             .collect()
     }
 
@@ -200,6 +237,39 @@ impl Keymap {
                     }
                 }
             }
+            self.check_over(mode)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a question whose key means another thing on the screen it
+    /// is asked over (after `x` on the board, `s` may not mean "stay" when
+    /// it means "skip" on the board): the screen's keys are still in sight.
+    /// Answers that close the question (`y`, `n`, `esc`) are the same
+    /// everywhere and left out, as is the key of the action that asked.
+    fn check_over(&self, mode: Mode) -> Result<(), RemapError> {
+        let Some(under) = mode.over() else {
+            return Ok(());
+        };
+        let shared = |t: &Table| under.tables().contains(t);
+        for table in mode.tables().iter().filter(|t| !shared(t)) {
+            for b in self.table(*table).iter().filter(|b| !closes(b.action)) {
+                let key = b.key.normal().folded();
+                let clash = self.bindings(under).find(|u| {
+                    u.key.normal().folded() == key
+                        && u.action != b.action
+                        && Some(u.action) != asked_by(b.action)
+                });
+                if let Some(u) = clash {
+                    return Err(RemapError::Shadow {
+                        key: b.key.label(),
+                        under: u.action,
+                        asked: b.action,
+                        screen: under.title(),
+                        mode: mode.title(),
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -237,6 +307,23 @@ fn by_action<'a>(
         }
     }
     lines
+}
+
+/// Answers that close a question, the same on every question.
+fn closes(action: Action) -> bool {
+    matches!(
+        action,
+        Action::Yes | Action::No | Action::Cancel | Action::KeepEditing | Action::KeepMine
+    )
+}
+
+/// The action on the screen underneath whose question this answer belongs
+/// to: its key may repeat that action's key (`x` then `x`).
+fn asked_by(answer: Action) -> Option<Action> {
+    match answer {
+        Action::Stay | Action::RollBack => Some(Action::Abort),
+        _ => None,
+    }
 }
 
 /// A table's actions, for an error message.
@@ -426,7 +513,11 @@ mod tests {
             (
                 Mode::AbortChoice,
                 false,
-                pairs(&[("s", "stay (abort)"), ("b", "roll back"), ("esc", "cancel")]),
+                pairs(&[
+                    ("x", "abort (clusters stay)"),
+                    ("b", "roll back"),
+                    ("esc", "cancel"),
+                ]),
             ),
             (
                 Mode::Confirm,
@@ -492,6 +583,81 @@ mod tests {
         let printed = map.describe();
         assert!(printed.contains("board: the rollout board"), "{printed}");
         assert!(printed.contains("  approve        a"), "{printed}");
+    }
+
+    /// A question over the board may not give a board key another meaning;
+    /// its answers (`y`, `n`, `esc`) and the key that asked (`x`) may.
+    #[test]
+    fn a_question_keeps_the_meaning_of_the_keys_underneath() {
+        let mut map = Keymap::default();
+        map.rebind(Table::Abort, Action::Stay, &[Key::char('s')])
+            .unwrap();
+        let err = map.check().unwrap_err();
+        assert_eq!(
+            err,
+            RemapError::Shadow {
+                key: "s".into(),
+                under: Action::Skip,
+                asked: Action::Stay,
+                screen: "rollout board",
+                mode: "stopping a rollout",
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "`s` means `skip` on the rollout board but `stay` while stopping a rollout, \
+             which is asked over it: give one of them another key"
+        );
+        // Moving skip away settles it (not to `S`: the question takes `S`
+        // as `s`).
+        map.rebind(Table::Board, Action::Skip, &[Key::char('S')])
+            .unwrap();
+        assert!(map.check().is_err());
+        map.rebind(Table::Board, Action::Skip, &[Key::char('l')])
+            .unwrap();
+        assert_eq!(map.check(), Ok(()));
+        // Answers that close a question may be anything underneath.
+        let mut map = Keymap::default();
+        map.rebind(Table::Confirm, Action::No, &[Key::char('a')])
+            .unwrap();
+        assert_eq!(map.check(), Ok(()));
+        // `y`, `p`... asked after `x` would mean something else on the board.
+        let mut map = Keymap::default();
+        map.rebind(Table::Abort, Action::RollBack, &[Key::char('p')])
+            .unwrap();
+        assert!(matches!(map.check(), Err(RemapError::Shadow { .. })));
+        // A question takes an upper-case key as its lower case, both ways.
+        let mut map = Keymap::default();
+        map.rebind(Table::Abort, Action::RollBack, &[Key::char('B')])
+            .unwrap();
+        for c in ['b', 'B'] {
+            let event = key(KeyCode::Char(c), KeyModifiers::NONE);
+            assert_eq!(
+                map.action(Mode::AbortChoice, &event),
+                Some(Action::RollBack)
+            );
+        }
+    }
+
+    /// The hint bar and the help say which actions apply now.
+    #[test]
+    fn hints_and_help_carry_what_applies() {
+        let map = Keymap::default();
+        let mode = Mode::Screen(ScreenKind::RolloutBoard);
+        let only_resume = |a: Action| !matches!(a, Action::Approve | Action::Pause);
+        let hints = map.hints_now(mode, false, &only_resume);
+        assert_eq!(hints[0], ("a".to_string(), "approve", false));
+        assert_eq!(hints[1], ("p".to_string(), "pause", false));
+        assert_eq!(hints[2], ("r".to_string(), "resume", true));
+        let help = map.help_now(mode, &only_resume);
+        assert!(help.contains(&(
+            "a".to_string(),
+            "approve the wave that waits for approval",
+            false
+        )));
+        assert!(help.contains(&("j ↓".to_string(), "down", true)));
+        // Without a question, everything applies.
+        assert!(map.hints(mode, false).len() == hints.len());
     }
 
     #[test]

@@ -270,6 +270,16 @@ impl Mode {
             .collect()
     }
 
+    /// The screen a question is asked over, whose keys stay in sight: a
+    /// key of the question must not mean something else there.
+    pub fn over(self) -> Option<Mode> {
+        match self {
+            Mode::AbortChoice | Mode::Confirm => Some(Mode::Screen(ScreenKind::RolloutBoard)),
+            Mode::Review | Mode::Discard | Mode::Conflict => Some(Mode::Screen(ScreenKind::Editor)),
+            _ => None,
+        }
+    }
+
     /// How the help and error messages name the mode.
     pub fn title(self) -> &'static str {
         match self {
@@ -381,6 +391,8 @@ const LIST: &[Binding] = &[
 const CLUSTERS: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Open, "details", true),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
+    bind(Key::char('o'), Action::Rollout, "rollout", true)
+        .explained("the board of the selected cluster's rollout"),
 ];
 
 const CLUSTER: &[Binding] = &[
@@ -391,6 +403,10 @@ const CLUSTER: &[Binding] = &[
     bind(Key::char('v'), Action::Events, "events", true)
         .explained("the engine's events about this cluster"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
+    // Not in the hint bar, to leave room: the summary line names the
+    // rollout, and the help the key.
+    bind(Key::char('o'), Action::Rollout, "rollout", false)
+        .explained("the board of this cluster's rollout"),
 ];
 
 const EVENTS: &[Binding] = &[
@@ -491,7 +507,8 @@ const PROMPT: &[Binding] = &[
 ];
 
 const ABORT: &[Binding] = &[
-    bind(Key::char('s'), Action::Stay, "stay (abort)", true),
+    // `x` again: what `x` means on the board underneath.
+    bind(Key::char('x'), Action::Stay, "abort (clusters stay)", true),
     bind(Key::char('b'), Action::RollBack, "roll back", true),
     bind(Key::plain(KeyCode::Esc), Action::Cancel, "cancel", true),
     bind(Key::char('n'), Action::Cancel, "cancel", false),

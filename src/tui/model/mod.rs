@@ -1,7 +1,8 @@
 //! What the console knows, without a terminal: the objects and the
 //! [`snapshot::Snapshot`] read from the stores, the rows every screen lists
 //! and the one filter rule, health and ages, the values a service gets, the
-//! rollout board's rows and the checks of its requests, the patches a values
+//! rollout board's rows and the checks of its requests, a cluster's pending
+//! revision and the templates' usage counts, the patches a values
 //! edit sends, the banner of failing watches, and the engine's Events.
 //!
 //! Nothing here draws or reads keys: no ratatui, no crossterm.
@@ -13,9 +14,11 @@ pub mod filter;
 pub mod health;
 pub mod key;
 pub mod patch;
+pub mod pending;
 pub mod rollouts;
 pub mod rows;
 pub mod snapshot;
+pub mod usage;
 pub mod values;
 
 #[cfg(test)]

@@ -202,6 +202,37 @@ pub fn waiting_wave(status: &TemplateRolloutStatus) -> Option<u32> {
         .map(|w| w.number)
 }
 
+/// What a wave's heading says of its approval, in agreement with the
+/// rollout's phase: a wave that waits for approval while the rollout is
+/// paused cannot be approved until it resumes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Approval<'a> {
+    /// Approved, by whom and when.
+    By(&'a WaveStatus),
+    /// Waits for approval, and the approve key would approve it now.
+    Awaited,
+    /// Waits for approval once the paused rollout resumes.
+    AfterResume,
+    /// Was waiting for approval when the rollout stopped in this phase.
+    Stopped(RolloutPhase),
+    /// Nothing to say.
+    None,
+}
+
+pub fn approval<'a>(status: &TemplateRolloutStatus, wave: &'a WaveStatus) -> Approval<'a> {
+    if wave.approved_by.is_some() {
+        return Approval::By(wave);
+    }
+    if wave.state != WaveState::WaitingForApproval {
+        return Approval::None;
+    }
+    match status.phase {
+        _ if waiting_wave(status) == Some(wave.number) => Approval::Awaited,
+        RolloutPhase::Paused => Approval::AfterResume,
+        phase => Approval::Stopped(phase),
+    }
+}
+
 /// Whether the engine would carry out `request` in the rollout's present
 /// state, and if not, why not (in the engine's words). The console asks
 /// only what can be done, so a key that does not apply says why instead.
@@ -374,6 +405,29 @@ mod tests {
         assert!(check(&done, &Request::Abort).is_err());
         assert_eq!(check(&done, &Request::Rollback), Ok(()));
         assert!(check(&status(RolloutPhase::RolledBack), &Request::Rollback).is_err());
+    }
+
+    #[test]
+    fn a_wave_waits_for_approval_only_while_the_rollout_does() {
+        let waiting = status(RolloutPhase::WaitingForApproval);
+        let wave2 = &waiting.waves[1];
+        assert_eq!(approval(&waiting, wave2), Approval::Awaited);
+        assert_eq!(approval(&waiting, &waiting.waves[0]), Approval::None);
+        // Paused: the wave still waits, but `a` would be refused.
+        let paused = status(RolloutPhase::Paused);
+        assert_eq!(approval(&paused, &paused.waves[1]), Approval::AfterResume);
+        assert!(check(&paused, &Request::Approve(Some(2))).is_err());
+        let aborted = status(RolloutPhase::Aborted);
+        assert_eq!(
+            approval(&aborted, &aborted.waves[1]),
+            Approval::Stopped(RolloutPhase::Aborted)
+        );
+        let mut approved = waiting.clone();
+        approved.waves[1].approved_by = Some("alice".into());
+        assert!(matches!(
+            approval(&approved, &approved.waves[1]),
+            Approval::By(_)
+        ));
     }
 
     #[test]

@@ -7,9 +7,10 @@ use k8s_openapi::api::events::v1::Event;
 use kube::ResourceExt;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
-use crate::plan::services::service_templates_of;
 use crate::tui::model::events;
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::pending::{PendingRevision, pending_revisions};
+use crate::tui::model::usage::{pending_usage, usage};
 
 /// What the console shows, read from the stores in one go: sorted by
 /// namespace and name, with the counts the screens need.
@@ -22,8 +23,13 @@ pub struct Snapshot {
     pub rollouts: Vec<Arc<TemplateRollout>>,
     /// The engine's Events, the last seen first.
     pub events: Vec<Arc<Event>>,
-    /// How many clusters use each template.
+    /// How many clusters use each template: a ServiceTemplate counts the
+    /// clusters whose given revision runs it.
     pub usage: HashMap<ObjKey, usize>,
+    /// How many clusters a moving rollout is yet to give a ServiceTemplate.
+    pub pending_usage: HashMap<ObjKey, usize>,
+    /// By cluster: the revision a moving rollout is to give it.
+    pub pending: HashMap<ObjKey, PendingRevision>,
 }
 
 fn sort_by_key<K: kube::Resource>(v: &mut [Arc<K>]) {
@@ -42,28 +48,7 @@ impl Snapshot {
         sort_by_key(&mut clusters);
         sort_by_key(&mut cluster_templates);
         sort_by_key(&mut service_templates);
-        let mut usage: HashMap<ObjKey, usize> = HashMap::new();
-        for mc in &clusters {
-            let ns = mc.namespace().unwrap_or_default();
-            let key = |kind, name: &str| ObjKey {
-                kind,
-                namespace: ns.clone(),
-                name: name.to_string(),
-            };
-            *usage
-                .entry(key(Kind::ClusterTemplate, &mc.spec.template))
-                .or_default() += 1;
-            let template = cluster_templates.iter().find(|t| {
-                t.namespace().as_deref() == Some(&ns) && t.name_any() == mc.spec.template
-            });
-            let template_services = template.map_or(&[][..], |t| &t.spec.services);
-            let mut used = service_templates_of(template_services, &mc.spec.services);
-            used.sort_unstable();
-            used.dedup();
-            for st in used {
-                *usage.entry(key(Kind::ServiceTemplate, st)).or_default() += 1;
-            }
-        }
+        let usage = usage(&clusters, &cluster_templates);
         Snapshot {
             clusters,
             cluster_templates,
@@ -71,6 +56,8 @@ impl Snapshot {
             rollouts: Vec::new(),
             events: Vec::new(),
             usage,
+            pending_usage: HashMap::new(),
+            pending: HashMap::new(),
         }
     }
 
@@ -93,6 +80,8 @@ impl Snapshot {
             };
             key(a).cmp(&key(b))
         });
+        self.pending = pending_revisions(&self.clusters, &rollouts);
+        self.pending_usage = pending_usage(&self.clusters, &self.cluster_templates, &self.pending);
         self.rollouts = rollouts;
         self
     }

@@ -1,15 +1,18 @@
 //! The rollout board's requests: approve, pause, resume, abort or roll
-//! back, skip and retry. Each is checked against the rollout's state and
+//! back, skip and retry; and the way to a cluster's board. Each is checked against the rollout's state and
 //! refused with the reason on the message line, asked to confirm when it
 //! cannot be undone, and sent as a [`Command::Request`].
 
 use crate::api::{TemplateRollout, TemplateRolloutStatus};
 use crate::plan::rollout::Request;
-use crate::tui::model::key::ObjKey;
+use crate::tui::keys::Action;
+use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::pending::rollout_of;
 use crate::tui::model::rollouts::{self, BoardRow};
 use crate::tui::model::rows::board;
 use crate::tui::state::app::{App, Command, Modal, refuse_writes};
 use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::navigation::{fit_at, push, selected_key};
 use crate::tui::state::view::Screen;
 
 /// The rollout of the board on screen, with its status.
@@ -44,17 +47,16 @@ pub(crate) fn board_cluster(app: &App) -> Option<String> {
         .nth(view.selected)
 }
 
-/// A request from a board key: `make` builds it from the rollout's status
-/// and the selected cluster (`Err` names the request when a cluster is
-/// needed and none is selected). It is refused, with the reason on the
-/// message line, when the console is read-only or the rollout's state does
-/// not allow it; a skip asks to confirm first; anything else is sent.
-fn ask(
-    app: &mut App,
-    make: impl FnOnce(&TemplateRolloutStatus, Option<String>) -> Result<Request, &'static str>,
-) -> Vec<Command> {
+/// Builds a request from the rollout's status and the selected cluster
+/// (`Err` names the request when a cluster is needed and none is selected).
+type Make = fn(&TemplateRolloutStatus, Option<String>) -> Result<Request, &'static str>;
+
+/// A request from a board key, checked: refused, with the reason, when the
+/// console is read-only or the rollout's state does not allow it; else the
+/// rollout, the request, and the question to ask first (a skip).
+fn checked(app: &App, make: Make) -> Result<(ObjKey, Request, Option<String>), String> {
     let cluster = board_cluster(app);
-    let outcome = board_rollout(app).and_then(|(key, r, status)| {
+    board_rollout(app).and_then(|(key, r, status)| {
         let request =
             make(status, cluster).map_err(|what| format!("no cluster selected to {what}"))?;
         if let Some(why) = refuse_writes(app, request.action()) {
@@ -64,8 +66,13 @@ fn ask(
         let question =
             matches!(request, Request::Skip(_)).then(|| rollouts::question(r, status, &request));
         Ok((key, request, question))
-    });
-    match outcome {
+    })
+}
+
+/// A request from a board key: refused with the reason on the message
+/// line, asked to confirm first (a skip), or sent.
+fn ask(app: &mut App, make: Make) -> Vec<Command> {
+    match checked(app, make) {
         Err(why) => {
             app.flash(FlashLevel::Warn, why);
             Vec::new()
@@ -82,10 +89,10 @@ fn ask(
     }
 }
 
-/// `x`: asks whether to stop where it stands or to roll back, when either
-/// is possible.
-pub(crate) fn stop_choice(app: &mut App) -> Vec<Command> {
-    let outcome = board_rollout(app).and_then(|(key, _, status)| {
+/// Whether `x` may ask how to stop: when aborting or rolling back is
+/// possible.
+fn stop_checked(app: &App) -> Result<ObjKey, String> {
+    board_rollout(app).and_then(|(key, _, status)| {
         if let Some(why) = refuse_writes(app, "abort or roll back") {
             return Err(why);
         }
@@ -96,12 +103,76 @@ pub(crate) fn stop_choice(app: &mut App) -> Vec<Command> {
             (Err(_), Err(why)) => Err(why.replace("roll back", "abort or roll back")),
             _ => Ok(key),
         }
-    });
-    match outcome {
+    })
+}
+
+/// `x`: asks whether to stop where it stands or to roll back, when either
+/// is possible.
+pub(crate) fn stop_choice(app: &mut App) -> Vec<Command> {
+    match stop_checked(app) {
         Ok(rollout) => app.modal = Some(Modal::StopChoice { rollout }),
         Err(why) => app.flash(FlashLevel::Warn, why),
     }
     Vec::new()
+}
+
+/// Why a board key, or an answer to "stop or roll back?", would be refused
+/// now; `None` when it would not (or the action is not the board's).
+pub(crate) fn refusal(app: &App, action: Action) -> Option<String> {
+    let make: Make = match action {
+        Action::Approve => approve_request,
+        Action::Pause => |_, _| Ok(Request::Pause),
+        Action::Resume => |_, _| Ok(Request::Resume),
+        Action::Skip => skip_request,
+        Action::Retry => retry_request,
+        Action::Stay => |_, _| Ok(Request::Abort),
+        Action::RollBack => |_, _| Ok(Request::Rollback),
+        Action::Abort => return stop_checked(app).err(),
+        _ => return None,
+    };
+    checked(app, make).err()
+}
+
+/// The rollout of the cluster on screen (a cluster's screen) or selected
+/// (the clusters screen): the one that moves it, else the newest of its
+/// template that lists it.
+pub(crate) fn cluster_rollout(app: &App) -> Result<ObjKey, String> {
+    let key = match app.screen() {
+        Screen::Clusters | Screen::ClusterDetail(_) => selected_key(app),
+        _ => None,
+    }
+    .filter(|k| k.kind == Kind::ManagedCluster)
+    .ok_or_else(|| "no cluster selected".to_string())?;
+    let Some(mc) = app.data.cluster(&key.namespace, &key.name) else {
+        return Err(format!("{} no longer exists", key.name));
+    };
+    rollout_of(mc, app.data.pending.get(&key), &app.data.rollouts)
+        .ok_or_else(|| format!("no rollout of {} includes {}", mc.spec.template, key.name))
+}
+
+/// `o` on a cluster: the board of its rollout, the cursor on the cluster.
+pub(crate) fn open_for_cluster(app: &mut App) {
+    let cluster = selected_key(app).map(|k| k.name);
+    match cluster_rollout(app) {
+        Ok(key) => {
+            let index = app
+                .data
+                .rollout(&key.namespace, &key.name)
+                .and_then(|r| r.status.as_ref())
+                .and_then(|s| {
+                    rollouts::board_clusters(s, "")
+                        .iter()
+                        .position(|c| Some(&c.name) == cluster.as_ref())
+                });
+            push(app, Screen::Rollout(key));
+            if let Some(index) = index {
+                app.view_mut().selected = index;
+                let last = app.stack.len() - 1;
+                fit_at(app, last);
+            }
+        }
+        Err(why) => app.flash(FlashLevel::Warn, why),
+    }
 }
 
 /// Sends a request, checked once more against the rollout as it is now.
@@ -169,9 +240,14 @@ pub(crate) fn choose_stop(app: &mut App, rollout: ObjKey, request: Request) {
 
 /// Approve the wave that waits.
 pub(crate) fn approve(app: &mut App) -> Vec<Command> {
-    ask(app, |status, _| {
-        Ok(Request::Approve(rollouts::waiting_wave(status)))
-    })
+    ask(app, approve_request)
+}
+
+fn approve_request(
+    status: &TemplateRolloutStatus,
+    _: Option<String>,
+) -> Result<Request, &'static str> {
+    Ok(Request::Approve(rollouts::waiting_wave(status)))
 }
 
 pub(crate) fn pause(app: &mut App) -> Vec<Command> {
@@ -184,10 +260,18 @@ pub(crate) fn resume(app: &mut App) -> Vec<Command> {
 
 /// Leave the selected cluster out (asks to confirm).
 pub(crate) fn skip(app: &mut App) -> Vec<Command> {
-    ask(app, |_, c| Ok(Request::Skip(c.ok_or("skip")?)))
+    ask(app, skip_request)
+}
+
+fn skip_request(_: &TemplateRolloutStatus, c: Option<String>) -> Result<Request, &'static str> {
+    Ok(Request::Skip(c.ok_or("skip")?))
 }
 
 /// Try the selected failed cluster again.
 pub(crate) fn retry(app: &mut App) -> Vec<Command> {
-    ask(app, |_, c| Ok(Request::Retry(c.ok_or("retry")?)))
+    ask(app, retry_request)
+}
+
+fn retry_request(_: &TemplateRolloutStatus, c: Option<String>) -> Result<Request, &'static str> {
+    Ok(Request::Retry(c.ok_or("retry")?))
 }

@@ -140,6 +140,7 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
                 push(app, Screen::Yaml(key));
             }
         }
+        Action::Rollout => board::open_for_cluster(app),
         Action::Approve => return board::approve(app),
         Action::Pause => return board::pause(app),
         Action::Resume => return board::resume(app),

@@ -3,13 +3,15 @@
 //! returns the [`app::Command`]s the loop runs. No I/O here, so it is tested
 //! without a terminal or a cluster.
 //!
-//! By topic: [`app`] the state and its messages, [`view`] the screens,
+//! By topic: [`app`] the state and its messages, [`applies`] whether an
+//! action applies now, [`view`] the screens,
 //! [`navigation`] rows, selection, crumbs and fitting, [`input`] keys,
 //! prompts, questions and the mouse, [`board`] the rollout board's
 //! requests, [`editing`] and [`editor`] the values editor, [`flash`] the
 //! status line's messages, [`search`] `/` in the yaml and values views.
 
 pub mod app;
+pub mod applies;
 pub mod board;
 pub mod editing;
 pub mod editor;

@@ -10,19 +10,18 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Col, Text, body_block, col, ellipsize, empty_note, flex, section, widths};
-use crate::api::{
-    ClusterRolloutState, ClusterRolloutStatus, RolloutStrategy, TemplateRollout, WaveState,
-};
+use crate::api::{ClusterRolloutState, ClusterRolloutStatus, RolloutStrategy, TemplateRollout};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
 use crate::tui::model::key::ObjKey;
 use crate::tui::model::rollouts::{
-    BoardRow, board_rows, cluster_health, line_of_cluster, phase_health, wave_health,
-    wave_state_name,
+    Approval, BoardRow, approval, board_rows, cluster_health, line_of_cluster, phase_health,
+    wave_health, wave_state_name,
 };
 use crate::tui::state::app::App;
+use crate::tui::state::applies::applies;
 
 const SYMBOL: &str = "▶ ";
 /// Clusters sit under their wave's heading.
@@ -351,23 +350,42 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
                     ),
                     Span::styled(format!("  {updated}/{total} updated"), t.muted()),
                 ]);
-                match (&wave.approved_by, wave.state) {
-                    (Some(by), _) => spans.push(Span::styled(
+                let board = Mode::Screen(ScreenKind::RolloutBoard);
+                let note = match approval(status, wave) {
+                    Approval::By(w) => Some((
                         format!(
-                            "  approved by {by} {}",
-                            age(app.now, wave.approved_at.as_ref())
+                            "  approved by {} {}",
+                            w.approved_by.as_deref().unwrap_or_default(),
+                            age(app.now, w.approved_at.as_ref())
                         ),
                         t.muted(),
                     )),
-                    (None, WaveState::WaitingForApproval) => spans.push(Span::styled(
+                    // Read-only, the key is not offered.
+                    Approval::Awaited if !applies(app, Action::Approve) => {
+                        Some(("  waits for approval".to_string(), t.accent()))
+                    }
+                    Approval::Awaited => Some((
                         format!(
                             "  waits for approval: {} approves",
-                            app.keys
-                                .label(Mode::Screen(ScreenKind::RolloutBoard), Action::Approve)
+                            app.keys.label(board, Action::Approve)
                         ),
                         t.accent().add_modifier(Modifier::BOLD),
                     )),
-                    _ => {}
+                    Approval::AfterResume => Some((
+                        format!(
+                            "  paused: {} resumes, then {} approves",
+                            app.keys.label(board, Action::Resume),
+                            app.keys.label(board, Action::Approve)
+                        ),
+                        t.muted(),
+                    )),
+                    Approval::Stopped(phase) => {
+                        Some((format!("  not approved: the rollout is {phase}"), t.muted()))
+                    }
+                    Approval::None => None,
+                };
+                if let Some((text, style)) = note {
+                    spans.push(Span::styled(text, style));
                 }
                 spans
             }

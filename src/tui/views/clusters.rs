@@ -11,6 +11,7 @@ use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
 use crate::tui::model::health::{cluster_ready, services_ready};
+use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::cluster_rows;
 use crate::tui::state::app::App;
 
@@ -33,7 +34,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("NAME", 12, 28),
         col("READY", 5, 7).drop(1),
         col("TEMPLATE", 12, 28).drop(4),
-        col("REV", 3, 5).drop(6),
+        col("REV", 3, 14).drop(6),
         col("SERVICES", 8, 8).drop(2),
         flex("MESSAGE", 14).drop(3),
         col("AGE", 3, 5).drop(5),
@@ -43,11 +44,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .map(|mc| {
             let (ready, health, message) = cluster_ready(mc);
             let (services, services_health) = services_ready(mc);
-            let revision = mc
-                .status
-                .as_ref()
-                .and_then(|s| s.revision)
-                .map_or_else(|| "-".to_string(), |r| r.to_string());
+            let revision = match app
+                .data
+                .pending
+                .get(&ObjKey::of(Kind::ManagedCluster, &mc.metadata))
+            {
+                // A rollout is to give it, or is giving it, a revision.
+                Some(p) => (p.label(), t.health(p.health())),
+                None => (
+                    mc.status
+                        .as_ref()
+                        .and_then(|s| s.revision)
+                        .map_or_else(|| "-".to_string(), |r| r.to_string()),
+                    Style::new(),
+                ),
+            };
             let message_style = match health {
                 Health::Failed => t.health(Health::Failed),
                 Health::Muted => t.muted(),
@@ -61,7 +72,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 (mc.name_any(), Style::new()),
                 (ready, t.health(health)),
                 (mc.spec.template.clone(), Style::new()),
-                (revision, Style::new()),
+                revision,
                 (services, t.health(services_health)),
                 (message, message_style),
                 (

@@ -32,15 +32,20 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     // The summary line.
     let label = |s: &'static str| Span::styled(s, t.muted());
     let (services, services_health) = services_ready(mc);
-    let mut info = vec![
-        label("template "),
-        Span::raw(mc.spec.template.clone()),
-        label("  revision "),
-        Span::raw(
+    let revision = match app.data.pending.get(key) {
+        // A rollout is to give it, or is giving it, a revision.
+        Some(p) => Span::styled(p.label(), t.health(p.health())),
+        None => Span::raw(
             status
                 .revision
                 .map_or_else(|| "-".to_string(), |r| r.to_string()),
         ),
+    };
+    let mut info = vec![
+        label("template "),
+        Span::raw(mc.spec.template.clone()),
+        label("  revision "),
+        revision,
         label("  services "),
         Span::styled(services, t.health(services_health)),
         label("  age "),
@@ -51,6 +56,19 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     }
     if mc.metadata.deletion_timestamp.is_some() {
         info.push(Span::styled("  deleting", t.muted()));
+    }
+    if let Some(p) = app.data.pending.get(key) {
+        // The rollout, with its phase when there is room (`o` opens it).
+        let used: usize = info.iter().map(Span::width).sum();
+        let room = usize::from(parts.info.width).saturating_sub(used + "  rollout ".len());
+        let long = format!("{} {}", p.rollout, p.phase);
+        let shown = [long, p.rollout.clone()]
+            .into_iter()
+            .find(|s| s.chars().count() <= room);
+        if let Some(text) = shown {
+            info.push(label("  rollout "));
+            info.push(Span::raw(text));
+        }
     }
     frame.render_widget(Paragraph::new(Line::from(info)), parts.info);
 

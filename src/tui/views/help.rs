@@ -7,33 +7,37 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::tui::keys;
 use crate::tui::state::app::App;
+use crate::tui::state::applies::applies;
 
 /// One entry of the help: a key (or command) and what it does, with an
-/// optional muted tail.
+/// optional muted tail; dimmed when it does not apply now.
 struct Entry {
     key: String,
     text: String,
     tail: String,
+    now: bool,
 }
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let mode = keys::Mode::Screen(app.screen().kind());
-    let bindings = app.keys.help(mode);
+    let bindings = app.keys.help_now(mode, &|a| applies(app, a));
     let key_w = bindings
         .iter()
-        .map(|(k, _)| k.chars().count())
+        .map(|(k, _, _)| k.chars().count())
         .chain(keys::COMMANDS.iter().map(|c| c.name.len() + 1))
         .max()
         .unwrap_or(8)
         + 2;
     let mut entries: Vec<Option<Entry>> = bindings
         .iter()
-        .map(|(k, d)| {
+        .map(|(k, d, now)| {
             Some(Entry {
                 key: k.clone(),
                 text: (*d).to_string(),
-                tail: String::new(),
+                // Said as well as dimmed: what does not apply now.
+                tail: if *now { String::new() } else { " (not now)".into() },
+                now: *now,
             })
         })
         .collect();
@@ -47,6 +51,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 key: format!(":{}", c.name),
                 text: c.description.to_string(),
                 tail: format!("  ({})", aliases.join(" ")),
+                now: true,
             })
         }));
     } else {
@@ -58,6 +63,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             key: "commands".into(),
             text: names.join(" "),
             tail: String::new(),
+            now: true,
         }));
     }
     // As wide as the longest entry, within the screen; longer ones wrap
@@ -90,10 +96,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         let last = parts.len() - 1;
         for (i, part) in parts.into_iter().enumerate() {
             let key = if i == 0 { e.key.as_str() } else { "" };
+            let (key_style, text_style) = if e.now {
+                (t.title(), ratatui::style::Style::new())
+            } else {
+                (t.dimmed(), t.dimmed())
+            };
             let mut spans = vec![
-                Span::styled(format!("{key:>key_w$}"), t.title()),
+                Span::styled(format!("{key:>key_w$}"), key_style),
                 Span::raw("  "),
-                Span::raw(part),
+                Span::styled(part, text_style),
             ];
             if i == last && !e.tail.is_empty() {
                 let tail = if tail_line {
@@ -101,7 +112,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 } else {
                     &e.tail
                 };
-                spans.push(Span::styled(tail.to_string(), t.muted()));
+                let tail_style = if e.now { t.muted() } else { t.dimmed() };
+                spans.push(Span::styled(tail.to_string(), tail_style));
             }
             lines.push(Line::from(spans));
         }

@@ -18,6 +18,9 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod state_tests;
+
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
@@ -27,6 +30,7 @@ use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, T
 use crate::tui::keys::{self, Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::state::app::{App, Engine, Input};
+use crate::tui::state::applies::applies;
 use crate::tui::state::editor::Stage;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::view::{Screen, View};
@@ -219,10 +223,11 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
 fn hints(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let mode = app.mode();
-    let pairs: Vec<(String, &str)> = match mode {
+    let applies = |a| applies(app, a);
+    let pairs: Vec<(String, &str, bool)> = match mode {
         Mode::Screen(_) if app.help => vec![
-            (app.keys.label(mode, Action::Back), "close help"),
-            (app.keys.label(mode, Action::Quit), "quit"),
+            (app.keys.label(mode, Action::Back), "close help", true),
+            (app.keys.label(mode, Action::Quit), "quit", true),
         ],
         // Nothing to press while a save is on its way.
         Mode::Screen(ScreenKind::Editor)
@@ -235,30 +240,35 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         }
         _ => {
             let note = app.editor.as_ref().is_some_and(|e| e.note.is_some());
-            app.keys.hints(mode, note)
+            app.keys.hints_now(mode, note, &applies)
         }
     };
     // Short of room: the command prompt's hint goes first (`?` lists it).
     let needed: usize = pairs
         .iter()
-        .map(|(k, d)| k.chars().count() + 1 + d.chars().count() + 2)
+        .map(|(k, d, _)| k.chars().count() + 1 + d.chars().count() + 2)
         .sum::<usize>()
         .saturating_sub(2);
     let mut pairs = pairs;
     if needed > usize::from(area.width) {
-        pairs.retain(|(k, _)| k != ":");
+        pairs.retain(|(k, _, _)| k != ":");
     }
     let mut spans = Vec::new();
-    for (i, (key, desc)) in pairs.into_iter().enumerate() {
+    for (i, (key, desc, now)) in pairs.into_iter().enumerate() {
         if i > 0 {
             spans.push(Span::raw("  "));
         }
-        spans.push(Span::styled(
-            key,
-            Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
-        ));
+        let (key_style, desc_style) = if now {
+            (
+                Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+                t.muted(),
+            )
+        } else {
+            (t.dimmed(), t.dimmed())
+        };
+        spans.push(Span::styled(key, key_style));
         spans.push(Span::raw(" "));
-        spans.push(Span::styled(desc, t.muted()));
+        spans.push(Span::styled(desc, desc_style));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

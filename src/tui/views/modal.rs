@@ -44,7 +44,7 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
                 Line::default(),
                 Line::from(vec![
                     key(Mode::AbortChoice, Action::Stay),
-                    Span::raw("stay: abort; updated clusters keep the new revision"),
+                    Span::raw("abort: no more waves; updated clusters keep the new revision"),
                 ]),
                 Line::from(vec![
                     key(Mode::AbortChoice, Action::RollBack),

@@ -22,21 +22,22 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, area);
     let inner = layout::inner(area);
 
-    // Narrow, the columns give way in this order: AGE, CHANGE, UPDATED,
-    // WAVE, PHASE; NAMESPACE, TEMPLATE and REV (which tell rollouts
-    // apart) stay.
+    // Narrow, the columns give way in this order: REV, TEMPLATE (the name
+    // holds both), AGE, CHANGE, UPDATED, WAVE, PHASE; NAMESPACE and NAME
+    // stay.
     let all = app.all_namespaces();
     let mut cols: Vec<Col> = Vec::new();
     if all {
         cols.push(col("NAMESPACE", 10, 16));
     }
     cols.extend([
-        col("TEMPLATE", 12, 28),
-        col("REV", 3, 5),
+        col("NAME", 20, 32),
+        col("TEMPLATE", 12, 28).drop(6),
+        col("REV", 3, 5).drop(7),
         col("PHASE", 18, 18).drop(1),
         col("WAVE", 4, 5).drop(2),
         col("UPDATED", 7, 9).drop(3),
-        flex("CHANGE", 10).drop(4),
+        flex("CHANGE", 12).drop(4),
         col("AGE", 3, 5).drop(5),
     ]);
     let cells: Vec<Vec<Text>> = rows
@@ -51,6 +52,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 row.push((r.namespace().unwrap_or_default(), t.muted()));
             }
             row.extend([
+                (r.name_any(), Style::new()),
                 (r.spec.template.clone(), Style::new()),
                 (r.spec.revision.to_string(), Style::new()),
                 (phase.to_string(), t.health(health)),

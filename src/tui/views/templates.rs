@@ -8,6 +8,7 @@ use super::{Col, Text, body_block, col, count, empty_note, flex, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
 use crate::tui::model::rows::template_rows;
+use crate::tui::model::usage::in_use;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
@@ -32,7 +33,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("CHART", 16, 28).drop(3),
         col("SERVICES", 12, 32).drop(6),
         col("REV", 3, 5).drop(5),
-        col("IN USE", 6, 6).drop(2),
+        col("IN USE", 6, 14).drop(2),
         flex("DESCRIPTION", 12).drop(4),
     ]);
     let cells: Vec<Vec<Text>> = rows
@@ -42,6 +43,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             let (valid, health) = tr.valid();
             let (message, is_error) = tr.message();
             let used = app.data.usage.get(&key).copied().unwrap_or(0);
+            let pending = app.data.pending_usage.get(&key).copied().unwrap_or(0);
             let mut row: Vec<Text> = vec![(tr.kind().into(), t.accent())];
             if all {
                 row.push((key.namespace.clone(), t.muted()));
@@ -53,8 +55,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 (tr.services(), Style::new()),
                 (tr.revision(), Style::new()),
                 (
-                    used.to_string(),
-                    if used == 0 { t.muted() } else { Style::new() },
+                    in_use(used, pending),
+                    if used + pending == 0 {
+                        t.muted()
+                    } else {
+                        Style::new()
+                    },
                 ),
                 (
                     message,

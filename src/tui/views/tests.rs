@@ -21,14 +21,14 @@ mod narrow;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 
-fn render(app: &mut App, (w, h): (u16, u16)) -> Terminal<TestBackend> {
+pub(super) fn render(app: &mut App, (w, h): (u16, u16)) -> Terminal<TestBackend> {
     update(app, Msg::Resize(w, h));
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| super::draw(app, f)).unwrap();
     terminal
 }
 
-fn text(app: &mut App, size: (u16, u16)) -> String {
+pub(super) fn text(app: &mut App, size: (u16, u16)) -> String {
     render(app, size).backend().to_string()
 }
 
@@ -37,7 +37,7 @@ fn press(app: &mut App, code: KeyCode) {
 }
 
 /// Snapshots one state at both sizes.
-fn snap(name: &str, setup: impl Fn() -> App) {
+pub(super) fn snap(name: &str, setup: impl Fn() -> App) {
     for size in SIZES {
         let mut app = setup();
         let name = format!("{name}_{}x{}", size.0, size.1);
@@ -800,7 +800,7 @@ fn remapped(text: &str) -> crate::tui::keys::Keymap {
 #[test]
 fn remapped_keys_are_the_ones_the_screen_names() {
     let mut app = board_app();
-    app.keys = remapped("keys:\n  board:\n    approve: A\n  abort:\n    roll-back: R\n");
+    app.keys = remapped("keys:\n  board:\n    approve: A\n  abort:\n    roll-back: B\n");
     let screen = text(&mut app, (120, 40));
     assert!(
         screen.contains("waits for approval: A approves"),
@@ -810,8 +810,8 @@ fn remapped_keys_are_the_ones_the_screen_names() {
     assert!(!screen.contains("a approve"), "{screen}");
     press(&mut app, KeyCode::Char('x'));
     let screen = text(&mut app, (120, 40));
-    assert!(screen.contains("  R  roll back"), "{screen}");
-    assert!(screen.contains("R roll back"), "the hint bar: {screen}");
+    assert!(screen.contains("  B  roll back"), "{screen}");
+    assert!(screen.contains("B roll back"), "the hint bar: {screen}");
     press(&mut app, KeyCode::Char('q'));
     assert!(app.modal.is_none());
     press(&mut app, KeyCode::Char('?'));

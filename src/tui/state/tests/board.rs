@@ -208,9 +208,9 @@ fn abort_chooses_then_confirms() {
     assert!(press(&mut app, KeyCode::Esc).is_empty());
     assert!(app.modal.is_none());
     assert_eq!(app.stack.len(), 3, "esc closed the modal, not the board");
-    // s: stay (abort), then y.
+    // x again: abort, the clusters stay; then y.
     press(&mut app, KeyCode::Char('x'));
-    assert!(press(&mut app, KeyCode::Char('s')).is_empty());
+    assert!(press(&mut app, KeyCode::Char('x')).is_empty());
     assert!(matches!(
         &app.modal,
         Some(Modal::Confirm { request: Request::Abort, question, .. })
@@ -241,7 +241,7 @@ fn abort_chooses_then_confirms() {
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('x'));
-    press(&mut app, KeyCode::Char('s'));
+    press(&mut app, KeyCode::Char('x'));
     assert_eq!(
         flash_text(&app),
         "nothing to abort: the rollout is Succeeded"
@@ -273,7 +273,7 @@ fn a_read_only_console_refuses_requests() {
     // A question asked before the console became read-only sends nothing.
     let mut app = board_app();
     press(&mut app, KeyCode::Char('x'));
-    press(&mut app, KeyCode::Char('s'));
+    press(&mut app, KeyCode::Char('x'));
     app.target.readonly = true;
     assert!(press(&mut app, KeyCode::Char('y')).is_empty());
     assert!(flash_text(&app).contains("read-only"));
