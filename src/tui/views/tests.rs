@@ -17,23 +17,23 @@ use crate::tui::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 
-fn render(app: &mut App, (w, h): (u16, u16)) -> Terminal<TestBackend> {
+pub(super) fn render(app: &mut App, (w, h): (u16, u16)) -> Terminal<TestBackend> {
     update(app, Msg::Resize(w, h));
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| super::draw(app, f)).unwrap();
     terminal
 }
 
-fn text(app: &mut App, size: (u16, u16)) -> String {
+pub(super) fn text(app: &mut App, size: (u16, u16)) -> String {
     render(app, size).backend().to_string()
 }
 
-fn press(app: &mut App, code: KeyCode) {
+pub(super) fn press(app: &mut App, code: KeyCode) {
     update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
 }
 
 /// Snapshots one state at both sizes.
-fn snap(name: &str, setup: impl Fn() -> App) {
+pub(super) fn snap(name: &str, setup: impl Fn() -> App) {
     for size in SIZES {
         let mut app = setup();
         let name = format!("{name}_{}x{}", size.0, size.1);
