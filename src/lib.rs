@@ -8,5 +8,6 @@ pub mod capi;
 pub mod engine;
 pub mod flux;
 pub mod plan;
+pub mod startup;
 pub mod store;
 pub mod tui;

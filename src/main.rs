@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use color_eyre::eyre::{Result, WrapErr, eyre};
+use color_eyre::eyre::Result;
 use tokio_util::sync::CancellationToken;
 
 use hmc_tui::engine::{self, Context, Counters, EngineOptions};
+use hmc_tui::startup::{self, UserError};
 use hmc_tui::store::{Scope, Stores};
 
 #[derive(Parser, Debug)]
@@ -90,6 +91,19 @@ async fn main() -> Result<()> {
     let started = std::time::Instant::now();
     color_eyre::install()?;
     let cli = Cli::parse();
+    let result = run(cli, started).await;
+    // The user's own setup (a context, the server, CRDs, permission): one
+    // paragraph and exit 1. Anything else is a bug: color-eyre's report.
+    if let Err(report) = &result
+        && let Some(user) = report.downcast_ref::<UserError>()
+    {
+        eprintln!("hmc-tui: {user}");
+        std::process::exit(1);
+    }
+    result
+}
+
+async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
     match cli.command {
         Some(Command::Crds) => {
             print!("{}", hmc_tui::api::crds_yaml());
@@ -199,18 +213,54 @@ async fn config(cli: &Cli) -> Result<kube::Config> {
         context: cli.context.clone(),
         ..Default::default()
     };
-    let config = match &cli.kubeconfig {
-        Some(path) => {
-            let kc = kube::config::Kubeconfig::read_from(path)
-                .wrap_err_with(|| format!("reading {}", path.display()))?;
-            kube::Config::from_custom_kubeconfig(kc, &options).await?
+    let kubeconfig = match &cli.kubeconfig {
+        Some(path) => Some(kube::config::Kubeconfig::read_from(path).map_err(|e| {
+            startup::bad_kubeconfig(&format!("cannot read {}: {}", path.display(), words(&e)))
+        })?),
+        None if cli.context.is_some() => Some(
+            kube::config::Kubeconfig::read().map_err(|e| startup::bad_kubeconfig(&words(&e)))?,
+        ),
+        None => None,
+    };
+    let config = match kubeconfig {
+        Some(kc) => {
+            let contexts: Vec<String> = kc.contexts.iter().map(|c| c.name.clone()).collect();
+            let current = kc.current_context.clone();
+            kube::Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .map_err(|e| match (&e, &cli.context) {
+                    (kube::config::KubeconfigError::LoadContext(_), Some(wanted))
+                        if !contexts.contains(wanted) =>
+                    {
+                        startup::unknown_context(wanted, &contexts, current.as_deref())
+                    }
+                    _ => startup::bad_kubeconfig(&words(&e)),
+                })?
         }
-        None if cli.context.is_some() => kube::Config::from_kubeconfig(&options).await?,
-        None => kube::Config::infer().await?,
+        None => kube::Config::infer().await.map_err(|e| {
+            startup::bad_kubeconfig(&format!(
+                "no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster ({})",
+                words(&e)
+            ))
+        })?,
     };
     // Connect and read timeouts; `counted_client` adds a deadline to each
     // request that is not a watch.
     Ok(engine::requests::with_timeouts(config))
+}
+
+/// An error and its causes on one line, each said once.
+fn words(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        let more = e.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = e.source();
+    }
+    text
 }
 
 async fn reconcile(cli: &Cli) -> Result<()> {
@@ -222,8 +272,17 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         )
         .init();
     let counters = Arc::new(Counters::default());
-    let client = engine::requests::counted_client(config(cli).await?, counters.requests.clone())?;
-    engine::check_crds(&client).await.map_err(|e| eyre!(e))?;
+    let config = config(cli).await?;
+    let target = startup::Target {
+        cluster: config
+            .cluster_url
+            .to_string()
+            .trim_end_matches('/')
+            .to_string(),
+        context: context_name(cli),
+    };
+    let client = engine::requests::counted_client(config, counters.requests.clone())?;
+    startup::check_crds(&client, true, &target, None).await?;
     let scope = Scope {
         namespace: cli.namespace.clone(),
     };

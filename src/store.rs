@@ -203,7 +203,7 @@ fn classify_client(error: &kube::Error) -> WatchFailure {
 /// The root cause of a connection error in a few words: the I/O error at
 /// the bottom of the chain (`connection refused`), else the innermost
 /// message.
-fn cause(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut innermost = error;
     let mut current = Some(error);
     while let Some(e) = current {

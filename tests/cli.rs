@@ -138,3 +138,95 @@ fn a_nonsense_duration_is_refused_at_start() {
         assert!(err.contains("too short"), "{err}");
     }
 }
+
+/// A kubeconfig with contexts `alpha` (current) and `beta`, both pointing
+/// at `server`, in a folder of its own that also holds the console's
+/// settings and log.
+fn kubeconfig_at(name: &str, server: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hmc-tui-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("kubeconfig");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: alpha\n\
+             clusters:\n- name: c\n  cluster:\n    server: {server}\n\
+             users:\n- name: u\n  user:\n    token: t\n\
+             contexts:\n- name: alpha\n  context: {{cluster: c, user: u}}\n\
+             - name: beta\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Runs the binary on a kubeconfig with a backtrace asked for, and expects
+/// exit 1 with one plain paragraph: no crash report, no backtrace.
+fn refused_plainly(kubeconfig: &std::path::Path, args: &[&str]) -> String {
+    let dir = kubeconfig.parent().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("running hmc-tui");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    for crash in [
+        "Location",
+        "Backtrace",
+        "backtrace",
+        "src/main.rs",
+        "Status {",
+    ] {
+        assert!(!err.contains(crash), "{args:?}: a crash report: {err}");
+    }
+    assert_eq!(err.trim().lines().count(), 1, "one paragraph: {err}");
+    assert!(err.starts_with("hmc-tui: "), "{err}");
+    err
+}
+
+#[test]
+fn a_context_that_does_not_exist_lists_the_ones_that_do() {
+    let kubeconfig = kubeconfig_at("context", "https://127.0.0.1:1");
+    for args in [
+        &["--context", "nosuch", "--no-engine"][..],
+        &["--context", "nosuch", "--reconcile"][..],
+    ] {
+        let err = refused_plainly(&kubeconfig, args);
+        assert!(err.contains("no context \"nosuch\""), "{err}");
+        assert!(err.contains("alpha (current), beta"), "{err}");
+        assert!(err.contains("--context"), "{err}");
+    }
+    std::fs::remove_dir_all(kubeconfig.parent().unwrap()).ok();
+}
+
+#[test]
+fn a_server_that_does_not_answer_is_said_plainly() {
+    // A port nobody listens on: taken, then given back.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = format!("http://127.0.0.1:{port}");
+    let kubeconfig = kubeconfig_at("unreachable", &server);
+    for args in [
+        &["--no-engine"][..],
+        &["--context", "beta"][..],
+        &["--reconcile", "--metrics-addr", "127.0.0.1:0"][..],
+    ] {
+        let err = refused_plainly(&kubeconfig, args);
+        assert!(
+            err.contains(&format!("cannot reach the API server at {server}")),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("connection refused"), "{args:?}: {err}");
+        assert!(err.contains("kubectl --context"), "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(kubeconfig.parent().unwrap()).ok();
+}

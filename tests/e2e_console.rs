@@ -114,12 +114,11 @@ async fn the_console_edits_values_and_approves_a_wave() {
         )
         .await;
     console.keys(&["y"]);
-    console
-        .wait_for("the save to go through", SCREEN, |s| {
-            s.contains("saved the values of ingress-nginx on ManagedCluster c2")
-                || (s.contains("services (1)") && !s.contains("services[ingress-nginx]"))
-        })
-        .await;
+    // The status line says it is saved and what happens next, and keeps
+    // saying so (the engine's warnings go to the header's count).
+    const SAVED: &str = "saved the values of ingress-nginx on ManagedCluster c2; \
+                         the engine applies them to c2 now";
+    console.wait_text(&[SAVED], SCREEN).await;
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
     let spec = mcs.get("c2").await.unwrap().spec;
     let entry = spec
@@ -152,6 +151,13 @@ async fn the_console_edits_values_and_approves_a_wave() {
                 && row_starts(s, "ingress-nginx Installed 4.11.3 1")
         })
         .await;
+    // No key since the save: its answer is still there.
+    let screen = console.screen();
+    assert!(
+        screen.contains(SAVED),
+        "the save's answer stays until a key\n{}",
+        console.report()
+    );
     let child1 = child(1).await;
     assert_eq!(
         deployment_replicas(&child1, &ingress).await,

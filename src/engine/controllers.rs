@@ -29,7 +29,7 @@ use crate::store::{Stores, get};
 /// an exponential, capped, jittered delay per object (see [`backoff`]).
 fn error_policy<K>(controller: &'static str) -> impl Fn(Arc<K>, &Error, Arc<Context>) -> Action
 where
-    K: kube::Resource,
+    K: kube::Resource<DynamicType = ()>,
 {
     move |obj, error, ctx| {
         ctx.counters
@@ -37,8 +37,11 @@ where
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let key = backoff::key(controller, obj.meta().namespace.as_deref(), &obj.name_any());
         let delay = ctx.backoff.failed(key);
+        // `kind`, `namespace` and `object` are the console's warning columns.
         tracing::warn!(
             controller,
+            kind = K::kind(&()).as_ref(),
+            namespace = obj.meta().namespace.as_deref().unwrap_or_default(),
             object = %obj.name_any(),
             error = %error,
             label = error.metric_label(),

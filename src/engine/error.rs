@@ -4,7 +4,8 @@ use thiserror::Error;
 /// they read status conditions, which say what to do.
 #[derive(Error, Debug)]
 pub enum Error {
-    #[error("Kubernetes API: {0}")]
+    /// Said in words: the API server's message, never its Debug dump.
+    #[error("{}", kube_words(.0))]
     Kube(#[from] kube::Error),
 
     #[error("finalizer: {0}")]
@@ -40,6 +41,25 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A client error in words: the API server's own message
+/// (`namespaces "bomb-4977" not found`), or why it could not be reached
+/// (`cannot reach the API server: connection refused`).
+pub fn kube_words(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) if status.message.is_empty() => {
+            format!("the API server said {} ({})", status.reason, status.code)
+        }
+        kube::Error::Api(status) => status.message.clone(),
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => {
+            format!(
+                "cannot reach the API server: {}",
+                crate::store::cause(error)
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
 /// An object that has the name the engine wants to write, and belongs to
 /// something else.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +82,37 @@ impl std::fmt::Display for Conflict {
                 "{noun} {name} already exists and is not managed by hmc-tui; \
                  it is left alone: rename one of them or remove it"
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(code: u16, reason: &str, message: &str) -> kube::Error {
+        kube::Error::Api(
+            kube::core::Status::failure(message, reason)
+                .with_code(code)
+                .boxed(),
+        )
+    }
+
+    #[test]
+    fn api_errors_read_as_the_servers_words() {
+        let e = Error::Kube(api(404, "NotFound", "namespaces \"bomb-4977\" not found"));
+        assert_eq!(e.to_string(), "namespaces \"bomb-4977\" not found");
+        let e = Error::Kube(api(500, "InternalError", ""));
+        assert_eq!(e.to_string(), "the API server said InternalError (500)");
+        for text in [
+            Error::Kube(api(409, "Conflict", "the object has been modified")).to_string(),
+            Error::Finalizer(Box::new(kube::runtime::finalizer::Error::ApplyFailed(
+                Error::Kube(api(403, "Forbidden", "forbidden: cannot patch")),
+            )))
+            .to_string(),
+        ] {
+            assert!(!text.contains("Status {"), "{text}");
+            assert!(!text.contains("ApiError"), "{text}");
         }
     }
 }

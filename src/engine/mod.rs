@@ -72,23 +72,17 @@ const REQUIRED_CRDS: &[(&str, &str)] = &[
     ("clusters.cluster.x-k8s.io", "install Cluster API"),
 ];
 
-/// Checks that every CRD the engine needs is installed; the error says how
-/// to install what is missing.
-pub async fn check_crds(client: &kube::Client) -> std::result::Result<(), String> {
+/// The CRDs the engine needs that are not installed, each with how to
+/// install it; `Err` when they cannot be read (see `crate::startup`).
+pub async fn missing_crds(client: &kube::Client) -> std::result::Result<Vec<String>, kube::Error> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut missing = Vec::new();
     for (name, hint) in REQUIRED_CRDS {
-        match api.get_opt(name).await {
-            Ok(Some(_)) => {}
-            Ok(None) => missing.push(format!("{name} ({hint})")),
-            Err(e) => return Err(format!("cannot read CustomResourceDefinitions: {e}")),
+        if api.get_opt(name).await?.is_none() {
+            missing.push(format!("{name} ({hint})"));
         }
     }
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("missing CRDs: {}", missing.join("; ")))
-    }
+    Ok(missing)
 }
 
 /// Builds every controller and returns the future that runs them until

@@ -273,16 +273,16 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
                 let what = format!("chart {} is ready", obj.helm().describe());
                 ctx.event(obj, false, "ChartReady", what).await;
             }
+            // Still being fetched (at start-up, say) is no failure.
+            (false, Some(why)) if is_fetching(why) => {
+                ctx.event(obj, false, "ChartFetching", why.clone()).await
+            }
             (false, Some(why)) => ctx.event(obj, true, "ChartNotReady", why.clone()).await,
             (false, None) => {}
         }
     }
     // Until the chart is fetched, look again soon (see clusters::apply).
-    let settling = !chart.valid
-        && chart
-            .validation_error
-            .as_deref()
-            .is_none_or(|m| m.starts_with("fetching"));
+    let settling = !chart.valid && chart.validation_error.as_deref().is_none_or(is_fetching);
     // A chart source named by chartRef is not the engine's: no change of
     // it triggers this template, so while it is not usable, look again.
     let unwatched = !chart.valid && obj.helm().chart_ref.is_some();
@@ -300,6 +300,12 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
     Ok(Action::requeue(
         retry_in.unwrap_or(Duration::from_secs(secs).min(every)),
     ))
+}
+
+/// Whether a template's validation error only says its chart is still
+/// being fetched (see `flux::words`): it waits, nothing failed.
+pub fn is_fetching(why: &str) -> bool {
+    why.starts_with("fetching")
 }
 
 /// A template still in use keeps its finalizer and says who uses it.
@@ -527,7 +533,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
                 }
                 e => e.to_string(),
             };
-            tracing::warn!(template = %name, namespace = %ns, error = %why, "chart download failed");
+            tracing::warn!(kind = T::kind(&()).as_ref(), namespace = %ns, object = %name, error = %why, "chart download failed");
             let chart = invalid(why);
             ctx.failed_downloads
                 .remember(&uid, &artifact.digest, &chart);

@@ -293,6 +293,7 @@ pub fn rows_area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rec
                 .map_or(0, |ct| template_service_rows(ct, &view.filter).len());
             Some(below(template_detail(body, services).services, 2))
         }
+        Screen::Warnings => Some(below(inner(body), 1)),
         Screen::Edit(_) => None,
         Screen::Yaml(_) => Some(inner(body)),
         Screen::Values(key) => {

@@ -1,7 +1,6 @@
 //! In console mode the log goes to a file, never to the terminal, and its
 //! warnings and errors also show on the status line.
 
-use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -13,6 +12,7 @@ use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
+use crate::tui::model::warnings::Warning;
 use crate::tui::state::app::Msg;
 
 /// `${XDG_STATE_HOME:-~/.local/state}/hmc-tui/hmc-tui.log`.
@@ -48,7 +48,8 @@ pub fn init(tx: UnboundedSender<Msg>) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
-/// Forwards warnings and errors to the console as [`Msg::Log`].
+/// Forwards warnings and errors to the console as [`Msg::Log`]: the
+/// header counts them and the warnings screen lists them.
 struct ToConsole {
     tx: UnboundedSender<Msg>,
 }
@@ -63,18 +64,19 @@ impl<S: Subscriber> Layer<S> for ToConsole {
         }
         let mut visitor = Fields::default();
         event.record(&mut visitor);
-        let mut text = visitor.message;
-        if !visitor.rest.is_empty() {
-            let _ = write!(text, " ({})", visitor.rest.join(", "));
-        }
-        let _ = self.tx.send(Msg::Log(text));
+        let warning = Warning::from_log(
+            &visitor.message,
+            &visitor.rest,
+            k8s_openapi::jiff::Timestamp::now(),
+        );
+        let _ = self.tx.send(Msg::Log(warning));
     }
 }
 
 #[derive(Default)]
 struct Fields {
     message: String,
-    rest: Vec<String>,
+    rest: Vec<(String, String)>,
 }
 
 impl Visit for Fields {
@@ -82,7 +84,8 @@ impl Visit for Fields {
         if field.name() == "message" {
             self.message = value.to_string();
         } else {
-            self.rest.push(format!("{}: {value}", field.name()));
+            self.rest
+                .push((field.name().to_string(), value.to_string()));
         }
     }
 
@@ -90,7 +93,8 @@ impl Visit for Fields {
         if field.name() == "message" {
             self.message = format!("{value:?}");
         } else {
-            self.rest.push(format!("{}: {value:?}", field.name()));
+            self.rest
+                .push((field.name().to_string(), format!("{value:?}")));
         }
     }
 }

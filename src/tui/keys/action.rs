@@ -77,6 +77,8 @@ pub enum Action {
     Reload,
     /// The editor, on a conflict: keep the text typed.
     KeepMine,
+    /// The engine's warnings, counted in the header.
+    Warnings,
 }
 
 /// Every action, for reading names back.
@@ -125,6 +127,7 @@ pub const ALL: &[Action] = &[
     Action::Discard,
     Action::Reload,
     Action::KeepMine,
+    Action::Warnings,
 ];
 
 impl Action {
@@ -175,6 +178,7 @@ impl Action {
             Action::Discard => "discard",
             Action::Reload => "reload",
             Action::KeepMine => "keep-mine",
+            Action::Warnings => "warnings",
         }
     }
 

@@ -5,8 +5,13 @@
 pub enum Goto {
     Clusters,
     Templates,
+    /// The templates screen, ClusterTemplates only.
+    ClusterTemplates,
+    /// The templates screen, ServiceTemplates only.
+    ServiceTemplates,
     Rollouts,
     Events,
+    Warnings,
     Help,
     Quit,
 }
@@ -29,17 +34,21 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "templates",
-        aliases: &[
-            "tmpl",
-            "ct",
-            "st",
-            "clustertmpl",
-            "svctmpl",
-            "clustertemplates",
-            "servicetemplates",
-        ],
+        aliases: &["tmpl", "template"],
         description: "ClusterTemplates and ServiceTemplates",
         target: Goto::Templates,
+    },
+    CommandSpec {
+        name: "clustertemplates",
+        aliases: &["ct", "clustertmpl", "clustertemplate"],
+        description: "ClusterTemplates only",
+        target: Goto::ClusterTemplates,
+    },
+    CommandSpec {
+        name: "servicetemplates",
+        aliases: &["st", "svctmpl", "servicetemplate"],
+        description: "ServiceTemplates only",
+        target: Goto::ServiceTemplates,
     },
     CommandSpec {
         name: "rollouts",
@@ -52,6 +61,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         aliases: &["ev", "event"],
         description: "what the engine did, newest first",
         target: Goto::Events,
+    },
+    CommandSpec {
+        name: "warnings",
+        aliases: &["warn", "warning"],
+        description: "the engine's warnings, newest first",
+        target: Goto::Warnings,
     },
     CommandSpec {
         name: "help",
@@ -136,8 +151,17 @@ mod tests {
         for alias in ["clusters", "mcl", "mcluster", "cl", ":cl", " CL "] {
             assert_eq!(resolve(alias), Some(Goto::Clusters), "{alias}");
         }
-        for alias in ["templates", "tmpl", "ct", "st"] {
+        for alias in ["templates", "tmpl"] {
             assert_eq!(resolve(alias), Some(Goto::Templates), "{alias}");
+        }
+        for alias in ["ct", "clustertmpl", "clustertemplates", ":CT"] {
+            assert_eq!(resolve(alias), Some(Goto::ClusterTemplates), "{alias}");
+        }
+        for alias in ["st", "svctmpl", "servicetemplates", " st "] {
+            assert_eq!(resolve(alias), Some(Goto::ServiceTemplates), "{alias}");
+        }
+        for alias in ["warnings", "warn"] {
+            assert_eq!(resolve(alias), Some(Goto::Warnings), "{alias}");
         }
         for alias in ["rollouts", "ro", "rollout", "tr", ":RO"] {
             assert_eq!(resolve(alias), Some(Goto::Rollouts), "{alias}");
@@ -153,16 +177,22 @@ mod tests {
 
     #[test]
     fn completion() {
-        assert_eq!(complete("cl"), "clusters");
+        // Two names start with `cl`: tab goes as far as they agree.
+        assert_eq!(complete("cl"), "cluster");
+        assert_eq!(complete("clusters"), "clusters");
+        assert_eq!(complete("clustert"), "clustertemplates");
+        assert_eq!(complete("se"), "servicetemplates");
+        assert_eq!(complete("w"), "warnings");
         assert_eq!(complete("te"), "templates");
         assert_eq!(complete("q"), "quit");
         assert_eq!(complete("r"), "rollouts");
         assert_eq!(complete("ro"), "rollouts");
         assert_eq!(complete("e"), "events");
         // Aliases only when no name fits; then their common prefix.
-        assert_eq!(candidates("s"), vec!["st", "svctmpl", "servicetemplates"]);
-        assert_eq!(complete("s"), "s");
+        assert_eq!(candidates("s"), vec!["servicetemplates"]);
+        assert_eq!(candidates("c"), vec!["clusters", "clustertemplates"]);
         assert_eq!(complete("sv"), "svctmpl");
+        assert_eq!(candidates("x"), Vec::<&str>::new());
         assert_eq!(complete("zz"), "zz");
         assert_eq!(candidates("").len(), COMMANDS.len());
     }

@@ -9,7 +9,8 @@
 //! - [`tables`]: the default tables and the modes made of them;
 //! - [`keymap`]: the effective map: lookup, hints, help, clash check;
 //! - [`remap`]: the settings file's `keys:` section;
-//! - [`commands`]: the `:` commands, their aliases and completion.
+//! - [`commands`]: the `:` commands, their aliases and completion;
+//! - [`unbound`]: what a key that does nothing on a screen says.
 //!
 //! Children import each other by their own paths; the re-exports below are
 //! for the rest of the console.
@@ -20,9 +21,11 @@ pub mod key;
 pub mod keymap;
 pub mod remap;
 pub mod tables;
+pub mod unbound;
 
 pub use action::Action;
 pub use commands::{COMMANDS, CommandSpec, Goto, candidates, complete, resolve};
 pub use key::Key;
 pub use keymap::Keymap;
 pub use tables::{Mode, ScreenKind};
+pub use unbound::not_here;

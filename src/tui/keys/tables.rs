@@ -24,6 +24,8 @@ pub enum ScreenKind {
     Yaml,
     /// A service's values, or a ServiceTemplate's defaults.
     Values,
+    /// The engine's warnings.
+    Warnings,
 }
 
 /// Where the user is, as far as keys are concerned: a screen, or a prompt,
@@ -230,6 +232,7 @@ impl Mode {
                 ScreenKind::Yaml | ScreenKind::Values => {
                     &[Table::Text, Table::Global, Table::Anywhere]
                 }
+                ScreenKind::Warnings => &[Table::List, Table::Global, Table::Anywhere],
             },
             Mode::Filter => &[Table::Filter, Table::Anywhere],
             Mode::Prompt => &[Table::Prompt, Table::Anywhere],
@@ -254,6 +257,7 @@ impl Mode {
             ScreenKind::Events,
             ScreenKind::Yaml,
             ScreenKind::Values,
+            ScreenKind::Warnings,
         ];
         screens
             .into_iter()
@@ -294,6 +298,7 @@ impl Mode {
                 ScreenKind::Events => "events",
                 ScreenKind::Yaml => "yaml",
                 ScreenKind::Values => "values",
+                ScreenKind::Warnings => "warnings",
             },
             Mode::Filter => "filter",
             Mode::Prompt => "command prompt",
@@ -359,6 +364,7 @@ const GLOBAL: &[Binding] = &[
     bind(Key::char('?'), Action::Help, "help", true),
     bind(Key::plain(KeyCode::Esc), Action::Back, "back", true),
     bind(Key::char('q'), Action::Quit, "quit", true),
+    bind(Key::char('!'), Action::Warnings, "warnings", false).explained("the engine's warnings"),
 ];
 
 const LIST: &[Binding] = &[
@@ -491,19 +497,23 @@ const TEXT: &[Binding] = &[
         .explained("the previous line the search finds"),
 ];
 
+/// What `ctrl-u` does in every text field (the filter, the `:` prompt,
+/// the values editor), as in readline and k9s.
+const ERASE: &str = "erase the line before the cursor";
+
 const FILTER: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Keep, "keep", true),
     bind(Key::plain(KeyCode::Esc), Action::Clear, "clear", true),
     bind(Key::plain(KeyCode::Up), Action::Up, "move", true),
     bind(Key::plain(KeyCode::Down), Action::Down, "move", true),
-    bind(Key::ctrl('u'), Action::Erase, "erase", true),
+    bind(Key::ctrl('u'), Action::Erase, "erase", true).explained(ERASE),
 ];
 
 const PROMPT: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Run, "run", true),
     bind(Key::plain(KeyCode::Tab), Action::Complete, "complete", true),
     bind(Key::plain(KeyCode::Esc), Action::Cancel, "cancel", true),
-    bind(Key::ctrl('u'), Action::Erase, "erase", true),
+    bind(Key::ctrl('u'), Action::Erase, "erase", true).explained(ERASE),
 ];
 
 const ABORT: &[Binding] = &[
@@ -539,6 +549,7 @@ const EDITOR: &[Binding] = &[
         .explained("leave the console; asks when there are changes"),
     bind(Key::ctrl('z'), Action::Undo, "undo", true),
     bind(Key::ctrl('r'), Action::Redo, "redo", false).hinted(Hint::WithoutNote),
+    bind(Key::ctrl('u'), Action::Erase, "erase", false).explained(ERASE),
     bind(CTRL_HOME, Action::Top, "top", false),
     bind(CTRL_END, Action::Bottom, "bottom", false),
 ];

@@ -36,8 +36,28 @@ pub fn count(ev: &Event) -> i32 {
         .max(1)
 }
 
+/// A Warning, except a chart still being fetched: an engine before
+/// `ChartFetching` reported that as `ChartNotReady`, a Warning, though it
+/// only waits (at start-up, say).
 pub fn is_warning(ev: &Event) -> bool {
-    ev.type_.as_deref() == Some("Warning")
+    ev.type_.as_deref() == Some("Warning") && !still_fetching(ev)
+}
+
+/// A chart that is still being fetched: waiting, not failed.
+pub fn still_fetching(ev: &Event) -> bool {
+    matches!(
+        ev.reason.as_deref(),
+        Some("ChartNotReady" | "ChartFetching")
+    ) && crate::engine::templates::is_fetching(&message(ev))
+}
+
+/// The type the events screen shows: `Normal` for a chart still being
+/// fetched (see [`is_warning`]).
+pub fn type_label(ev: &Event) -> String {
+    if still_fetching(ev) {
+        return "Normal".into();
+    }
+    ev.type_.clone().unwrap_or_else(|| "-".into())
 }
 
 /// `Kind/name` of the object the Event is about.
@@ -105,4 +125,35 @@ pub fn rows<'a>(
                 )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(type_: &str, reason: &str, note: &str) -> Event {
+        Event {
+            type_: Some(type_.into()),
+            reason: Some(reason.into()),
+            note: Some(note.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_chart_still_being_fetched_is_no_warning() {
+        let fetching = "fetching chart ingress-nginx 4.11.3 from https://charts.example";
+        for ev in [
+            // As an engine before ChartFetching reported it.
+            event("Warning", "ChartNotReady", fetching),
+            event("Normal", "ChartFetching", fetching),
+        ] {
+            assert!(!is_warning(&ev), "{ev:?}");
+            assert_eq!(type_label(&ev), "Normal");
+        }
+        let failed = event("Warning", "ChartNotReady", "chart not found in repository");
+        assert!(is_warning(&failed));
+        assert_eq!(type_label(&failed), "Warning");
+        assert!(is_warning(&event("Warning", "InvalidSpec", fetching)));
+    }
 }

@@ -3,7 +3,8 @@
 //! and the one filter rule, health and ages, the values a service gets, the
 //! rollout board's rows and the checks of its requests, a cluster's pending
 //! revision and the templates' usage counts, the patches a values
-//! edit sends, the banner of failing watches, and the engine's Events.
+//! edit sends, the banner of failing watches, the engine's Events and its
+//! warnings.
 //!
 //! Nothing here draws or reads keys: no ratatui, no crossterm.
 
@@ -20,6 +21,7 @@ pub mod rows;
 pub mod snapshot;
 pub mod usage;
 pub mod values;
+pub mod warnings;
 
 #[cfg(test)]
 mod tests;

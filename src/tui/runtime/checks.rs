@@ -1,42 +1,15 @@
-//! What the console checks before it starts.
+//! What the console checks before it starts: the CRDs, through
+//! [`crate::startup`], whose errors the binary prints as one paragraph.
 
-use color_eyre::eyre::{Result, WrapErr, eyre};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::Api;
+use crate::startup::{self, Target, UserError};
 
-use crate::engine;
-
-/// Fails early, with what to install, when the CRDs are missing.
-pub async fn check_crds(client: &kube::Client, engine: bool) -> Result<()> {
-    if engine {
-        engine::check_crds(client)
-            .await
-            .map_err(|e| eyre!("{e}\n(or run with --no-engine to only look at the cluster)"))?;
-    }
-    // The console's own kinds: a store whose kind is missing never lists.
-    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let mut missing = Vec::new();
-    for name in [
-        "managedclusters.hmc.mirantis.com",
-        "clustertemplates.hmc.mirantis.com",
-        "servicetemplates.hmc.mirantis.com",
-        "templaterollouts.hmc.mirantis.com",
-    ] {
-        if api
-            .get_opt(name)
-            .await
-            .wrap_err("cannot read CustomResourceDefinitions")?
-            .is_none()
-        {
-            missing.push(name);
-        }
-    }
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(eyre!(
-            "missing CRDs: {}; install them with `hmc-tui crds | kubectl apply -f -`",
-            missing.join(", ")
-        ))
-    }
+/// Fails early when the CRDs are missing or cannot be read; with the
+/// engine, says it may be left out.
+pub async fn check_crds(
+    client: &kube::Client,
+    engine: bool,
+    target: &Target,
+) -> Result<(), UserError> {
+    let also = engine.then_some("Or run with --no-engine to only look at the cluster.");
+    startup::check_crds(client, engine, target, also).await
 }

@@ -48,7 +48,12 @@ pub fn spawn_engine(
                 Err(e) if e.is_panic() => Some("it panicked; see the log file".to_string()),
                 Err(e) => Some(e.to_string()),
             };
-            tracing::error!(?why, "the engine stopped");
+            // The log's error reaches the warnings screen; the header says
+            // the engine stopped.
+            tracing::error!(
+                error = why.as_deref().unwrap_or("it returned"),
+                "the engine stopped"
+            );
             let _ = tx.send(Msg::EngineStopped(why));
         }
     })

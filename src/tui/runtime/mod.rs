@@ -17,7 +17,7 @@ pub mod writer;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use k8s_openapi::jiff::Timestamp;
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
@@ -72,9 +72,13 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     if let Ok(path) = &log {
         tracing::info!(path = %path.display(), context = %opts.context, cluster = %opts.cluster, "console starting");
     }
-    check_crds(&opts.client, run_engine)
-        .await
-        .wrap_err_with(|| format!("cluster {} (context {})", opts.cluster, opts.context))?;
+    // A user's error (unreachable, forbidden, CRDs missing) is one
+    // paragraph from the binary, not a crash report.
+    let target = crate::startup::Target {
+        cluster: opts.cluster.clone(),
+        context: opts.context.clone(),
+    };
+    check_crds(&opts.client, run_engine, &target).await?;
 
     let scope = Scope {
         namespace: opts.namespace.clone(),
@@ -134,9 +138,12 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     if let Err(e) = &log {
         update(
             &mut app,
-            Msg::Log(format!(
-                "cannot write the log file {}: {e}",
-                logging::log_path().display()
+            Msg::Log(crate::tui::model::warnings::Warning::plain(
+                format!(
+                    "cannot write the log file {}: {e}",
+                    logging::log_path().display()
+                ),
+                Timestamp::now(),
             )),
         );
     }

@@ -74,7 +74,9 @@ impl Writer {
                 Ok(())
             }
             Err(error) => {
-                tracing::warn!(%namespace, %name, request = %request.to_annotation(), %error, "cannot ask the rollout");
+                // The status line says so: the user's own answer, not one of
+                // the engine's warnings.
+                tracing::info!(%namespace, %name, request = %request.to_annotation(), %error, "cannot ask the rollout");
                 Err(plain_error(&error, "TemplateRollout", name))
             }
         }
@@ -115,11 +117,11 @@ impl Writer {
                 Ok(())
             }
             (Err(error), Some(current)) => {
-                tracing::warn!(kind, namespace = ns, name, service, %error, "values not saved: the object changed meanwhile");
+                tracing::info!(kind, namespace = ns, name, service, %error, "values not saved: the object changed meanwhile");
                 Err(SaveError::Conflict { current })
             }
             (Err(error), None) => {
-                tracing::warn!(kind, namespace = ns, name, service, %error, "values not saved");
+                tracing::info!(kind, namespace = ns, name, service, %error, "values not saved");
                 Err(SaveError::Failed(plain_error(&error, kind, name)))
             }
         }

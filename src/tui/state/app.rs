@@ -12,6 +12,7 @@ use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::warnings::{Warning, Warnings};
 use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
 use crate::tui::state::flash::{Flash, FlashLevel};
 use crate::tui::state::view::{Screen, View};
@@ -31,8 +32,9 @@ pub enum Msg {
     Synced,
     /// A fresh snapshot of the stores.
     Data(Snapshot),
-    /// A warning or error from the log.
-    Log(String),
+    /// A warning or error from the log: counted in the header, listed on
+    /// the warnings screen, never on the status line.
+    Log(Warning),
     /// The in-process engine ended; `Some` says why when it was not asked to.
     EngineStopped(Option<String>),
     /// The in-process engine took the lease (`true`) or stands by (`false`).
@@ -149,6 +151,8 @@ pub struct App {
     pub editor: Option<Editor>,
     /// The watches that fail, for the banner.
     pub problems: banner::Problems,
+    /// The engine's warnings, for the header's count and their screen.
+    pub warnings: Warnings,
     /// The keybindings, with the settings file's remapping.
     pub keys: Keymap,
     pub quit: bool,
@@ -172,6 +176,7 @@ impl App {
             user: None,
             editor: None,
             problems: banner::Problems::new(),
+            warnings: Warnings::default(),
             keys: Keymap::default(),
             quit: false,
         }

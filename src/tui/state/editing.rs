@@ -6,7 +6,9 @@
 use crossterm::event::KeyEvent;
 use kube::ResourceExt;
 
+use crate::api::RolloutStrategy;
 use crate::tui::layout;
+use crate::tui::model::key::Kind;
 use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::state::app::{App, Command, quit, refuse_writes};
 use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
@@ -80,13 +82,8 @@ pub(crate) fn open_editor(app: &mut App) {
 
 /// Keys while the editor is open.
 pub(crate) fn on_editor_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
-    if app
-        .flash
-        .as_ref()
-        .is_some_and(|f| f.level != FlashLevel::Warn)
-    {
-        app.flash = None;
-    }
+    // The answer to the last key stays until this one.
+    app.flash = None;
     let Some(editor) = app.editor.as_mut() else {
         return Vec::new();
     };
@@ -146,6 +143,36 @@ pub(crate) fn fit_editor(app: &mut App) {
     }
 }
 
+/// What a saved edit leads to: the cluster gets it, or the template's
+/// new revision rolls out to the clusters made from it, as its policy says.
+fn what_next(app: &App, key: &EditKey) -> String {
+    let object = &key.object;
+    if object.kind != Kind::ClusterTemplate {
+        return format!("the engine applies them to {} now", object.name);
+    }
+    let used = app.data.usage.get(object).copied().unwrap_or(0);
+    let policy = app
+        .data
+        .cluster_template(&object.namespace, &object.name)
+        .and_then(|ct| ct.spec.rollout.clone());
+    let how = match &policy {
+        Some(p) if p.canary.is_some_and(|n| n > 0) => {
+            "a canary wave first, then it waits for approval"
+        }
+        Some(p) if p.strategy == RolloutStrategy::Manual => "each wave waits for approval",
+        _ => "wave by wave",
+    };
+    match used {
+        0 => "a new revision; no cluster uses the template yet".into(),
+        1 => format!(
+            "a new revision; a rollout takes it to the 1 cluster that uses it ({how}; :rollouts)"
+        ),
+        n => format!(
+            "a new revision; a rollout takes it to the {n} clusters that use it ({how}; :rollouts)"
+        ),
+    }
+}
+
 /// The answer to a save.
 pub(crate) fn values_applied(app: &mut App, key: EditKey, result: Result<(), SaveError>) {
     let what = format!(
@@ -163,7 +190,8 @@ pub(crate) fn values_applied(app: &mut App, key: EditKey, result: Result<(), Sav
             if open {
                 close_editor(app);
             }
-            app.flash(FlashLevel::Info, format!("saved {what}"));
+            let next = what_next(app, &key);
+            app.flash(FlashLevel::Info, format!("saved {what}; {next}"));
         }
         Err(SaveError::Conflict { current }) => {
             if let (true, Some(editor)) = (open, app.editor.as_mut()) {

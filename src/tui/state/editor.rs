@@ -426,6 +426,13 @@ impl Editor {
                 }
                 Step::Nothing
             }
+            // As in the filter and the `:` prompt: the line before the cursor.
+            Some(Action::Erase) => {
+                if self.area.delete_line_by_head() {
+                    self.check = check(&self.text());
+                }
+                Step::Nothing
+            }
             Some(Action::Redo) => {
                 if self.area.redo() {
                     self.check = check(&self.text());

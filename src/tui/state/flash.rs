@@ -1,4 +1,6 @@
-//! Messages on the status line.
+//! Messages on the status line: the answer to the user's own last key or
+//! request. One stays until the next key; the engine's warnings never
+//! take its place (they go to [`crate::tui::model::warnings`]).
 
 use k8s_openapi::jiff::Timestamp;
 
@@ -16,6 +18,3 @@ pub struct Flash {
     pub text: String,
     pub at: Timestamp,
 }
-
-/// How long a flash message stays.
-pub const FLASH_SECONDS: i64 = 30;

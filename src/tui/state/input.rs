@@ -36,13 +36,8 @@ pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         // ctrl-c leaves from a prompt or a question too.
         return quit(app);
     }
-    if app
-        .flash
-        .as_ref()
-        .is_some_and(|f| f.level != FlashLevel::Warn)
-    {
-        app.flash = None;
-    }
+    // The answer to the last key stays until this one.
+    app.flash = None;
     if let Some(modal) = app.modal.clone() {
         return on_modal_key(app, action, modal);
     }
@@ -78,7 +73,13 @@ pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     }
     match action {
         Some(a) => act(app, a),
-        None => Vec::new(),
+        None => {
+            // A key that does nothing here says so, in the keymap's words.
+            if let Some(text) = keys::not_here(&app.keys, mode, &key) {
+                app.flash(FlashLevel::Info, text);
+            }
+            Vec::new()
+        }
     }
 }
 
@@ -126,7 +127,7 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
                 }
             }
             (Screen::Events(_), Some(key)) => open_regarded(app, &key),
-            _ => {}
+            _ => nothing_selected(app, action),
         },
         Action::Edit => open_editor(app),
         Action::Events => {
@@ -135,9 +136,13 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
                 push(app, Screen::Events(Some(key)));
             }
         }
-        Action::Yaml => {
-            if let Some(key) = selected_key(app) {
-                push(app, Screen::Yaml(key));
+        Action::Yaml => match selected_key(app) {
+            Some(key) => push(app, Screen::Yaml(key)),
+            None => nothing_selected(app, action),
+        },
+        Action::Warnings => {
+            if *app.screen() != Screen::Warnings {
+                push(app, Screen::Warnings);
             }
         }
         Action::Rollout => board::open_for_cluster(app),
@@ -170,6 +175,12 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         | Action::KeepMine => {}
     }
     Vec::new()
+}
+
+/// A bound key that has nothing to act on: says so.
+fn nothing_selected(app: &mut App, action: Action) {
+    let key = app.keys.label(app.mode(), action);
+    app.flash(FlashLevel::Info, format!("{key}: nothing selected"));
 }
 
 /// Keys while a modal asks something: it answers or closes; nothing else
@@ -301,6 +312,12 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
             app.stack.truncate(1);
             push(app, Screen::Templates);
         }
+        Some(Goto::ClusterTemplates) => templates_of(app, Kind::ClusterTemplate),
+        Some(Goto::ServiceTemplates) => templates_of(app, Kind::ServiceTemplate),
+        Some(Goto::Warnings) => {
+            app.stack.truncate(1);
+            push(app, Screen::Warnings);
+        }
         Some(Goto::Rollouts) => {
             app.stack.truncate(1);
             push(app, Screen::Rollouts);
@@ -322,6 +339,14 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
         ),
     }
     Vec::new()
+}
+
+/// `:ct` and `:st`: the templates screen, one kind only.
+fn templates_of(app: &mut App, kind: Kind) {
+    app.stack.truncate(1);
+    push(app, Screen::Templates);
+    app.view_mut().only = Some(kind);
+    fit_all(app);
 }
 
 pub(crate) fn on_mouse(app: &mut App, mouse: MouseEvent) {

@@ -26,7 +26,7 @@ mod tests;
 
 use crate::tui::model::banner;
 use app::{App, Command, Engine, Msg};
-use flash::{FLASH_SECONDS, FlashLevel};
+use flash::FlashLevel;
 
 /// Applies one message. Pure: the returned commands are the only effects.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
@@ -43,13 +43,6 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             let shown = app.banner().is_some();
             banner::expire(&mut app.problems, now);
             banner_changed(app, shown);
-            if app
-                .flash
-                .as_ref()
-                .is_some_and(|f| now.as_second() - f.at.as_second() >= FLASH_SECONDS)
-            {
-                app.flash = None;
-            }
         }
         Msg::Changed(_) => return vec![Command::Refresh],
         Msg::Synced => {
@@ -57,7 +50,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             return vec![Command::Refresh];
         }
         Msg::Data(snapshot) => navigation::set_data(app, snapshot),
-        Msg::Log(text) => app.flash(FlashLevel::Warn, text),
+        // Never the status line: it keeps the answer to the user's last key.
+        Msg::Log(warning) => app.warnings.add(warning),
         Msg::EngineLeading(leading) => {
             if matches!(app.target.engine, Engine::InProcess | Engine::Standby) {
                 app.target.engine = if leading {
@@ -88,16 +82,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             banner_changed(app, shown);
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
-        Msg::EngineStopped(why) => {
-            app.target.engine = Engine::Stopped;
-            app.flash(
-                FlashLevel::Error,
-                format!(
-                    "the engine stopped: {}",
-                    why.unwrap_or_else(|| "it returned".into())
-                ),
-            );
-        }
+        // The header says so; why is on the warnings screen (from the log).
+        Msg::EngineStopped(_) => app.target.engine = Engine::Stopped,
     }
     Vec::new()
 }

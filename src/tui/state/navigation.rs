@@ -45,6 +45,7 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             .collect(),
         Screen::Templates => template_rows(&app.data, &view.filter)
             .into_iter()
+            .filter(|t| view.lists(t.key().kind))
             .map(|t| {
                 let k = t.key();
                 format!("{:?}/{}/{}", k.kind, k.namespace, k.name)
@@ -89,6 +90,12 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             let lines = values::shown(&app.data, key).values.lines().len();
             (0..lines).map(|i| i.to_string()).collect()
         }
+        Screen::Warnings => app
+            .warnings
+            .rows(&view.filter)
+            .into_iter()
+            .map(|w| format!("{}/{}/{}/{}", w.kind, w.namespace, w.name, w.message))
+            .collect(),
     }
 }
 
@@ -144,7 +151,9 @@ pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
             .get(view.selected)
             .map(|c| ObjKey::of(Kind::ManagedCluster, &c.metadata)),
         Screen::Templates => template_rows(&app.data, &view.filter)
-            .get(view.selected)
+            .into_iter()
+            .filter(|t| view.lists(t.key().kind))
+            .nth(view.selected)
             .map(|t| t.key()),
         Screen::Rollouts => rollout_rows(&app.data, &view.filter)
             .get(view.selected)
@@ -158,6 +167,7 @@ pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
         | Screen::TemplateDetail(key) => Some(key.clone()),
         Screen::Edit(key) => Some(key.object.clone()),
         Screen::Values(key) => Some(key.object.clone()),
+        Screen::Warnings => None,
     }
 }
 

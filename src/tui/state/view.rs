@@ -24,6 +24,8 @@ pub enum Screen {
     /// The values of a service of a cluster (merged, as Helm gets them) or
     /// of a ClusterTemplate (its defaults), or a ServiceTemplate's defaults.
     Values(ValuesKey),
+    /// The engine's warnings, newest first.
+    Warnings,
 }
 
 impl Screen {
@@ -39,6 +41,7 @@ impl Screen {
             Screen::Events(_) => ScreenKind::Events,
             Screen::Yaml(_) => ScreenKind::Yaml,
             Screen::Values(_) => ScreenKind::Values,
+            Screen::Warnings => ScreenKind::Warnings,
         }
     }
 
@@ -60,6 +63,7 @@ impl Screen {
                 (_, Some(service)) => format!("defaults: {service}"),
                 (_, None) => format!("defaults: {}", k.object.name),
             },
+            Screen::Warnings => "warnings".into(),
         }
     }
 
@@ -78,6 +82,8 @@ pub struct View {
     /// First row (or YAML line) shown.
     pub offset: usize,
     pub filter: String,
+    /// The templates screen opened by `:ct` or `:st`: one kind only.
+    pub only: Option<Kind>,
 }
 
 impl View {
@@ -87,6 +93,22 @@ impl View {
             selected: 0,
             offset: 0,
             filter: String::new(),
+            only: None,
         }
+    }
+
+    /// The view's crumb: the screen's, or the one kind of templates it
+    /// lists.
+    pub fn crumb(&self) -> String {
+        match (&self.screen, self.only) {
+            (Screen::Templates, Some(Kind::ClusterTemplate)) => "clustertemplates".into(),
+            (Screen::Templates, Some(Kind::ServiceTemplate)) => "servicetemplates".into(),
+            (screen, _) => screen.crumb(),
+        }
+    }
+
+    /// Whether a row of this kind is listed (see [`View::only`]).
+    pub fn lists(&self, kind: Kind) -> bool {
+        self.only.is_none_or(|only| only == kind)
     }
 }

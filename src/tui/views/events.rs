@@ -46,7 +46,7 @@ pub fn draw(app: &App, regarding: Option<&ObjKey>, frame: &mut Frame, area: Rect
             let mut row: Vec<Text> = vec![
                 (age_of(app.now, last_seen(e)), t.muted()),
                 (
-                    e.type_.clone().unwrap_or_else(|| "-".into()),
+                    events::type_label(e),
                     if warning {
                         t.health(Health::Failed)
                     } else {

@@ -25,7 +25,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let key_w = bindings
         .iter()
         .map(|(k, _, _)| k.chars().count())
-        .chain(keys::COMMANDS.iter().map(|c| c.name.len() + 1))
+        // A long command name (`:clustertemplates`) overflows its own line
+        // rather than pushing every description right.
+        .chain(keys::COMMANDS.iter().map(|c| (c.name.len() + 1).min(10)))
         .max()
         .unwrap_or(8)
         + 2;

@@ -13,8 +13,11 @@ mod search;
 mod template_detail;
 mod templates;
 mod values;
+mod warnings;
 mod yaml;
 
+#[cfg(test)]
+mod feedback_tests;
 #[cfg(test)]
 mod tests;
 
@@ -63,6 +66,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Events(regarding) => events::draw(app, regarding.as_ref(), frame, bands.body),
             Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
             Screen::Values(key) => values::draw(app, key, frame, bands.body),
+            Screen::Warnings => warnings::draw(app, frame, bands.body),
         }
     }
     status(app, frame, bands.status);
@@ -98,6 +102,7 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(t.progressing).add_modifier(Modifier::BOLD),
         ));
     }
+    tail.extend(warning_count(app));
     let mut spans = vec![
         Span::styled("context: ", t.muted()),
         Span::styled(app.target.context.clone(), value),
@@ -124,6 +129,25 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
     }
     spans.extend(tail);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `  ⚠ 3 (!)`: how many warnings the engine gave, and the key that lists
+/// them; nothing without warnings.
+fn warning_count(app: &App) -> Vec<Span<'static>> {
+    let n = app.warnings.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let key = app
+        .keys
+        .label(Mode::Screen(app.screen().kind()), Action::Warnings);
+    vec![
+        Span::styled(
+            format!("  ⚠ {n} warning{}", if n == 1 { "" } else { "s" }),
+            Style::new().fg(app.theme.progressing),
+        ),
+        Span::styled(format!(" ({key})"), app.theme.muted()),
+    ]
 }
 
 fn connecting(app: &App, frame: &mut Frame, area: Rect) {
@@ -292,7 +316,7 @@ fn crumbs(app: &App) -> Vec<Span<'static>> {
         } else {
             t.accent()
         };
-        spans.push(Span::styled(view.screen.crumb(), style));
+        spans.push(Span::styled(view.crumb(), style));
     }
     spans
 }

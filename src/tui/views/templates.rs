@@ -7,15 +7,27 @@ use ratatui::style::Style;
 use super::{Col, Text, body_block, col, count, empty_note, flex, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
-use crate::tui::model::rows::template_rows;
+use crate::tui::model::key::Kind;
+use crate::tui::model::rows::{TemplateRef, template_rows};
 use crate::tui::model::usage::in_use;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let view = app.view();
     let t = &app.theme;
-    let rows = template_rows(&app.data, &view.filter);
-    let total = app.data.cluster_templates.len() + app.data.service_templates.len();
+    // `:ct` and `:st` list one kind only.
+    let rows: Vec<TemplateRef> = template_rows(&app.data, &view.filter)
+        .into_iter()
+        .filter(|t| view.lists(t.key().kind))
+        .collect();
+    let total = [
+        (Kind::ClusterTemplate, app.data.cluster_templates.len()),
+        (Kind::ServiceTemplate, app.data.service_templates.len()),
+    ]
+    .into_iter()
+    .filter(|(kind, _)| view.lists(*kind))
+    .map(|(_, n)| n)
+    .sum::<usize>();
     let block = body_block(app, count(app, rows.len(), total));
     frame.render_widget(block, area);
     let inner = layout::inner(area);
@@ -78,7 +90,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     table(app, frame, inner, &cols, cells, view, true);
     if empty {
         let text = if total == 0 {
-            "no ClusterTemplates or ServiceTemplates yet".to_string()
+            match view.only {
+                Some(kind) => format!("no {}s yet", kind.label()),
+                None => "no ClusterTemplates or ServiceTemplates yet".to_string(),
+            }
         } else {
             format!("no template matches /{}", view.filter)
         };

@@ -32,7 +32,7 @@ pub(super) fn text(app: &mut App, size: (u16, u16)) -> String {
     render(app, size).backend().to_string()
 }
 
-fn press(app: &mut App, code: KeyCode) {
+pub(super) fn press(app: &mut App, code: KeyCode) {
     update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
 }
 

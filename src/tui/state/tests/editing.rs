@@ -111,7 +111,7 @@ fn edit_check_refuse_review_apply() {
     assert!(matches!(app.screen(), Screen::ClusterDetail(_)));
     assert_eq!(
         flash_text(&app),
-        "saved the values of ingress-nginx on ManagedCluster prod-eu-1"
+        "saved the values of ingress-nginx on ManagedCluster prod-eu-1; the engine applies them to prod-eu-1 now"
     );
 }
 

@@ -10,7 +10,9 @@ use crate::tui::fixtures::sample::app;
 use crate::tui::model::age::age;
 use crate::tui::model::banner;
 use crate::tui::model::key::Kind;
+use crate::tui::model::warnings::Warning;
 use crate::tui::state::app::{App, Command, Msg};
+use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::rows_height;
 use crate::tui::state::navigation::selected_key;
 use crate::tui::state::update;
@@ -39,15 +41,21 @@ fn ages_and_flash_expiry() {
     assert_eq!(age(now(), t(-10).as_ref()), "0s");
     assert_eq!(age(now(), None), "-");
     let mut app = app();
-    update(&mut app, Msg::Log("watch failed".into()));
-    assert!(app.flash.is_some());
-    // A warning survives key presses but not time.
-    press(&mut app, KeyCode::Char('j'));
-    assert!(app.flash.is_some());
+    // The answer to a key stays, whatever the time, until the next key.
+    app.flash(FlashLevel::Warn, "nothing to resume");
     update(
         &mut app,
-        Msg::Tick(Timestamp::from_second(NOW + 31).unwrap()),
+        Msg::Tick(Timestamp::from_second(NOW + 600).unwrap()),
     );
+    assert_eq!(app.flash.as_ref().unwrap().text, "nothing to resume");
+    // The engine's warnings never take its place: they are counted.
+    update(
+        &mut app,
+        Msg::Log(Warning::plain("reconcile failed", now())),
+    );
+    assert_eq!(app.flash.as_ref().unwrap().text, "nothing to resume");
+    assert_eq!(app.warnings.len(), 1);
+    press(&mut app, KeyCode::Char('j'));
     assert!(app.flash.is_none());
 }
 

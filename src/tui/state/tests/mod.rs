@@ -3,6 +3,7 @@
 mod board;
 mod editing;
 mod events;
+mod feedback;
 mod filter;
 mod keys;
 mod messages;
