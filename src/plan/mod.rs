@@ -2,5 +2,6 @@
 
 pub mod rollout;
 pub mod services;
+pub mod users;
 pub mod values;
 pub mod yaml;

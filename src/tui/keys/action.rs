@@ -71,6 +71,16 @@ pub enum Action {
     Reload,
     /// The editor, on a conflict: keep the text typed.
     KeepMine,
+    /// A list: sort by name; again reverses.
+    SortName,
+    /// A list: sort by age; again reverses.
+    SortAge,
+    /// A list: sort by the screen's status column; again reverses.
+    SortStatus,
+    /// A list: describe the selected object.
+    Describe,
+    /// A list: delete the selected object (asks to confirm).
+    Delete,
 }
 
 /// Every action, for reading names back.
@@ -116,6 +126,11 @@ pub const ALL: &[Action] = &[
     Action::Discard,
     Action::Reload,
     Action::KeepMine,
+    Action::SortName,
+    Action::SortAge,
+    Action::SortStatus,
+    Action::Describe,
+    Action::Delete,
 ];
 
 impl Action {
@@ -163,6 +178,11 @@ impl Action {
             Action::Discard => "discard",
             Action::Reload => "reload",
             Action::KeepMine => "keep-mine",
+            Action::SortName => "sort-name",
+            Action::SortAge => "sort-age",
+            Action::SortStatus => "sort-status",
+            Action::Describe => "describe",
+            Action::Delete => "delete",
         }
     }
 

@@ -8,6 +8,8 @@
 
 pub mod age;
 pub mod banner;
+pub mod delete;
+pub mod describe;
 pub mod events;
 pub mod filter;
 pub mod health;
@@ -16,6 +18,7 @@ pub mod patch;
 pub mod rollouts;
 pub mod rows;
 pub mod snapshot;
+pub mod sort;
 pub mod values;
 
 #[cfg(test)]

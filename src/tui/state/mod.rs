@@ -16,6 +16,7 @@ pub mod editor;
 pub mod flash;
 pub mod input;
 pub mod navigation;
+pub mod objects;
 pub mod view;
 
 #[cfg(test)]
@@ -85,6 +86,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             banner_changed(app, shown);
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
+        Msg::Deleted { key, result } => objects::deleted(app, key, result),
         Msg::EngineStopped(why) => {
             app.target.engine = Engine::Stopped;
             app.flash(

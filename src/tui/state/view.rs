@@ -2,6 +2,7 @@
 
 use crate::tui::keys::ScreenKind;
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::sort::Sort;
 use crate::tui::model::values::ValuesKey;
 use crate::tui::state::editor::EditKey;
 
@@ -24,6 +25,8 @@ pub enum Screen {
     /// The values of a service of a cluster (merged, as Helm gets them) or
     /// of a ClusterTemplate (its defaults), or a ServiceTemplate's defaults.
     Values(ValuesKey),
+    /// `d`: an object described.
+    Describe(ObjKey),
 }
 
 impl Screen {
@@ -39,6 +42,7 @@ impl Screen {
             Screen::Events(_) => ScreenKind::Events,
             Screen::Yaml(_) => ScreenKind::Yaml,
             Screen::Values(_) => ScreenKind::Values,
+            Screen::Describe(_) => ScreenKind::Describe,
         }
     }
 
@@ -55,6 +59,7 @@ impl Screen {
             Screen::Events(None) => "events".into(),
             Screen::Events(Some(k)) => format!("events: {}", k.name),
             Screen::Yaml(_) => "yaml".into(),
+            Screen::Describe(_) => "describe".into(),
             Screen::Values(k) => match (k.object.kind, &k.service) {
                 (Kind::ManagedCluster, Some(service)) => format!("merged: {service}"),
                 (_, Some(service)) => format!("defaults: {service}"),
@@ -65,7 +70,10 @@ impl Screen {
 
     /// A text that scrolls, rather than a list with a selection.
     pub fn scrolls(&self) -> bool {
-        matches!(self, Screen::Yaml(_) | Screen::Values(_))
+        matches!(
+            self,
+            Screen::Yaml(_) | Screen::Values(_) | Screen::Describe(_)
+        )
     }
 }
 
@@ -78,6 +86,9 @@ pub struct View {
     /// First row (or YAML line) shown.
     pub offset: usize,
     pub filter: String,
+    /// The order the user chose (`N`, `A`, `S`); `None` keeps the
+    /// snapshot's.
+    pub sort: Option<Sort>,
 }
 
 impl View {
@@ -87,6 +98,7 @@ impl View {
             selected: 0,
             offset: 0,
             filter: String::new(),
+            sort: None,
         }
     }
 }

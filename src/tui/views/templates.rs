@@ -4,20 +4,22 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{Col, Text, body_block, col, count, empty_note, flex, table};
+use super::{Col, Text, body_block, col, count, empty_note, flex, mark_sort, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
 use crate::tui::model::rows::{TemplateRef, template_rows};
+use crate::tui::model::sort;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let view = app.view();
     let t = &app.theme;
-    let rows = template_rows(&app.data, &view.filter);
+    let rows = sort::templates(
+        template_rows(&app.data, &view.filter),
+        view.sort,
+        &app.data.usage,
+    );
     let total = app.data.cluster_templates.len() + app.data.service_templates.len();
-    let block = body_block(app, count(app, rows.len(), total));
-    frame.render_widget(block, area);
-    let inner = layout::inner(area);
 
     let all = app.all_namespaces();
     let mut cols: Vec<Col> = vec![col("KIND", 7, 7)];
@@ -33,6 +35,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("IN USE", 6, 6),
         flex("DESCRIPTION", 12),
     ]);
+    let mut title = count(app, rows.len(), total);
+    title.extend(mark_sort(app, &mut cols, view.sort, &["NAME"], "VALID"));
+    frame.render_widget(body_block(app, title), area);
+    let inner = layout::inner(area);
     let cells: Vec<Vec<Text>> = rows
         .iter()
         .map(|tr| {
