@@ -115,17 +115,24 @@ async fn sort_describe_and_delete_a_cluster_from_the_console() {
             flat(s).contains(&question) && s.contains("yes, delete")
         })
         .await;
-    console.keys(&["y"]);
     let child1 = child(1).await;
     let deployments: Api<Deployment> =
         Api::namespaced(child1.clone(), &format!("{}-ingress", ns.name));
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    let before = deployments.list(&Default::default()).await.unwrap().items;
+    assert!(
+        !before.is_empty() && mcs.get_opt("c1").await.unwrap().is_some(),
+        "c1 and its service are there before the answer\n{}",
+        console.report()
+    );
+    console.keys(&["y"]);
     console
         .until("c1's service uninstalled from child 1", STEP, || async {
             let left = deployments.list(&Default::default()).await.ok()?.items;
             left.is_empty().then_some(())
         })
         .await;
+    eprintln!("[{:>5.1?}] c1's service uninstalled", started.elapsed());
     console
         .until("the ManagedCluster c1 gone", STEP, || async {
             mcs.get_opt("c1").await.ok()?.is_none().then_some(())
