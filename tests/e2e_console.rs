@@ -38,16 +38,7 @@ async fn the_console_edits_values_and_approves_a_wave() {
     let me = whoami(&mgmt).await;
 
     // 1. The clusters screen, empty, with the console's own engine leading.
-    let console = Console::start(&ns.name, "keys:\n  board:\n    approve: A\n");
-    console
-        .wait_text(
-            &[
-                &format!("no ManagedClusters in namespace {}", ns.name),
-                "engine: in-process",
-            ],
-            SCREEN,
-        )
-        .await;
+    let console = Console::ready(&ns.name, "keys:\n  board:\n    approve: A\n").await;
 
     // Two clusters at 4.11.3, installed by the console's engine.
     let policy = json!({"strategy": "Manual", "maxConcurrent": 1});

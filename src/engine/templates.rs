@@ -29,6 +29,7 @@ use crate::flux::{self, SourceStatus};
 use crate::plan::order::{Node, dependency_problems};
 use crate::plan::rollout::check_policy;
 use crate::plan::services::{kube_constraint, kube_version};
+use crate::plan::users::{cluster_template_users, service_template_users};
 use crate::store::{Stores, get};
 
 /// What the template controller needs to know about either kind.
@@ -83,33 +84,12 @@ impl Template for ServiceTemplate {
         k8s_problem(Self::KIND, self.k8s_spec(), "spec.k8sConstraint")
     }
     fn users(&self, stores: &Stores) -> Vec<String> {
-        let (ns, name) = (self.namespace().unwrap_or_default(), self.name_any());
-        let mut users: Vec<String> = stores
-            .cluster_templates
-            .state()
-            .iter()
-            .filter(|t| {
-                t.namespace().as_deref() == Some(&ns)
-                    && t.spec.services.iter().any(|s| s.template == name)
-            })
-            .map(|t| format!("ClusterTemplate {}", t.name_any()))
-            .collect();
-        users.extend(
-            stores
-                .managed_clusters
-                .state()
-                .iter()
-                .filter(|c| {
-                    c.namespace().as_deref() == Some(&ns)
-                        && c.spec
-                            .services
-                            .iter()
-                            .any(|s| s.template.as_deref() == Some(&name))
-                })
-                .map(|c| format!("ManagedCluster {}", c.name_any())),
-        );
-        users.sort();
-        users
+        service_template_users(
+            &self.namespace().unwrap_or_default(),
+            &self.name_any(),
+            &stores.cluster_templates.state(),
+            &stores.managed_clusters.state(),
+        )
     }
 }
 
@@ -145,16 +125,11 @@ impl Template for ClusterTemplate {
         }
     }
     fn users(&self, stores: &Stores) -> Vec<String> {
-        let (ns, name) = (self.namespace().unwrap_or_default(), self.name_any());
-        let mut users: Vec<String> = stores
-            .managed_clusters
-            .state()
-            .iter()
-            .filter(|c| c.namespace().as_deref() == Some(&ns) && c.spec.template == name)
-            .map(|c| format!("ManagedCluster {}", c.name_any()))
-            .collect();
-        users.sort();
-        users
+        cluster_template_users(
+            &self.namespace().unwrap_or_default(),
+            &self.name_any(),
+            &stores.managed_clusters.state(),
+        )
     }
     fn k8s_spec(&self) -> Option<&str> {
         self.spec.k8s_version.as_deref()

@@ -3,5 +3,6 @@
 pub mod order;
 pub mod rollout;
 pub mod services;
+pub mod users;
 pub mod values;
 pub mod yaml;

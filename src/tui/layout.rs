@@ -295,7 +295,7 @@ pub fn rows_area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rec
         }
         Screen::Warnings => Some(below(inner(body), 1)),
         Screen::Edit(_) => None,
-        Screen::Yaml(_) => Some(inner(body)),
+        Screen::Yaml(_) | Screen::Describe(_) => Some(inner(body)),
         Screen::Values(key) => {
             let layers = shown(data, key).layers;
             Some(values(body, layers.chars().count()).text)

@@ -1,5 +1,6 @@
 //! The console in a terminal: the real binary in a tmux server of its own,
-//! driven by keys, for the end-to-end tests of the console.
+//! driven by keys and read back from the screen, for the tmux tests of the
+//! console (`tests/e2e_console*.rs`).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ pub const SCREEN: Duration = Duration::from_secs(30);
 /// made (see its `Drop`).
 pub struct Console {
     /// The test's namespace.
-    ns: String,
+    pub ns: String,
     /// The tmux server's socket, in `dir`.
     socket: PathBuf,
     session: String,
@@ -73,6 +74,22 @@ impl Console {
             "tmux new-session: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        console
+    }
+
+    /// [`Console::start`], then waits for the empty clusters screen of a
+    /// new namespace, with the console's own engine leading.
+    pub async fn ready(ns: &str, settings: &str) -> Console {
+        let console = Console::start(ns, settings);
+        console
+            .wait_text(
+                &[
+                    &format!("no ManagedClusters in namespace {ns}"),
+                    "engine: in-process",
+                ],
+                SCREEN,
+            )
+            .await;
         console
     }
 

@@ -79,6 +79,16 @@ pub enum Action {
     KeepMine,
     /// The engine's warnings, counted in the header.
     Warnings,
+    /// A list: sort by name; again reverses.
+    SortName,
+    /// A list: sort by age; again reverses.
+    SortAge,
+    /// A list: sort by the screen's status column; again reverses.
+    SortStatus,
+    /// A list: describe the selected object.
+    Describe,
+    /// A list: delete the selected object (asks to confirm).
+    Delete,
 }
 
 /// Every action, for reading names back.
@@ -128,6 +138,11 @@ pub const ALL: &[Action] = &[
     Action::Reload,
     Action::KeepMine,
     Action::Warnings,
+    Action::SortName,
+    Action::SortAge,
+    Action::SortStatus,
+    Action::Describe,
+    Action::Delete,
 ];
 
 impl Action {
@@ -179,6 +194,11 @@ impl Action {
             Action::Reload => "reload",
             Action::KeepMine => "keep-mine",
             Action::Warnings => "warnings",
+            Action::SortName => "sort-name",
+            Action::SortAge => "sort-age",
+            Action::SortStatus => "sort-status",
+            Action::Describe => "describe",
+            Action::Delete => "delete",
         }
     }
 

@@ -26,6 +26,8 @@ pub enum ScreenKind {
     Values,
     /// The engine's warnings.
     Warnings,
+    /// `d`: an object described.
+    Describe,
 }
 
 /// Where the user is, as far as keys are concerned: a screen, or a prompt,
@@ -47,6 +49,8 @@ pub enum Mode {
     Discard,
     /// The object changed since the editor opened.
     Conflict,
+    /// A yes/no question before a delete.
+    Delete,
 }
 
 /// One table of bindings; a mode is made of one or more of them.
@@ -75,6 +79,7 @@ pub enum Table {
     Review,
     Discard,
     Conflict,
+    Delete,
 }
 
 /// Every table, in the order `hmc-tui keys` prints them.
@@ -98,6 +103,7 @@ pub const TABLES: &[Table] = &[
     Table::Review,
     Table::Discard,
     Table::Conflict,
+    Table::Delete,
 ];
 
 impl Table {
@@ -123,6 +129,7 @@ impl Table {
             Table::Review => "review",
             Table::Discard => "discard",
             Table::Conflict => "conflict",
+            Table::Delete => "delete",
         }
     }
 
@@ -148,6 +155,7 @@ impl Table {
             Table::Review => "the values editor's review before a save",
             Table::Discard => "the values editor's question on unsaved changes",
             Table::Conflict => "the values editor when the object changed under it",
+            Table::Delete => "a yes/no question before a delete",
         }
     }
 
@@ -169,7 +177,12 @@ impl Table {
     pub fn answers(self) -> bool {
         matches!(
             self,
-            Table::Abort | Table::Confirm | Table::Review | Table::Discard | Table::Conflict
+            Table::Abort
+                | Table::Confirm
+                | Table::Review
+                | Table::Discard
+                | Table::Conflict
+                | Table::Delete
         )
     }
 
@@ -195,6 +208,7 @@ impl Table {
             Table::Review => REVIEW,
             Table::Discard => DISCARD,
             Table::Conflict => CONFLICT,
+            Table::Delete => DELETE,
         }
     }
 }
@@ -229,7 +243,7 @@ impl Mode {
                     &[Table::Board, Table::List, Table::Global, Table::Anywhere]
                 }
                 ScreenKind::Events => &[Table::Events, Table::List, Table::Global, Table::Anywhere],
-                ScreenKind::Yaml | ScreenKind::Values => {
+                ScreenKind::Yaml | ScreenKind::Values | ScreenKind::Describe => {
                     &[Table::Text, Table::Global, Table::Anywhere]
                 }
                 ScreenKind::Warnings => &[Table::List, Table::Global, Table::Anywhere],
@@ -241,6 +255,7 @@ impl Mode {
             Mode::Review => &[Table::Review],
             Mode::Discard => &[Table::Discard],
             Mode::Conflict => &[Table::Conflict],
+            Mode::Delete => &[Table::Delete, Table::Anywhere],
         }
     }
 
@@ -258,6 +273,7 @@ impl Mode {
             ScreenKind::Yaml,
             ScreenKind::Values,
             ScreenKind::Warnings,
+            ScreenKind::Describe,
         ];
         screens
             .into_iter()
@@ -270,6 +286,7 @@ impl Mode {
                 Mode::Review,
                 Mode::Discard,
                 Mode::Conflict,
+                Mode::Delete,
             ])
             .collect()
     }
@@ -299,6 +316,7 @@ impl Mode {
                 ScreenKind::Yaml => "yaml",
                 ScreenKind::Values => "values",
                 ScreenKind::Warnings => "warnings",
+                ScreenKind::Describe => "describe",
             },
             Mode::Filter => "filter",
             Mode::Prompt => "command prompt",
@@ -307,6 +325,7 @@ impl Mode {
             Mode::Review => "values review",
             Mode::Discard => "unsaved values",
             Mode::Conflict => "values changed elsewhere",
+            Mode::Delete => "confirming a delete",
         }
     }
 }
@@ -399,7 +418,21 @@ const CLUSTERS: &[Binding] = &[
     bind(Key::char('y'), Action::Yaml, "yaml", true),
     bind(Key::char('o'), Action::Rollout, "rollout", true)
         .explained("the board of the selected cluster's rollout"),
+    DESCRIBE,
+    bind(Key::ctrl('d'), Action::Delete, "delete", false)
+        .explained("delete the cluster, its services first; asks"),
+    SORT_NAME,
+    SORT_AGE,
+    bind(Key::char('S'), Action::SortStatus, "sort by ready", false)
+        .explained("sort by readiness, problems first; again reverses"),
 ];
+
+const DESCRIBE: Binding = bind(Key::char('d'), Action::Describe, "describe", true)
+    .explained("conditions, services, related objects, last events");
+const SORT_NAME: Binding = bind(Key::char('N'), Action::SortName, "sort by name", false)
+    .explained("sort by name; again reverses");
+const SORT_AGE: Binding = bind(Key::char('A'), Action::SortAge, "sort by age", false)
+    .explained("sort by age, the youngest first; again reverses");
 
 const CLUSTER: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Open, "values", true)
@@ -430,6 +463,13 @@ const TEMPLATES: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Open, "open", true)
         .explained("a ClusterTemplate's services, a ServiceTemplate's default values"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
+    DESCRIBE,
+    bind(Key::ctrl('d'), Action::Delete, "delete", false)
+        .explained("delete the template, refused while in use; asks"),
+    SORT_NAME,
+    SORT_AGE,
+    bind(Key::char('S'), Action::SortStatus, "sort by valid", false)
+        .explained("sort by validity, then use; again reverses"),
 ];
 
 const TEMPLATE: &[Binding] = &[
@@ -443,6 +483,11 @@ const TEMPLATE: &[Binding] = &[
 const ROLLOUTS: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Open, "board", true),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
+    DESCRIBE,
+    SORT_NAME,
+    SORT_AGE,
+    bind(Key::char('S'), Action::SortStatus, "sort by phase", false)
+        .explained("sort by phase, failed first; again reverses"),
 ];
 
 /// The rollout board: the operator's requests first, then the list keys
@@ -527,6 +572,13 @@ const ABORT: &[Binding] = &[
 
 const CONFIRM: &[Binding] = &[
     bind(Key::char('y'), Action::Yes, "yes, ask", true),
+    bind(Key::char('n'), Action::No, "no", true),
+    bind(Key::plain(KeyCode::Esc), Action::No, "no", true),
+    bind(Key::char('q'), Action::No, "no", false),
+];
+
+const DELETE: &[Binding] = &[
+    bind(Key::char('y'), Action::Yes, "yes, delete", true),
     bind(Key::char('n'), Action::No, "no", true),
     bind(Key::plain(KeyCode::Esc), Action::No, "no", true),
     bind(Key::char('q'), Action::No, "no", false),

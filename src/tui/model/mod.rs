@@ -10,6 +10,8 @@
 
 pub mod age;
 pub mod banner;
+pub mod delete;
+pub mod describe;
 pub mod events;
 pub mod filter;
 pub mod health;
@@ -20,6 +22,7 @@ pub mod rollouts;
 pub mod rows;
 pub mod snapshot;
 pub mod usage;
+pub mod sort;
 pub mod values;
 pub mod warnings;
 

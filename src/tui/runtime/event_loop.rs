@@ -14,6 +14,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
 use crate::plan::rollout::Request;
+use crate::tui::model::key::ObjKey;
 use crate::tui::runtime::feeds::Readers;
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::{App, Command, Engine, Msg};
@@ -89,6 +90,16 @@ impl Writes {
             let _ = tx.send(Msg::ValuesApplied { key, result });
         });
     }
+
+    /// Deletes a cluster or a template; the result comes back as
+    /// [`Msg::Deleted`].
+    fn delete(&self, key: ObjKey) {
+        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = writer.delete(&key).await;
+            let _ = tx.send(Msg::Deleted { key, result });
+        });
+    }
 }
 
 /// The one loop that owns the app. `pending` is the feeds' flag of a change
@@ -144,6 +155,7 @@ pub async fn event_loop(
                             request,
                         } => writes.request(namespace, name, request),
                         Command::ApplyValues { key, patch } => writes.apply_values(key, patch),
+                        Command::Delete { key } => writes.delete(key),
                     }
                 }
                 dirty = true;

@@ -1,7 +1,8 @@
 //! The console's writes to the API server, and their errors in plain words.
-//! It does the I/O of [`Command::Request`](crate::tui::state::app::Command::Request)
-//! and [`Command::ApplyValues`](crate::tui::state::app::Command::ApplyValues); the
-//! event loop runs each in a task and sends the result back to the app.
+//! It does the I/O of [`Command::Request`](crate::tui::state::app::Command::Request),
+//! [`Command::ApplyValues`](crate::tui::state::app::Command::ApplyValues) and
+//! [`Command::Delete`](crate::tui::state::app::Command::Delete); the event
+//! loop runs each in a task and sends the result back to the app.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -9,9 +10,9 @@ use std::sync::Arc;
 use kube::Api;
 use serde::de::DeserializeOwned;
 
-use crate::api::{TemplateRollout, labels};
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
 use crate::plan::rollout::Request;
-use crate::tui::model::key::Kind;
+use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::runtime::identity::whoami;
 use crate::tui::state::editor::{Base, EditKey, SaveError};
 
@@ -125,6 +126,60 @@ impl Writer {
                 Err(SaveError::Failed(plain_error(&error, kind, name)))
             }
         }
+    }
+}
+
+impl Writer {
+    /// Deletes a cluster (the engine uninstalls its services first) or a
+    /// template.
+    pub async fn delete(&self, key: &ObjKey) -> Result<(), String> {
+        if self.readonly {
+            return Err(READ_ONLY.to_string());
+        }
+        let (ns, name) = (key.namespace.as_str(), key.name.as_str());
+        let client = self.client.clone();
+        let params = kube::api::DeleteParams::default();
+        let sent = match key.kind {
+            Kind::ManagedCluster => Api::<ManagedCluster>::namespaced(client, ns)
+                .delete(name, &params)
+                .await
+                .map(|_| ()),
+            Kind::ClusterTemplate => Api::<ClusterTemplate>::namespaced(client, ns)
+                .delete(name, &params)
+                .await
+                .map(|_| ()),
+            Kind::ServiceTemplate => Api::<ServiceTemplate>::namespaced(client, ns)
+                .delete(name, &params)
+                .await
+                .map(|_| ()),
+            other => {
+                return Err(format!("the console does not delete a {}", other.label()));
+            }
+        };
+        let kind = key.kind.label();
+        match sent {
+            Ok(()) => {
+                tracing::info!(kind, namespace = ns, name, "asked to delete");
+                Ok(())
+            }
+            Err(error) => {
+                tracing::warn!(kind, namespace = ns, name, %error, "cannot delete");
+                Err(delete_error(&error, kind, name))
+            }
+        }
+    }
+}
+
+/// A refused delete in plain words: as [`plain_error`], but a missing
+/// permission names the verb that is missing.
+fn delete_error(error: &kube::Error, kind: &str, name: &str) -> String {
+    match error {
+        kube::Error::Api(e) if e.code == 403 => format!(
+            "not allowed to delete {kind} {name} ({}); ask for delete on {}s",
+            e.message,
+            kind.to_lowercase()
+        ),
+        _ => plain_error(error, kind, name),
     }
 }
 
@@ -262,5 +317,19 @@ mod tests {
             "the object has been modified"
         )));
         assert!(!is_conflict(&api(422, "Invalid", "bad")));
+        let refused = delete_error(
+            &api(403, "Forbidden", "user \"bob\" cannot delete"),
+            "ManagedCluster",
+            "dev-1",
+        );
+        assert!(
+            refused.starts_with("not allowed to delete ManagedCluster dev-1")
+                && refused.ends_with("ask for delete on managedclusters"),
+            "{refused}"
+        );
+        assert_eq!(
+            delete_error(&api(404, "NotFound", "x"), "ManagedCluster", "dev-1"),
+            "ManagedCluster dev-1 no longer exists"
+        );
     }
 }

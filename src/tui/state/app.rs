@@ -57,6 +57,11 @@ pub enum Msg {
         key: EditKey,
         result: Result<(), SaveError>,
     },
+    /// How a [`Command::Delete`] went: `Err` says why in plain words.
+    Deleted {
+        key: ObjKey,
+        result: Result<(), String>,
+    },
 }
 
 /// Side effects `update` asks the loop for.
@@ -78,6 +83,11 @@ pub enum Command {
     ApplyValues {
         key: EditKey,
         patch: serde_json::Value,
+    },
+    /// Delete a cluster or a template; the loop answers with
+    /// [`Msg::Deleted`].
+    Delete {
+        key: ObjKey,
     },
 }
 
@@ -102,6 +112,8 @@ pub enum Modal {
         request: Request,
         question: String,
     },
+    /// y/n before deleting a cluster or a template.
+    Delete { target: ObjKey, question: String },
 }
 
 /// Whether the in-process engine runs.
@@ -206,6 +218,7 @@ impl App {
         match (&self.modal, &self.input) {
             (Some(Modal::StopChoice { .. }), _) => Mode::AbortChoice,
             (Some(Modal::Confirm { .. }), _) => Mode::Confirm,
+            (Some(Modal::Delete { .. }), _) => Mode::Delete,
             (None, Input::Command(_)) => Mode::Prompt,
             (None, Input::Filter) => Mode::Filter,
             (None, Input::None) => Mode::Screen(self.screen().kind()),

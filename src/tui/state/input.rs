@@ -11,6 +11,7 @@ use crate::tui::layout;
 use crate::tui::model::key::Kind;
 use crate::tui::model::rollouts::cluster_on_line;
 use crate::tui::model::rows;
+use crate::tui::model::sort::SortBy;
 use crate::tui::model::values::ValuesKey;
 use crate::tui::state::app::{App, Command, Input, Modal, quit};
 use crate::tui::state::board;
@@ -20,6 +21,7 @@ use crate::tui::state::navigation::{
     back, fit_all, fit_at, open_regarded, push, rows_height, selected_key, selected_values, step,
 };
 use crate::tui::state::search;
+use crate::tui::state::objects;
 use crate::tui::state::view::Screen;
 
 pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
@@ -152,6 +154,11 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         Action::Abort => return board::stop_choice(app),
         Action::Skip => return board::skip(app),
         Action::Retry => return board::retry(app),
+        Action::SortName => objects::sort(app, SortBy::Name),
+        Action::SortAge => objects::sort(app, SortBy::Age),
+        Action::SortStatus => objects::sort(app, SortBy::Status),
+        Action::Describe => objects::describe(app),
+        Action::Delete => objects::ask_delete(app),
         // The prompts', questions' and editor's own: never bound on a screen.
         Action::Run
         | Action::Complete
@@ -204,6 +211,15 @@ fn on_modal_key(app: &mut App, action: Option<Action>, modal: Modal) -> Vec<Comm
         ) => {
             app.modal = None;
             board::send(app, rollout, request)
+        }
+        (Modal::Delete { target, .. }, Some(Action::Yes)) => objects::confirm_delete(app, target),
+        (Modal::Delete { target, .. }, Some(Action::No)) => {
+            app.modal = None;
+            app.flash(
+                FlashLevel::Info,
+                format!("kept {}: nothing deleted", target.name),
+            );
+            Vec::new()
         }
         (_, Some(Action::Cancel | Action::No)) => {
             app.modal = None;

@@ -19,6 +19,7 @@ pub mod flash;
 pub mod input;
 pub mod navigation;
 pub mod search;
+pub mod objects;
 pub mod view;
 
 #[cfg(test)]
@@ -82,6 +83,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             banner_changed(app, shown);
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
+        Msg::Deleted { key, result } => objects::deleted(app, key, result),
         // The header says so; why is on the warnings screen (from the log).
         Msg::EngineStopped(_) => app.target.engine = Engine::Stopped,
     }

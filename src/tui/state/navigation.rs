@@ -8,11 +8,12 @@ use crate::tui::layout;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rollouts::BoardRow;
 use crate::tui::model::rows::{
-    board, cluster_rows, event_rows, rollout_rows, service_rows, template_rows,
+    self, board, cluster_rows, event_rows, rollout_rows, service_rows, template_rows,
     template_service_rows,
 };
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::{self, ValuesKey};
+use crate::tui::model::{describe, sort};
 use crate::tui::state::app::App;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::view::{Screen, View};
@@ -28,7 +29,7 @@ impl App {
 /// others come and go.
 fn row_ids(app: &App, view: &View) -> Vec<String> {
     match &view.screen {
-        Screen::Rollouts => rollout_rows(&app.data, &view.filter)
+        Screen::Rollouts => sort::rollouts(rollout_rows(&app.data, &view.filter), view.sort)
             .into_iter()
             .map(|r| format!("{}/{}", r.namespace().unwrap_or_default(), r.name_any()))
             .collect(),
@@ -39,11 +40,11 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
                 BoardRow::Wave { .. } => None,
             })
             .collect(),
-        Screen::Clusters => cluster_rows(&app.data, &view.filter)
+        Screen::Clusters => sort::clusters(cluster_rows(&app.data, &view.filter), view.sort)
             .into_iter()
             .map(|c| format!("{}/{}", c.namespace().unwrap_or_default(), c.name_any()))
             .collect(),
-        Screen::Templates => template_rows(&app.data, &view.filter)
+        Screen::Templates => sorted_templates(app, view)
             .into_iter()
             .filter(|t| view.lists(t.key().kind))
             .map(|t| {
@@ -96,7 +97,33 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             .into_iter()
             .map(|w| format!("{}/{}/{}/{}", w.kind, w.namespace, w.name, w.message))
             .collect(),
+        Screen::Describe(key) => {
+            let lines = describe::describe(&app.data, key, app.now).map_or(0, |l| l.len());
+            (0..lines).map(|i| i.to_string()).collect()
+        }
     }
+}
+
+/// The templates screen's rows, in the view's order.
+fn sorted_templates<'a>(app: &'a App, view: &View) -> Vec<rows::TemplateRef<'a>> {
+    sort::templates(
+        template_rows(&app.data, &view.filter),
+        view.sort,
+        &app.data.usage,
+    )
+}
+
+/// Changes the current view (its order, say) with the selection kept on
+/// its row.
+pub(crate) fn keep_selection(app: &mut App, change: impl FnOnce(&mut View)) {
+    let before = row_ids(app, app.view()).get(app.view().selected).cloned();
+    change(app.view_mut());
+    let after = row_ids(app, app.view());
+    if let Some(pos) = before.and_then(|id| after.iter().position(|x| *x == id)) {
+        app.view_mut().selected = pos;
+    }
+    let last = app.stack.len() - 1;
+    fit_at(app, last);
 }
 
 /// The values of the service selected on a cluster's or a ClusterTemplate's
@@ -147,15 +174,15 @@ fn row_count(app: &App, view: &View) -> usize {
 pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
     let view = app.view();
     match &view.screen {
-        Screen::Clusters => cluster_rows(&app.data, &view.filter)
+        Screen::Clusters => sort::clusters(cluster_rows(&app.data, &view.filter), view.sort)
             .get(view.selected)
             .map(|c| ObjKey::of(Kind::ManagedCluster, &c.metadata)),
-        Screen::Templates => template_rows(&app.data, &view.filter)
+        Screen::Templates => sorted_templates(app, view)
             .into_iter()
             .filter(|t| view.lists(t.key().kind))
             .nth(view.selected)
             .map(|t| t.key()),
-        Screen::Rollouts => rollout_rows(&app.data, &view.filter)
+        Screen::Rollouts => sort::rollouts(rollout_rows(&app.data, &view.filter), view.sort)
             .get(view.selected)
             .map(|r| ObjKey::of(Kind::TemplateRollout, &r.metadata)),
         Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
@@ -164,6 +191,7 @@ pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
         Screen::ClusterDetail(key)
         | Screen::Rollout(key)
         | Screen::Yaml(key)
+        | Screen::Describe(key)
         | Screen::TemplateDetail(key) => Some(key.clone()),
         Screen::Edit(key) => Some(key.object.clone()),
         Screen::Values(key) => Some(key.object.clone()),

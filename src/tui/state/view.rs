@@ -2,6 +2,7 @@
 
 use crate::tui::keys::ScreenKind;
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::sort::Sort;
 use crate::tui::model::values::ValuesKey;
 use crate::tui::state::editor::EditKey;
 
@@ -26,6 +27,8 @@ pub enum Screen {
     Values(ValuesKey),
     /// The engine's warnings, newest first.
     Warnings,
+    /// `d`: an object described.
+    Describe(ObjKey),
 }
 
 impl Screen {
@@ -42,6 +45,7 @@ impl Screen {
             Screen::Yaml(_) => ScreenKind::Yaml,
             Screen::Values(_) => ScreenKind::Values,
             Screen::Warnings => ScreenKind::Warnings,
+            Screen::Describe(_) => ScreenKind::Describe,
         }
     }
 
@@ -58,6 +62,7 @@ impl Screen {
             Screen::Events(None) => "events".into(),
             Screen::Events(Some(k)) => format!("events: {}", k.name),
             Screen::Yaml(_) => "yaml".into(),
+            Screen::Describe(_) => "describe".into(),
             Screen::Values(k) => match (k.object.kind, &k.service) {
                 (Kind::ManagedCluster, Some(service)) => format!("merged: {service}"),
                 (_, Some(service)) => format!("defaults: {service}"),
@@ -69,7 +74,10 @@ impl Screen {
 
     /// A text that scrolls, rather than a list with a selection.
     pub fn scrolls(&self) -> bool {
-        matches!(self, Screen::Yaml(_) | Screen::Values(_))
+        matches!(
+            self,
+            Screen::Yaml(_) | Screen::Values(_) | Screen::Describe(_)
+        )
     }
 }
 
@@ -84,6 +92,9 @@ pub struct View {
     pub filter: String,
     /// The templates screen opened by `:ct` or `:st`: one kind only.
     pub only: Option<Kind>,
+    /// The order the user chose (`N`, `A`, `S`); `None` keeps the
+    /// snapshot's.
+    pub sort: Option<Sort>,
 }
 
 impl View {
@@ -94,6 +105,7 @@ impl View {
             offset: 0,
             filter: String::new(),
             only: None,
+            sort: None,
         }
     }
 

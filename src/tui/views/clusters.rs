@@ -6,22 +6,20 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{Col, Text, body_block, col, count, empty_note, flex, table};
+use super::{Col, Text, body_block, col, count, empty_note, flex, mark_sort, table};
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
 use crate::tui::model::health::{cluster_ready, services_ready};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::cluster_rows;
+use crate::tui::model::sort;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let view = app.view();
     let t = &app.theme;
-    let rows = cluster_rows(&app.data, &view.filter);
-    let block = body_block(app, count(app, rows.len(), app.data.clusters.len()));
-    frame.render_widget(block, area);
-    let inner = layout::inner(area);
+    let rows = sort::clusters(cluster_rows(&app.data, &view.filter), view.sort);
 
     // Narrow, the columns give way in this order: REV, AGE, TEMPLATE,
     // MESSAGE, SERVICES, READY; NAMESPACE and NAME stay.
@@ -39,6 +37,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         flex("MESSAGE", 14).drop(3),
         col("AGE", 3, 5).drop(5),
     ]);
+    let mut title = count(app, rows.len(), app.data.clusters.len());
+    title.extend(mark_sort(app, &mut cols, view.sort, &["NAME"], "READY"));
+    frame.render_widget(body_block(app, title), area);
+    let inner = layout::inner(area);
     let cells: Vec<Vec<Text>> = rows
         .iter()
         .map(|mc| {

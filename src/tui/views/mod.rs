@@ -3,6 +3,7 @@
 
 mod board;
 mod clusters;
+mod describe;
 mod detail;
 mod editor;
 mod events;
@@ -32,6 +33,7 @@ use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, T
 
 use crate::tui::keys::{self, Action, Mode, ScreenKind};
 use crate::tui::layout;
+use crate::tui::model::sort::{Sort, SortBy};
 use crate::tui::state::app::{App, Engine, Input};
 use crate::tui::state::applies::applies;
 use crate::tui::state::editor::Stage;
@@ -67,6 +69,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Screen::Yaml(key) => yaml::draw(app, key, frame, bands.body),
             Screen::Values(key) => values::draw(app, key, frame, bands.body),
             Screen::Warnings => warnings::draw(app, frame, bands.body),
+            Screen::Describe(key) => describe::draw(app, key, frame, bands.body),
         }
     }
     status(app, frame, bands.status);
@@ -387,6 +390,8 @@ pub(crate) struct Col {
     /// narrowest widths do not fit, highest first, and grown after the
     /// lower ones.
     pub drop: u8,
+    /// The sort's arrow, on the column the rows are sorted by.
+    pub arrow: Option<char>,
 }
 
 pub(crate) const fn col(title: &'static str, min: u16, max: u16) -> Col {
@@ -396,6 +401,7 @@ pub(crate) const fn col(title: &'static str, min: u16, max: u16) -> Col {
         max,
         flex: false,
         drop: 0,
+        arrow: None,
     }
 }
 
@@ -406,10 +412,19 @@ pub(crate) const fn flex(title: &'static str, min: u16) -> Col {
         max: u16::MAX,
         flex: true,
         drop: 0,
+        arrow: None,
     }
 }
 
 impl Col {
+    /// The column's name in the header, with the sort's arrow.
+    fn heading(&self) -> String {
+        match self.arrow {
+            Some(a) => format!("{}{a}", self.title),
+            None => self.title.to_string(),
+        }
+    }
+
     /// Gives way when space is short: the higher `priority`, the sooner
     /// it is hidden and the later it grows. 0 is an identity column.
     pub(crate) const fn drop(self, priority: u8) -> Col {
@@ -432,6 +447,37 @@ impl Col {
         } else {
             ellipsize(s, w)
         }
+    }
+}
+
+/// Puts the view's sort arrow on the column it orders: `AGE`, `status`,
+/// or the first of `names` shown. When that column is not on this screen,
+/// the sort goes after the crumbs instead (` by age ↑`).
+pub(crate) fn mark_sort(
+    app: &App,
+    cols: &mut [Col],
+    sort: Option<Sort>,
+    names: &[&str],
+    status: &str,
+) -> Option<Span<'static>> {
+    let sort = sort?;
+    let titles: Vec<&str> = match sort.by {
+        SortBy::Name => names.to_vec(),
+        SortBy::Age => vec!["AGE"],
+        SortBy::Status => vec![status],
+    };
+    let column = titles
+        .iter()
+        .find_map(|t| cols.iter().position(|c| c.title == *t));
+    match column {
+        Some(i) => {
+            cols[i].arrow = Some(sort.arrow());
+            None
+        }
+        None => Some(Span::styled(
+            format!(" by {}", sort.label()),
+            app.theme.muted(),
+        )),
     }
 }
 
@@ -461,7 +507,7 @@ pub(crate) fn widths(
                 .map(|r| r.get(i).map_or(0, |(s, _)| width(s)))
                 .max()
                 .unwrap_or(0)
-                .max(width(c.title));
+                .max(width(c.title) + u16::from(c.arrow.is_some()));
             if c.flex { c.min } else { widest.min(c.max) }
         })
         .collect();
@@ -623,7 +669,7 @@ pub(crate) fn table(
     let header = Row::new(
         cols.iter()
             .zip(&w)
-            .filter_map(|(c, w)| w.map(|w| Cell::from(ellipsize(c.title, w))))
+            .filter_map(|(c, w)| w.map(|w| Cell::from(ellipsize(&c.heading(), w))))
             .collect::<Vec<_>>(),
     )
     .style(t.header());

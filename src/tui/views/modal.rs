@@ -60,23 +60,32 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
             request, question, ..
         } => (
             format!(" confirm: {} ", request.to_annotation()),
-            vec![
-                Line::from(Span::styled(
-                    question.clone(),
-                    t.header().remove_modifier(Modifier::BOLD),
-                )),
-                Line::default(),
-                Line::from(vec![
-                    key(Mode::Confirm, Action::Yes),
-                    Span::raw(format!("yes, ask{who}")),
-                    Span::raw("    "),
-                    next_key(app, Mode::Confirm, Action::No),
-                    Span::raw("no"),
-                ]),
-            ],
+            yes_no(app, Mode::Confirm, question, format!("yes, ask{who}")),
+        ),
+        Modal::Delete { target, question } => (
+            format!(" delete {} ", target.name),
+            yes_no(app, Mode::Delete, question, format!("yes, delete{who}")),
         ),
     };
     popup(app, frame, area, title, lines, t.error());
+}
+
+/// A yes/no question: the question, then its two answers and their keys.
+fn yes_no(app: &App, mode: Mode, question: &str, yes: String) -> Vec<Line<'static>> {
+    vec![
+        Line::from(Span::styled(
+            question.to_string(),
+            app.theme.header().remove_modifier(Modifier::BOLD),
+        )),
+        Line::default(),
+        Line::from(vec![
+            answer_key(app, mode, Action::Yes),
+            Span::raw(yes),
+            Span::raw("    "),
+            next_key(app, mode, Action::No),
+            Span::raw("no"),
+        ]),
+    ]
 }
 
 /// A question over the screen: `lines` in a bordered box with `title`,

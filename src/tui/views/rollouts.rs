@@ -6,21 +6,19 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{Col, Text, body_block, col, count, empty_note, flex, table};
+use super::{Col, Text, body_block, col, count, empty_note, flex, mark_sort, table};
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
 use crate::tui::model::rollouts::{phase, phase_health};
 use crate::tui::model::rows::rollout_rows;
+use crate::tui::model::sort;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let view = app.view();
     let t = &app.theme;
-    let rows = rollout_rows(&app.data, &view.filter);
-    let block = body_block(app, count(app, rows.len(), app.data.rollouts.len()));
-    frame.render_widget(block, area);
-    let inner = layout::inner(area);
+    let rows = sort::rollouts(rollout_rows(&app.data, &view.filter), view.sort);
 
     // Narrow, the columns give way in this order: REV, TEMPLATE (the name
     // holds both), AGE, CHANGE, UPDATED, WAVE, PHASE; NAMESPACE and NAME
@@ -40,6 +38,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         flex("CHANGE", 12).drop(4),
         col("AGE", 3, 5).drop(5),
     ]);
+    let mut title = count(app, rows.len(), app.data.rollouts.len());
+    title.extend(mark_sort(
+        app,
+        &mut cols,
+        view.sort,
+        &["NAME", "TEMPLATE"],
+        "PHASE",
+    ));
+    frame.render_widget(body_block(app, title), area);
+    let inner = layout::inner(area);
     let cells: Vec<Vec<Text>> = rows
         .iter()
         .map(|r| {

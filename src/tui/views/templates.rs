@@ -4,22 +4,27 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{Col, Text, body_block, col, count, empty_note, flex, table};
+use super::{Col, Text, body_block, col, count, empty_note, flex, mark_sort, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
 use crate::tui::model::key::Kind;
 use crate::tui::model::rows::{TemplateRef, template_rows};
 use crate::tui::model::usage::in_use;
+use crate::tui::model::sort;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let view = app.view();
     let t = &app.theme;
     // `:ct` and `:st` list one kind only.
-    let rows: Vec<TemplateRef> = template_rows(&app.data, &view.filter)
-        .into_iter()
-        .filter(|t| view.lists(t.key().kind))
-        .collect();
+    let rows: Vec<TemplateRef> = sort::templates(
+        template_rows(&app.data, &view.filter),
+        view.sort,
+        &app.data.usage,
+    )
+    .into_iter()
+    .filter(|t| view.lists(t.key().kind))
+    .collect();
     let total = [
         (Kind::ClusterTemplate, app.data.cluster_templates.len()),
         (Kind::ServiceTemplate, app.data.service_templates.len()),
@@ -28,9 +33,6 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     .filter(|(kind, _)| view.lists(*kind))
     .map(|(_, n)| n)
     .sum::<usize>();
-    let block = body_block(app, count(app, rows.len(), total));
-    frame.render_widget(block, area);
-    let inner = layout::inner(area);
 
     // Narrow, the columns give way in this order: SERVICES, REV,
     // DESCRIPTION, CHART, IN USE, VALID; KIND, NAMESPACE and NAME stay.
@@ -48,6 +50,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("IN USE", 6, 14).drop(2),
         flex("DESCRIPTION", 12).drop(4),
     ]);
+    let mut title = count(app, rows.len(), total);
+    title.extend(mark_sort(app, &mut cols, view.sort, &["NAME"], "VALID"));
+    frame.render_widget(body_block(app, title), area);
+    let inner = layout::inner(area);
     let cells: Vec<Vec<Text>> = rows
         .iter()
         .map(|tr| {

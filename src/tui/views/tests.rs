@@ -821,3 +821,64 @@ fn remapped_keys_are_the_ones_the_screen_names() {
         "the help: {screen}"
     );
 }
+
+#[test]
+fn sorted_lists_show_an_arrow_on_their_column() {
+    snap("clusters_sorted_by_name_descending", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('N'));
+        press(&mut app, KeyCode::Char('N'));
+        app
+    });
+    snap("rollouts_sorted_by_phase", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "rollouts");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('S'));
+        app
+    });
+    // The templates screen has no AGE column: the sort goes after the crumbs.
+    let mut app = app();
+    press(&mut app, KeyCode::Char(':'));
+    type_str(&mut app, "templates");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('A'));
+    let screen = text(&mut app, (120, 40));
+    assert!(screen.contains("templates (4) by age ↑"), "{screen}");
+}
+
+#[test]
+fn describe() {
+    snap("describe_cluster", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('d'));
+        app
+    });
+    snap("describe_template", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "templates");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('G'));
+        press(&mut app, KeyCode::Char('d'));
+        app
+    });
+    snap("describe_rollout", || {
+        let mut app = app();
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "rollouts");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Char('d'));
+        app
+    });
+}
+
+#[test]
+fn delete_asks_what_goes_and_where() {
+    snap("delete_cluster", || {
+        let mut app = app();
+        ctrl(&mut app, 'd');
+        app
+    });
+}

@@ -9,6 +9,7 @@ mod keys;
 mod messages;
 mod mouse;
 mod navigation;
+mod objects;
 mod prompts;
 
 use crate::tui::state::app::App;

@@ -1,0 +1,604 @@
+//! What `d` shows of an object, as k9s's describe does: its fields, its
+//! conditions, its services with their state, the objects it relates to,
+//! and the last Events about it. Plain lines, for a scrolling view.
+
+use k8s_openapi::jiff::Timestamp;
+use kube::api::ObjectMeta;
+
+use crate::api::{ClusterTemplate, ManagedCluster, TemplateRollout};
+use crate::engine::releases::kubeconfig_secret;
+use crate::plan::users::{cluster_template_users, service_template_users};
+use crate::tui::model::age::{age, age_of};
+use crate::tui::model::events;
+use crate::tui::model::health::{
+    Health, cluster_ready, condition_health, service_health, services_ready,
+};
+use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::rollouts::{
+    cluster_health, phase, phase_health, wave_health, wave_state_name,
+};
+use crate::tui::model::rows::TemplateRef;
+use crate::tui::model::snapshot::Snapshot;
+
+/// How many of the object's Events are shown, newest first.
+pub const LAST_EVENTS: usize = 10;
+
+/// How a line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    Muted,
+    /// A section's title.
+    Heading,
+    Health(Health),
+}
+
+/// One line: a label (empty for a section's rows) and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub label: String,
+    pub text: String,
+    pub tone: Tone,
+}
+
+fn field(label: &str, text: impl Into<String>, tone: Tone) -> Line {
+    Line {
+        label: format!("{label}:"),
+        text: text.into(),
+        tone,
+    }
+}
+
+fn heading(title: impl Into<String>) -> Line {
+    Line {
+        label: String::new(),
+        text: title.into(),
+        tone: Tone::Heading,
+    }
+}
+
+fn blank() -> Line {
+    Line {
+        label: String::new(),
+        text: String::new(),
+        tone: Tone::Plain,
+    }
+}
+
+/// A section's table: column names (muted), then each row in its tone,
+/// columns padded to their widest cell; `empty` when there are no rows.
+fn table(names: &[&str], rows: Vec<(Vec<String>, Tone)>, empty: &str) -> Vec<Line> {
+    let row = |text: String, tone| Line {
+        label: String::new(),
+        text: format!("  {text}"),
+        tone,
+    };
+    if rows.is_empty() {
+        return vec![row(empty.to_string(), Tone::Muted)];
+    }
+    let header: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for (cells, _) in &rows {
+        for (w, c) in widths.iter_mut().zip(cells) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let last = cells.len().saturating_sub(1);
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == last {
+                    c.clone()
+                } else {
+                    format!("{c:<w$}", w = widths[i])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = vec![row(line(&header), Tone::Muted)];
+    out.extend(
+        rows.into_iter()
+            .map(|(cells, tone)| row(line(&cells), tone)),
+    );
+    out
+}
+
+/// The object's describe lines; `None` when it no longer exists.
+pub fn describe(data: &Snapshot, key: &ObjKey, now: Timestamp) -> Option<Vec<Line>> {
+    let mut lines = match key.kind {
+        Kind::ManagedCluster => cluster(data, data.cluster(&key.namespace, &key.name)?, now),
+        Kind::ClusterTemplate => {
+            let ct = data.cluster_template(&key.namespace, &key.name)?;
+            template(data, TemplateRef::Cluster(ct), now)
+        }
+        Kind::ServiceTemplate => {
+            let st = data.service_template(&key.namespace, &key.name)?;
+            template(data, TemplateRef::Service(st), now)
+        }
+        Kind::TemplateRollout => rollout(data.rollout(&key.namespace, &key.name)?, now),
+        // An Event describes itself: its YAML says it all.
+        Kind::Event => return None,
+    };
+    lines.push(blank());
+    lines.extend(last_events(data, key, now));
+    Some(lines)
+}
+
+/// Name, namespace, kind and creation.
+fn identity(kind: Kind, meta: &ObjectMeta, now: Timestamp) -> Vec<Line> {
+    let created = meta.creation_timestamp.as_ref().map_or_else(
+        || "-".to_string(),
+        |t| format!("{} ({} ago)", t.0, age(now, Some(t))),
+    );
+    let mut lines = vec![
+        field("Name", meta.name.clone().unwrap_or_default(), Tone::Plain),
+        field(
+            "Namespace",
+            meta.namespace.clone().unwrap_or_default(),
+            Tone::Plain,
+        ),
+        field("Kind", kind.label(), Tone::Plain),
+        field("Created", created, Tone::Muted),
+    ];
+    if let Some(t) = &meta.deletion_timestamp {
+        lines.push(field(
+            "Deleting",
+            format!("since {} ({} ago)", t.0, age(now, Some(t))),
+            Tone::Health(Health::Muted),
+        ));
+    }
+    lines
+}
+
+fn cluster(data: &Snapshot, mc: &ManagedCluster, now: Timestamp) -> Vec<Line> {
+    let ns = mc.metadata.namespace.clone().unwrap_or_default();
+    let name = mc.metadata.name.clone().unwrap_or_default();
+    let status = mc.status.clone().unwrap_or_default();
+    let mut lines = identity(Kind::ManagedCluster, &mc.metadata, now);
+    let (ready, health, message) = cluster_ready(mc);
+    let ready = if message.is_empty() {
+        ready
+    } else {
+        format!("{ready}: {message}")
+    };
+    let (services, services_health) = services_ready(mc);
+    let revision = match (status.revision, status.target_revision) {
+        (Some(r), Some(t)) if r != t => format!("{r} (given {t})"),
+        (Some(r), _) => r.to_string(),
+        (None, Some(t)) => format!("- (given {t})"),
+        (None, None) => "-".into(),
+    };
+    lines.extend([
+        field("Template", mc.spec.template.clone(), Tone::Plain),
+        field("Ready", ready, Tone::Health(health)),
+        field("Services", services, Tone::Health(services_health)),
+        field("Revision", revision, Tone::Plain),
+    ]);
+    if mc.spec.dry_run {
+        lines.push(field(
+            "Dry run",
+            "yes: validated, nothing created",
+            Tone::Health(Health::Progressing),
+        ));
+    }
+    lines.push(blank());
+    lines.push(heading("Conditions"));
+    lines.extend(table(
+        &["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"],
+        status
+            .conditions
+            .iter()
+            .map(|c| {
+                (
+                    vec![
+                        c.type_.clone(),
+                        c.status.clone(),
+                        c.reason.clone(),
+                        age(now, Some(&c.last_transition_time)),
+                        c.message.clone(),
+                    ],
+                    Tone::Health(condition_health(&c.status, &c.reason)),
+                )
+            })
+            .collect(),
+        "no conditions yet",
+    ));
+    lines.push(blank());
+    lines.push(heading("Services"));
+    lines.extend(table(
+        &[
+            "NAME",
+            "STATE",
+            "VERSION",
+            "REV",
+            "NAMESPACE",
+            "TEMPLATE",
+            "MESSAGE",
+        ],
+        status
+            .services
+            .iter()
+            .map(|s| {
+                let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+                (
+                    vec![
+                        s.name.clone(),
+                        s.state.to_string(),
+                        or_dash(&s.version),
+                        s.revision.map_or_else(|| "-".into(), |r| r.to_string()),
+                        or_dash(&s.namespace),
+                        or_dash(&s.template),
+                        s.message.clone().unwrap_or_default(),
+                    ],
+                    Tone::Health(service_health(s.state)),
+                )
+            })
+            .collect(),
+        "no services",
+    ));
+    lines.push(blank());
+    lines.push(heading("Related"));
+    let mut related: Vec<(Vec<String>, Tone)> = Vec::new();
+    let template = data.cluster_template(&ns, &mc.spec.template);
+    related.push(match template {
+        Some(ct) => {
+            let (valid, health) = TemplateRef::Cluster(ct).valid();
+            let revision = TemplateRef::Cluster(ct).revision();
+            (
+                vec![
+                    "ClusterTemplate".into(),
+                    format!("{ns}/{}", mc.spec.template),
+                    format!("valid {valid}, revision {revision}"),
+                ],
+                Tone::Health(health),
+            )
+        }
+        None => (
+            vec![
+                "ClusterTemplate".into(),
+                format!("{ns}/{}", mc.spec.template),
+                "does not exist".into(),
+            ],
+            Tone::Health(Health::Failed),
+        ),
+    });
+    // The template's newest rollout: the one that moves (or last moved)
+    // this cluster.
+    if let Some(r) = data.rollouts.iter().find(|r| {
+        r.metadata.namespace.as_deref() == Some(&ns) && r.spec.template == mc.spec.template
+    }) {
+        let p = phase(r);
+        let here = r
+            .status
+            .as_ref()
+            .and_then(|s| s.clusters.iter().find(|c| c.name == name))
+            .map(|c| format!(", this cluster {} in wave {}", c.state, c.wave))
+            .unwrap_or_default();
+        related.push((
+            vec![
+                "TemplateRollout".into(),
+                format!("{ns}/{}", r.metadata.name.clone().unwrap_or_default()),
+                format!("revision {} {p}{here}", r.spec.revision),
+            ],
+            Tone::Health(phase_health(p)),
+        ));
+    }
+    related.push((
+        vec![
+            "Secret".into(),
+            format!("{ns}/{}", kubeconfig_secret(&name)),
+            "the child cluster's kubeconfig, through which services install".into(),
+        ],
+        Tone::Plain,
+    ));
+    let mut child_namespaces: Vec<String> = status
+        .services
+        .iter()
+        .filter_map(|s| s.namespace.clone())
+        .collect();
+    child_namespaces.sort();
+    child_namespaces.dedup();
+    if !child_namespaces.is_empty() {
+        related.push((
+            vec![
+                "Namespace".into(),
+                child_namespaces.join(", "),
+                "in the child cluster, where the services run".into(),
+            ],
+            Tone::Plain,
+        ));
+    }
+    lines.extend(table(&["KIND", "NAME", "STATE"], related, ""));
+    lines
+}
+
+fn template(data: &Snapshot, t: TemplateRef<'_>, now: Timestamp) -> Vec<Line> {
+    let key = t.key();
+    let mut lines = identity(key.kind, t.meta(), now);
+    let (valid, health) = t.valid();
+    let (message, is_error) = t.message();
+    lines.push(field("Chart", t.chart(), Tone::Plain));
+    lines.push(field("Valid", valid, Tone::Health(health)));
+    if !message.is_empty() {
+        let tone = if is_error {
+            Tone::Health(Health::Failed)
+        } else {
+            Tone::Muted
+        };
+        let label = if is_error { "Error" } else { "Description" };
+        lines.push(field(label, message, tone));
+    }
+    let users = match t {
+        TemplateRef::Cluster(_) => {
+            cluster_template_users(&key.namespace, &key.name, &data.clusters)
+        }
+        TemplateRef::Service(_) => service_template_users(
+            &key.namespace,
+            &key.name,
+            &data.cluster_templates,
+            &data.clusters,
+        ),
+    };
+    if let TemplateRef::Cluster(ct) = t {
+        lines.push(field("Revision", t.revision(), Tone::Plain));
+        lines.push(blank());
+        lines.push(heading("Services"));
+        lines.extend(services_of(ct));
+    }
+    lines.push(blank());
+    lines.push(heading("Related"));
+    let mut related: Vec<(Vec<String>, Tone)> = users
+        .iter()
+        .map(|u| {
+            let (kind, name) = u.split_once(' ').unwrap_or((u.as_str(), ""));
+            (
+                vec![
+                    kind.to_string(),
+                    format!("{}/{name}", key.namespace),
+                    "uses it".into(),
+                ],
+                Tone::Plain,
+            )
+        })
+        .collect();
+    if let TemplateRef::Cluster(_) = t {
+        related.extend(
+            data.rollouts
+                .iter()
+                .filter(|r| {
+                    r.metadata.namespace.as_deref() == Some(&key.namespace)
+                        && r.spec.template == key.name
+                })
+                .map(|r| {
+                    let p = phase(r);
+                    (
+                        vec![
+                            "TemplateRollout".into(),
+                            format!(
+                                "{}/{}",
+                                key.namespace,
+                                r.metadata.name.clone().unwrap_or_default()
+                            ),
+                            format!("revision {} {p}", r.spec.revision),
+                        ],
+                        Tone::Health(phase_health(p)),
+                    )
+                }),
+        );
+    }
+    lines.extend(table(
+        &["KIND", "NAME", "STATE"],
+        related,
+        "nothing uses it: it may be deleted",
+    ));
+    lines
+}
+
+fn services_of(ct: &ClusterTemplate) -> Vec<Line> {
+    table(
+        &["NAME", "TEMPLATE", "NAMESPACE"],
+        ct.spec
+            .services
+            .iter()
+            .map(|s| {
+                (
+                    vec![
+                        s.name.clone(),
+                        s.template.clone(),
+                        s.namespace.clone().unwrap_or_else(|| s.name.clone()),
+                    ],
+                    Tone::Plain,
+                )
+            })
+            .collect(),
+        "no services",
+    )
+}
+
+fn rollout(r: &TemplateRollout, now: Timestamp) -> Vec<Line> {
+    let mut lines = identity(Kind::TemplateRollout, &r.metadata, now);
+    let p = phase(r);
+    let status = r.status.clone().unwrap_or_default();
+    lines.extend([
+        field("Template", r.spec.template.clone(), Tone::Plain),
+        field("Revision", r.spec.revision.to_string(), Tone::Plain),
+        field("Phase", p.to_string(), Tone::Health(phase_health(p))),
+    ]);
+    if let Some(m) = status.message.as_ref().filter(|m| !m.is_empty()) {
+        lines.push(field("Message", m.clone(), Tone::Plain));
+    }
+    if let Some(c) = &status.change_summary {
+        lines.push(field("Change", c.clone(), Tone::Plain));
+    }
+    lines.push(blank());
+    lines.push(heading("Waves"));
+    lines.extend(table(
+        &["WAVE", "STATE", "APPROVED BY", "STARTED"],
+        status
+            .waves
+            .iter()
+            .map(|w| {
+                (
+                    vec![
+                        w.number.to_string(),
+                        wave_state_name(w.state).to_string(),
+                        w.approved_by.clone().unwrap_or_else(|| "-".into()),
+                        age_of(now, w.started_at.as_ref().map(|t| t.0)),
+                    ],
+                    Tone::Health(wave_health(w.state)),
+                )
+            })
+            .collect(),
+        "not planned yet",
+    ));
+    lines.push(blank());
+    lines.push(heading("Clusters"));
+    lines.extend(table(
+        &["NAME", "WAVE", "STATE", "FROM", "REASON"],
+        status
+            .clusters
+            .iter()
+            .map(|c| {
+                (
+                    vec![
+                        c.name.clone(),
+                        c.wave.to_string(),
+                        c.state.to_string(),
+                        c.from_revision
+                            .map_or_else(|| "-".into(), |r| r.to_string()),
+                        c.reason.clone().unwrap_or_default(),
+                    ],
+                    Tone::Health(cluster_health(c.state)),
+                )
+            })
+            .collect(),
+        "no clusters",
+    ));
+    lines
+}
+
+/// The last Events about the object, newest first.
+fn last_events(data: &Snapshot, key: &ObjKey, now: Timestamp) -> Vec<Line> {
+    let all = events::rows(&data.events, Some(key), "");
+    let mut lines = vec![heading(if all.len() > LAST_EVENTS {
+        format!("Events (last {LAST_EVENTS} of {})", all.len())
+    } else {
+        "Events".to_string()
+    })];
+    lines.extend(table(
+        &["LAST SEEN", "TYPE", "REASON", "COUNT", "MESSAGE"],
+        all.iter()
+            .take(LAST_EVENTS)
+            .map(|e| {
+                let warning = events::is_warning(e);
+                (
+                    vec![
+                        age_of(now, events::last_seen(e)),
+                        e.type_.clone().unwrap_or_default(),
+                        e.reason.clone().unwrap_or_default(),
+                        events::count(e).to_string(),
+                        events::message(e),
+                    ],
+                    if warning {
+                        Tone::Health(Health::Failed)
+                    } else {
+                        Tone::Plain
+                    },
+                )
+            })
+            .collect(),
+        "no events",
+    ));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::fixtures::objects::now;
+    use crate::tui::fixtures::sample::sample;
+
+    fn text(kind: Kind, ns: &str, name: &str) -> String {
+        let key = ObjKey {
+            kind,
+            namespace: ns.into(),
+            name: name.into(),
+        };
+        describe(&sample(), &key, now())
+            .unwrap_or_else(|| panic!("{name} is described"))
+            .iter()
+            .map(|l| format!("{}{}", l.label, l.text))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_cluster_shows_conditions_services_related_and_events() {
+        let t = text(Kind::ManagedCluster, "hmc-system", "prod-eu-1");
+        for part in [
+            "Name:prod-eu-1",
+            "Ready:True: 2/2 services installed",
+            "\nConditions\n",
+            "\nServices\n",
+            "ingress-nginx  Installed",
+            "cert-manager   Installed",
+            "ClusterTemplate  hmc-system/aws-standalone-cp",
+            "Secret           hmc-system/prod-eu-1-kubeconfig",
+            "\nEvents\n",
+            "ServiceApplied",
+            "ingress-nginx 4.11.3 at revision 2",
+        ] {
+            assert!(t.contains(part), "{part:?} in\n{t}");
+        }
+        // Another object's Events are not shown.
+        assert!(!t.contains("TemplateNotFound"), "{t}");
+    }
+
+    #[test]
+    fn a_template_says_who_uses_it_and_a_rollout_its_waves() {
+        let words = |t: String| {
+            t.split(' ')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let t = words(text(
+            Kind::ClusterTemplate,
+            "hmc-system",
+            "aws-standalone-cp",
+        ));
+        for part in [
+            "ManagedCluster hmc-system/prod-eu-1 uses it",
+            "TemplateRollout hmc-system/aws-standalone-cp-3 revision 3 WaitingForApproval",
+        ] {
+            assert!(t.contains(part), "{part:?} in\n{t}");
+        }
+        let t = words(text(
+            Kind::ServiceTemplate,
+            "hmc-system",
+            "cert-manager-1-16-2",
+        ));
+        assert!(
+            t.contains("ClusterTemplate hmc-system/aws-standalone-cp uses it"),
+            "{t}"
+        );
+        let r = sample().rollouts[0].clone();
+        let t = text(
+            Kind::TemplateRollout,
+            r.metadata.namespace.as_deref().unwrap(),
+            r.metadata.name.as_deref().unwrap(),
+        );
+        assert!(t.contains("\nWaves\n") && t.contains("\nClusters\n"), "{t}");
+        let gone = ObjKey {
+            kind: Kind::ManagedCluster,
+            namespace: "x".into(),
+            name: "gone".into(),
+        };
+        assert!(describe(&sample(), &gone, now()).is_none());
+    }
+}
