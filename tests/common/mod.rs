@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod console;
 pub mod headless;
 pub mod rollouts;
 

@@ -71,6 +71,9 @@ pub enum Action {
     Reload,
     /// The editor, on a conflict: keep the text typed.
     KeepMine,
+    /// Switch to a namespace favourite: the action's n-th key picks
+    /// favourite n (`0` all namespaces, `1`–`9` the header's list).
+    Favourite,
 }
 
 /// Every action, for reading names back.
@@ -116,6 +119,7 @@ pub const ALL: &[Action] = &[
     Action::Discard,
     Action::Reload,
     Action::KeepMine,
+    Action::Favourite,
 ];
 
 impl Action {
@@ -163,6 +167,7 @@ impl Action {
             Action::Discard => "discard",
             Action::Reload => "reload",
             Action::KeepMine => "keep-mine",
+            Action::Favourite => "favourite",
         }
     }
 

@@ -14,6 +14,7 @@ use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
 use crate::tui::state::flash::{Flash, FlashLevel};
+use crate::tui::state::places::Places;
 use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
@@ -55,6 +56,17 @@ pub enum Msg {
         key: EditKey,
         result: Result<(), SaveError>,
     },
+    /// The namespaces the API server lists, for `:ns`.
+    Namespaces(Vec<String>),
+    /// The console now watches this context and namespace (`None`: all),
+    /// after a [`Command::Namespace`] or [`Command::Context`].
+    Switched {
+        context: String,
+        cluster: String,
+        namespace: Option<String>,
+    },
+    /// A [`Command::Context`] failed, in plain words; nothing changed.
+    SwitchFailed(String),
 }
 
 /// Side effects `update` asks the loop for.
@@ -76,6 +88,20 @@ pub enum Command {
     ApplyValues {
         key: EditKey,
         patch: serde_json::Value,
+    },
+    /// Watch this namespace of the same context (`None`: all); the loop
+    /// answers with [`Msg::Switched`].
+    Namespace(Option<String>),
+    /// Connect to this kubeconfig context and watch `namespace` there; the
+    /// loop answers with [`Msg::Switched`] or [`Msg::SwitchFailed`].
+    Context {
+        name: String,
+        namespace: Option<String>,
+    },
+    /// Keep a context's namespace favourites in the settings file.
+    SaveFavourites {
+        context: String,
+        namespaces: Vec<String>,
     },
 }
 
@@ -149,6 +175,12 @@ pub struct App {
     pub problems: banner::Problems,
     /// The keybindings, with the settings file's remapping.
     pub keys: Keymap,
+    /// The namespaces and contexts to switch to, and the favourites.
+    pub places: Places,
+    /// The in-process engine's namespace (`Some(None)`: all), once the
+    /// runtime says it: the engine keeps the scope it started with while
+    /// `:ns` changes what the console shows, and the header says so.
+    pub engine_scope: Option<Option<String>>,
     pub quit: bool,
 }
 
@@ -170,6 +202,8 @@ impl App {
             editor: None,
             problems: banner::Problems::new(),
             keys: Keymap::default(),
+            places: Places::default(),
+            engine_scope: None,
             quit: false,
         }
     }

@@ -7,7 +7,7 @@
 //! [`navigation`] rows, selection, crumbs and fitting, [`input`] keys,
 //! prompts, questions and the mouse, [`board`] the rollout board's
 //! requests, [`editing`] and [`editor`] the values editor, [`flash`] the
-//! status line's messages.
+//! status line's messages, [`places`] the namespace and context shown.
 
 pub mod app;
 pub mod board;
@@ -16,6 +16,7 @@ pub mod editor;
 pub mod flash;
 pub mod input;
 pub mod navigation;
+pub mod places;
 pub mod view;
 
 #[cfg(test)]
@@ -85,6 +86,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             banner_changed(app, shown);
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
+        Msg::Namespaces(names) => app.places.namespaces = Some(names),
+        Msg::Switched {
+            context,
+            cluster,
+            namespace,
+        } => return places::switched(app, context, cluster, namespace),
+        Msg::SwitchFailed(why) => places::switch_failed(app, why),
         Msg::EngineStopped(why) => {
             app.target.engine = Engine::Stopped;
             app.flash(

@@ -8,6 +8,7 @@ mod keys;
 mod messages;
 mod mouse;
 mod navigation;
+mod places;
 mod prompts;
 
 use crate::tui::state::app::App;
