@@ -59,9 +59,12 @@ fn header(screen: &str) -> &str {
     screen.lines().next().unwrap_or_default()
 }
 
-/// Whether the clusters screen lists `name`.
+/// Whether the clusters screen lists `name` (in its first cell, or its
+/// second after the namespace).
 fn lists(screen: &str, name: &str) -> bool {
-    !row(screen, name).is_empty()
+    rows(screen)
+        .iter()
+        .any(|r| r.split(' ').take(2).any(|cell| cell == name))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
