@@ -9,8 +9,8 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::engine;
+use crate::tui::model::places::ContextInfo;
 use crate::tui::runtime::checks::check_crds;
-use crate::tui::state::places::ContextInfo;
 
 /// How long connecting to a context may take before it is refused.
 pub const CONNECT: Duration = Duration::from_secs(30);

@@ -11,10 +11,10 @@ use crate::tui::keys::tables::{Mode, ScreenKind};
 use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::places::Places;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
 use crate::tui::state::flash::{Flash, FlashLevel};
-use crate::tui::state::places::Places;
 use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 

@@ -7,8 +7,6 @@
 //! the newest first, at most [`MAX_FAVOURITES`]; a namespace already there
 //! keeps its place, so its digit does not move. `0` is all namespaces.
 
-use std::collections::BTreeMap;
-
 use kube::ResourceExt;
 
 use crate::tui::keys::{self, Goto};
@@ -18,49 +16,7 @@ use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::fit_all;
 use crate::tui::state::view::Screen;
 
-/// Digits `1`–`9`: at most this many favourites per context.
-pub const MAX_FAVOURITES: usize = 9;
-
-/// What `:ns` and `:ctx` say for all namespaces.
-pub const ALL: &str = "all";
-
-/// A context of the kubeconfig.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ContextInfo {
-    pub name: String,
-    /// The namespace the kubeconfig gives it, if any: `:ctx` moves there.
-    pub namespace: Option<String>,
-}
-
-/// The places the console knows of.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Places {
-    /// The kubeconfig's contexts; empty in a cluster (no kubeconfig).
-    pub contexts: Vec<ContextInfo>,
-    /// The namespaces the API server listed, when it let the console.
-    pub namespaces: Option<Vec<String>>,
-    /// The favourites of each context, the newest first.
-    pub favourites: BTreeMap<String, Vec<String>>,
-    /// A context the runtime is connecting to.
-    pub connecting: Option<String>,
-}
-
-impl Places {
-    /// The current context's favourites.
-    pub fn favourites_of(&self, context: &str) -> &[String] {
-        self.favourites.get(context).map_or(&[], Vec::as_slice)
-    }
-}
-
-/// Adds a namespace to a favourites list: first when new, in place when
-/// already there; at most [`MAX_FAVOURITES`].
-pub fn remember(list: &mut Vec<String>, namespace: &str) {
-    if list.iter().any(|n| n == namespace) {
-        return;
-    }
-    list.insert(0, namespace.to_string());
-    list.truncate(MAX_FAVOURITES);
-}
+pub use crate::tui::model::places::{ALL, ContextInfo, MAX_FAVOURITES, Places, remember};
 
 /// What `:ns` offers: `all`, then every namespace known (listed, seen in
 /// the data, or a favourite), sorted.
