@@ -170,6 +170,8 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
         keymap: hmc_tui::tui::config::keymap(settings.as_ref()),
         readonly: cli.readonly,
         kubeconfig_user: kubeconfig_user(cli),
+        kubeconfig: cli.kubeconfig.clone(),
+        favourites: hmc_tui::tui::config::favourites(settings.as_ref()),
         exit_after_first_frame: cli.exit_after_first_frame.then_some(started),
     })
     .await

@@ -5,11 +5,14 @@
 //! keys:                 # remapping, table by table (`hmc-tui keys` lists them)
 //!   board:
 //!     approve: A
+//! favourites:           # namespaces last used, by context (the console keeps it)
+//!   kind-hmc: [team-b, team-a]
 //! ```
 //!
 //! A command-line flag (or its environment variable) wins over the file,
 //! and the file over the built-in default.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -27,6 +30,10 @@ pub struct Config {
     /// Key remapping as written: table → action → key or keys.
     #[serde(default)]
     pub keys: remap::Section,
+    /// The namespace favourites of each context, the newest first: `:ns`
+    /// adds to them, and the digits switch to them.
+    #[serde(default)]
+    pub favourites: BTreeMap<String, Vec<String>>,
     /// The keymap with that remapping applied.
     #[serde(skip)]
     pub keymap: Keymap,
@@ -91,6 +98,81 @@ pub fn load(path: &Path) -> Result<Option<Config>, ConfigError> {
         reason: e.reason,
     })?;
     Ok(Some(config))
+}
+
+/// The favourites of a settings file.
+pub fn favourites(config: Option<&Config>) -> BTreeMap<String, Vec<String>> {
+    config.map(|c| c.favourites.clone()).unwrap_or_default()
+}
+
+/// Keeps a context's namespace favourites in the settings file, creating
+/// it if need be. Only the file's `favourites:` block is rewritten; the
+/// rest, comments too, stays as written.
+pub fn save_favourites(
+    path: &Path,
+    context: &str,
+    namespaces: &[String],
+) -> Result<(), ConfigError> {
+    let read = |source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(read(e)),
+    };
+    let mut all: BTreeMap<String, Vec<String>> = serde_yaml::from_str::<Favourites>(&text)
+        .map(|f| f.favourites)
+        .unwrap_or_default();
+    all.insert(context.to_string(), namespaces.to_vec());
+    let block = serde_yaml::to_string(&Favourites { favourites: all }).map_err(|e| {
+        ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    let text = replace_block(&text, "favourites", &block);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(read)?;
+    }
+    std::fs::write(path, text).map_err(read)
+}
+
+/// Only the `favourites:` of a settings file.
+#[derive(serde::Serialize, Deserialize, Default)]
+struct Favourites {
+    #[serde(default)]
+    favourites: BTreeMap<String, Vec<String>>,
+}
+
+/// `text` with its top-level `key:` block (the line and the indented,
+/// blank or comment lines under it) replaced by `block`, or `block` added
+/// at the end when there is none.
+fn replace_block(text: &str, key: &str, block: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| {
+        l.strip_prefix(key)
+            .is_some_and(|r| r.trim_start().starts_with(':'))
+    });
+    let Some(start) = start else {
+        let mut out = text.to_string();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(block);
+        return out;
+    };
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| !(l.is_empty() || l.starts_with([' ', '\t', '#', '-'])))
+        .map_or(lines.len(), |i| start + 1 + i);
+    let mut out: Vec<String> = lines[..start].iter().map(|l| l.to_string()).collect();
+    out.extend(block.lines().map(String::from));
+    out.extend(lines[end..].iter().map(|l| l.to_string()));
+    let mut out = out.join("\n");
+    out.push('\n');
+    out
 }
 
 /// The keymap of a settings file, or the defaults when there is none.
@@ -185,6 +267,35 @@ mod tests {
             err.contains("config.yaml") && err.contains("unknown field"),
             "{err}"
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The favourites are read back, and saving them rewrites only their
+    /// block: comments, the theme and the keys stay as written.
+    #[test]
+    fn favourites_are_kept_beside_the_rest() {
+        let dir = tmp("favourites");
+        let path = dir.join("hmc-tui/config.yaml");
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        save_favourites(&path, "kind-hmc", &names(&["b", "a"])).unwrap();
+        let config = load(&path).unwrap().unwrap();
+        assert_eq!(favourites(Some(&config))["kind-hmc"], names(&["b", "a"]));
+        let written = "# mine\ntheme: light\nfavourites:\n  old: [x]\n  # a note\nkeys:\n  board:\n    approve: A\n";
+        std::fs::write(&path, written).unwrap();
+        save_favourites(&path, "kind-hmc", &names(&["c"])).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("# mine\ntheme: light\nfavourites:\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("keys:\n  board:\n    approve: A\n"),
+            "{text}"
+        );
+        let config = load(&path).unwrap().unwrap();
+        assert_eq!(config.favourites["old"], names(&["x"]));
+        assert_eq!(config.favourites["kind-hmc"], names(&["c"]));
+        assert_eq!(config.theme.as_deref(), Some("light"));
         std::fs::remove_dir_all(&dir).ok();
     }
 

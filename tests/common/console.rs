@@ -3,7 +3,7 @@
 //! console (`tests/e2e_console*.rs`).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -37,7 +37,24 @@ impl Console {
     /// with the engine's lease in `ns` and its log and settings in a folder
     /// of its own. When the console exits, the pane stays and says how.
     pub fn start(ns: &str, settings: &str) -> Console {
-        let dir = std::env::temp_dir().join(format!("hmc-tui-console-{ns}"));
+        let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+        Console::start_with(ns, settings, &kubeconfig, &format!("-n {ns}"))
+    }
+
+    /// The folder of the console's log and settings for the test of `ns`.
+    pub fn dir_of(ns: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("hmc-tui-console-{ns}"))
+    }
+
+    /// The settings file the console reads and writes.
+    pub fn settings_path(&self) -> PathBuf {
+        self.dir.join("config/hmc-tui/config.yaml")
+    }
+
+    /// Starts `hmc-tui --kubeconfig <kubeconfig> <args>` as [`Console::start`]
+    /// does; `args` are shell words.
+    pub fn start_with(ns: &str, settings: &str, kubeconfig: &Path, args: &str) -> Console {
+        let dir = Console::dir_of(ns);
         std::fs::create_dir_all(dir.join("config/hmc-tui")).expect("the console's folder");
         std::fs::write(dir.join("config/hmc-tui/config.yaml"), settings)
             .expect("the console's settings file");
@@ -45,12 +62,12 @@ impl Console {
         let quote = |p: &std::path::Path| format!("'{}'", p.display());
         let command = format!(
             "env HMC_LEASE_NAMESPACE={ns} XDG_STATE_HOME={state} XDG_CONFIG_HOME={config} \
-             RUST_LOG=info,hmc_tui=debug,kube=warn {bin} --kubeconfig {kc} -n {ns}; \
+             RUST_LOG=info,hmc_tui=debug,kube=warn {bin} --kubeconfig {kc} {args}; \
              echo \"[console exited: $?]\"; sleep 3600",
             state = quote(&dir.join("state")),
             config = quote(&dir.join("config")),
             bin = quote(std::path::Path::new(env!("CARGO_BIN_EXE_hmc-tui"))),
-            kc = quote(&harness_dir().join("mgmt.kubeconfig")),
+            kc = quote(kubeconfig),
         );
         let console = Console {
             ns: ns.to_string(),

@@ -89,6 +89,9 @@ pub enum Action {
     Describe,
     /// A list: delete the selected object (asks to confirm).
     Delete,
+    /// Switch to a namespace favourite: the action's n-th key picks
+    /// favourite n (`0` all namespaces, `1`–`9` the header's list).
+    Favourite,
 }
 
 /// Every action, for reading names back.
@@ -143,6 +146,7 @@ pub const ALL: &[Action] = &[
     Action::SortStatus,
     Action::Describe,
     Action::Delete,
+    Action::Favourite,
 ];
 
 impl Action {
@@ -199,6 +203,7 @@ impl Action {
             Action::SortStatus => "sort-status",
             Action::Describe => "describe",
             Action::Delete => "delete",
+            Action::Favourite => "favourite",
         }
     }
 

@@ -14,6 +14,10 @@ pub enum Goto {
     Warnings,
     Help,
     Quit,
+    /// `:ns [name]`: switch the namespace shown, or list them.
+    Namespace,
+    /// `:ctx [name]`: switch the kubeconfig context, or list them.
+    Context,
 }
 
 /// A `:` command with its aliases.
@@ -69,6 +73,18 @@ pub const COMMANDS: &[CommandSpec] = &[
         target: Goto::Warnings,
     },
     CommandSpec {
+        name: "ns",
+        aliases: &["namespace", "namespaces"],
+        description: "switch namespace: NAME or all",
+        target: Goto::Namespace,
+    },
+    CommandSpec {
+        name: "ctx",
+        aliases: &["context", "contexts"],
+        description: "switch kubeconfig context: NAME",
+        target: Goto::Context,
+    },
+    CommandSpec {
         name: "help",
         aliases: &["h"],
         description: "keys and commands",
@@ -116,8 +132,13 @@ pub fn candidates(input: &str) -> Vec<&'static str> {
 
 /// Tab: the unique candidate, else the longest prefix the candidates share.
 pub fn complete(input: &str) -> String {
-    let cands = candidates(input);
-    match cands.as_slice() {
+    extend(input, &normalize(input), &candidates(input))
+}
+
+/// `typed` completed among `cands`: the unique candidate, else the longest
+/// prefix they share when it is longer than `typed`; else `input` as it is.
+fn extend(input: &str, typed: &str, cands: &[&str]) -> String {
+    match cands {
         [] => input.to_string(),
         [one] => (*one).to_string(),
         [first, rest @ ..] => {
@@ -133,12 +154,105 @@ pub fn complete(input: &str) -> String {
                     .nth(n)
                     .map_or(prefix.len(), |(i, _)| i)];
             }
-            if prefix.len() > normalize(input).len() {
+            if prefix.len() > typed.len() {
                 prefix.to_string()
             } else {
                 input.to_string()
             }
         }
+    }
+}
+
+/// A `:` line as its command word (lower case) and its argument, if one
+/// was typed after a space: `ns team-a` is `("ns", Some("team-a"))`, and
+/// `ns ` is `("ns", Some(""))`.
+pub fn split(input: &str) -> (String, Option<String>) {
+    let line = input.trim_start().trim_start_matches(':').trim_start();
+    match line.split_once(char::is_whitespace) {
+        Some((word, arg)) => (word.to_lowercase(), Some(arg.trim().to_string())),
+        None => (line.trim().to_lowercase(), None),
+    }
+}
+
+/// The command of a line that is typing an argument (`ns te`), and what
+/// was typed of the argument; `None` when the line is still at its word.
+pub fn argument(input: &str) -> Option<(Goto, String)> {
+    let (word, arg) = split(input);
+    Some((resolve(&word)?, arg?))
+}
+
+/// The `names` that could complete the argument being typed.
+pub fn argument_candidates<'a>(typed: &str, names: &'a [String]) -> Vec<&'a str> {
+    names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.starts_with(typed))
+        .collect()
+}
+
+/// Tab on an argument: the line with the argument completed among `names`.
+pub fn complete_argument(input: &str, names: &[String]) -> String {
+    let (word, arg) = split(input);
+    let typed = arg.unwrap_or_default();
+    let done = extend(&typed, &typed, &argument_candidates(&typed, names));
+    format!("{word} {done}")
+}
+
+/// k9s' screens that hmc-tui does not have, so `:pods` says so rather than
+/// only `unknown command`.
+const K9S_ONLY: &[&str] = &[
+    "pods",
+    "pod",
+    "po",
+    "deploy",
+    "deployments",
+    "deployment",
+    "dp",
+    "svc",
+    "services",
+    "service",
+    "nodes",
+    "node",
+    "no",
+    "secrets",
+    "secret",
+    "sec",
+    "cm",
+    "configmaps",
+    "configmap",
+    "sts",
+    "statefulsets",
+    "ds",
+    "daemonsets",
+    "rs",
+    "replicasets",
+    "jobs",
+    "job",
+    "cj",
+    "cronjobs",
+    "ing",
+    "ingress",
+    "pvc",
+    "pv",
+    "sa",
+    "crd",
+    "crds",
+    "hr",
+    "helmreleases",
+    "helm",
+    "xray",
+    "pulses",
+    "popeye",
+    "dir",
+];
+
+/// The status line's answer to a `:` word that names no command.
+pub fn unknown(word: &str) -> String {
+    let word = normalize(word);
+    if K9S_ONLY.contains(&word.as_str()) {
+        format!("`:{word}` is not a screen of hmc-tui; :help lists the commands")
+    } else {
+        format!("unknown command :{word}; :help lists the commands")
     }
 }
 
@@ -195,5 +309,48 @@ mod tests {
         assert_eq!(candidates("x"), Vec::<&str>::new());
         assert_eq!(complete("zz"), "zz");
         assert_eq!(candidates("").len(), COMMANDS.len());
+    }
+
+    #[test]
+    fn namespaces_and_contexts_take_a_name() {
+        for alias in ["ns", "namespace", ":NS"] {
+            assert_eq!(resolve(alias), Some(Goto::Namespace), "{alias}");
+        }
+        for alias in ["ctx", "context", "contexts"] {
+            assert_eq!(resolve(alias), Some(Goto::Context), "{alias}");
+        }
+        assert_eq!(split(":ns team-a "), ("ns".into(), Some("team-a".into())));
+        assert_eq!(split("CTX"), ("ctx".into(), None));
+        assert_eq!(split("ns "), ("ns".into(), Some(String::new())));
+        assert_eq!(argument("ns te"), Some((Goto::Namespace, "te".into())));
+        assert_eq!(argument("context "), Some((Goto::Context, String::new())));
+        assert_eq!(argument("ns"), None);
+        assert_eq!(argument("nosuch x"), None);
+        let names: Vec<String> = ["all", "team-a", "team-b", "prod"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(argument_candidates("te", &names), vec!["team-a", "team-b"]);
+        assert_eq!(complete_argument("ns t", &names), "ns team-");
+        assert_eq!(complete_argument("ns p", &names), "ns prod");
+        assert_eq!(complete_argument("ns x", &names), "ns x");
+        assert_eq!(complete("n"), "ns");
+        assert_eq!(complete("ct"), "ctx");
+    }
+
+    #[test]
+    fn k9s_screens_we_do_not_have_say_so() {
+        assert_eq!(
+            unknown("pods"),
+            "`:pods` is not a screen of hmc-tui; :help lists the commands"
+        );
+        assert_eq!(
+            unknown(":Deploy"),
+            "`:deploy` is not a screen of hmc-tui; :help lists the commands"
+        );
+        assert_eq!(
+            unknown("zz"),
+            "unknown command :zz; :help lists the commands"
+        );
     }
 }

@@ -87,6 +87,15 @@ impl Keymap {
         None
     }
 
+    /// Which of an action's keys in a mode a key is, counting from 0: the
+    /// favourite a digit picks.
+    pub fn slot(&self, mode: Mode, action: Action, event: &KeyEvent) -> Option<usize> {
+        let key = Key::of(event).normal();
+        self.bindings(mode)
+            .filter(|b| b.action == action)
+            .position(|b| b.key.normal() == key)
+    }
+
     /// The keys that do an action in a mode, as the help writes them.
     pub fn keys_for(&self, mode: Mode, action: Action) -> Vec<String> {
         self.bindings(mode)
@@ -147,7 +156,8 @@ impl Keymap {
         out
     }
 
-    /// The help: one line per action, with every key that does it.
+    /// The help: one line per action, with every key that does it (a run
+    /// of characters such as the favourites' digits as `0-9`).
     pub fn help(&self, mode: Mode) -> Vec<(String, &'static str)> {
         self.help_now(mode, &|_| true)
             .into_iter()
@@ -163,7 +173,10 @@ impl Keymap {
     ) -> Vec<(String, &'static str, bool)> {
         by_action(self.bindings(mode))
             .into_iter()
-            .map(|(action, keys, d)| (keys.join(" "), d, applies(action)))
+            .map(|(action, keys, d)| {
+                let keys = run(&keys).unwrap_or_else(|| keys.join(" "));
+                (keys, d, applies(action))
+            })
             .collect()
     }
 
@@ -324,6 +337,21 @@ fn asked_by(answer: Action) -> Option<Action> {
         Action::Stay | Action::RollBack => Some(Action::Abort),
         _ => None,
     }
+}
+
+/// `0-9` for more than two one-character keys that follow each other.
+fn run(keys: &[String]) -> Option<String> {
+    let chars: Vec<char> = keys
+        .iter()
+        .map(|k| {
+            let mut c = k.chars();
+            c.next().filter(|_| c.next().is_none())
+        })
+        .collect::<Option<_>>()?;
+    let follows = chars
+        .windows(2)
+        .all(|w| u32::from(w[0]) + 1 == u32::from(w[1]));
+    (chars.len() > 2 && follows).then(|| format!("{}-{}", chars[0], chars[chars.len() - 1]))
 }
 
 /// A table's actions, for an error message.
@@ -658,6 +686,26 @@ mod tests {
         assert!(help.contains(&("j ↓".to_string(), "down", true)));
         // Without a question, everything applies.
         assert!(map.hints(mode, false).len() == hints.len());
+    }
+
+    #[test]
+    fn digits_pick_namespace_favourites_and_can_be_remapped() {
+        let mut map = Keymap::default();
+        let screen = Mode::Screen(ScreenKind::Clusters);
+        let digit = |c| key(KeyCode::Char(c), KeyModifiers::NONE);
+        for (i, c) in "0123456789".chars().enumerate() {
+            assert_eq!(map.action(screen, &digit(c)), Some(Action::Favourite));
+            assert_eq!(map.slot(screen, Action::Favourite, &digit(c)), Some(i));
+        }
+        assert_eq!(map.action(Mode::Prompt, &digit('1')), None, "types text");
+        assert!(help(ScreenKind::Yaml).iter().any(|(k, _)| k == "0-9"));
+        let f = |n| Key::plain(KeyCode::F(n));
+        map.rebind(Table::Global, Action::Favourite, &[f(10), f(1), f(2)])
+            .unwrap();
+        assert_eq!(map.check(), Ok(()));
+        let f2 = key(KeyCode::F(2), KeyModifiers::NONE);
+        assert_eq!(map.slot(screen, Action::Favourite, &f2), Some(2));
+        assert_eq!(map.action(screen, &digit('1')), None);
     }
 
     #[test]

@@ -384,7 +384,20 @@ const GLOBAL: &[Binding] = &[
     bind(Key::plain(KeyCode::Esc), Action::Back, "back", true),
     bind(Key::char('q'), Action::Quit, "quit", true),
     bind(Key::char('!'), Action::Warnings, "warnings", false).explained("the engine's warnings"),
+    bind(Key::char('0'), Action::Favourite, "namespace", false).explained(FAVOURITES),
+    bind(Key::char('1'), Action::Favourite, "namespace", false),
+    bind(Key::char('2'), Action::Favourite, "namespace", false),
+    bind(Key::char('3'), Action::Favourite, "namespace", false),
+    bind(Key::char('4'), Action::Favourite, "namespace", false),
+    bind(Key::char('5'), Action::Favourite, "namespace", false),
+    bind(Key::char('6'), Action::Favourite, "namespace", false),
+    bind(Key::char('7'), Action::Favourite, "namespace", false),
+    bind(Key::char('8'), Action::Favourite, "namespace", false),
+    bind(Key::char('9'), Action::Favourite, "namespace", false),
 ];
+
+/// The help's line for the namespace favourites' keys.
+const FAVOURITES: &str = "switch namespace: 0 all, 1-9 the header's favourites";
 
 const LIST: &[Binding] = &[
     bind(Key::char('j'), Action::Down, "down", false),

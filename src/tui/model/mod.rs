@@ -4,7 +4,7 @@
 //! rollout board's rows and the checks of its requests, a cluster's pending
 //! revision and the templates' usage counts, the patches a values
 //! edit sends, the banner of failing watches, the engine's Events and its
-//! warnings.
+//! warnings, and the namespaces and contexts to switch to.
 //!
 //! Nothing here draws or reads keys: no ratatui, no crossterm.
 
@@ -18,6 +18,7 @@ pub mod health;
 pub mod key;
 pub mod patch;
 pub mod pending;
+pub mod places;
 pub mod rollouts;
 pub mod rows;
 pub mod snapshot;

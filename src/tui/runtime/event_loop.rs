@@ -2,9 +2,10 @@
 //! [`update`] returns, and redraws when something changed, at most every
 //! [`FRAME`].
 
+use std::collections::VecDeque;
 use std::io::Stdout;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use color_eyre::eyre::Result;
@@ -15,7 +16,7 @@ use tokio::time::Instant;
 
 use crate::plan::rollout::Request;
 use crate::tui::model::key::ObjKey;
-use crate::tui::runtime::feeds::Readers;
+use crate::tui::runtime::live::Live;
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::{App, Command, Engine, Msg};
 use crate::tui::state::editor::EditKey;
@@ -102,15 +103,28 @@ impl Writes {
     }
 }
 
-/// The one loop that owns the app. `pending` is the feeds' flag of a change
-/// not yet read: cleared when the loop reads the stores again.
+/// Keeps a context's namespace favourites in the settings file; a
+/// failure is one of the warnings the header counts.
+fn save_favourites(context: String, namespaces: Vec<String>) {
+    let Some(path) = crate::tui::config::config_path() else {
+        return;
+    };
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = crate::tui::config::save_favourites(&path, &context, &namespaces) {
+            tracing::warn!(error = %e, "cannot keep the namespace favourites");
+        }
+    });
+}
+
+/// The one loop that owns the app. It hears the terminal and the writes on
+/// `rx`, and the place shown (its stores, watches and engine) from `live`,
+/// which it hands the switching commands; `writes` follows its context.
 pub async fn event_loop(
     app: &mut App,
     mut terminal: Terminal<CrosstermBackend<Stdout>>,
     rx: &mut UnboundedReceiver<Msg>,
-    readers: &Readers,
-    pending: &AtomicBool,
-    writes: &Writes,
+    live: &mut Live,
+    writes: &mut Writes,
     first: &mut FirstFrame,
 ) -> Result<()> {
     let size = terminal.size()?;
@@ -127,19 +141,28 @@ pub async fn event_loop(
             } else {
                 tokio::select! {
                     m = rx.recv() => Some(m),
+                    m = live.next() => Some(Some(m)),
                     _ = tokio::time::sleep_until(due) => None,
                 }
             }
         } else {
-            Some(rx.recv().await)
+            tokio::select! {
+                m = rx.recv() => Some(m),
+                m = live.next() => Some(Some(m)),
+            }
         };
         match msg {
             Some(None) => return Ok(()),
             Some(Some(msg)) => {
+                // A new context writes with its own client.
+                if matches!(msg, Msg::Switched { .. }) {
+                    writes.writer = live.writer.clone();
+                }
                 if matches!(msg, Msg::Synced) && first.synced.is_none() {
                     first.synced = Some(std::time::Instant::now());
                 }
-                for command in update(app, msg) {
+                let mut commands: VecDeque<Command> = update(app, msg).into();
+                while let Some(command) = commands.pop_front() {
                     match command {
                         Command::Quit => {
                             if matches!(app.target.engine, Engine::InProcess | Engine::Standby) {
@@ -156,6 +179,14 @@ pub async fn event_loop(
                         } => writes.request(namespace, name, request),
                         Command::ApplyValues { key, patch } => writes.apply_values(key, patch),
                         Command::Delete { key } => writes.delete(key),
+                        Command::Namespace(namespace) => {
+                            commands.extend(update(app, live.namespace(namespace)));
+                        }
+                        Command::Context { name, namespace } => live.context(name, namespace),
+                        Command::SaveFavourites {
+                            context,
+                            namespaces,
+                        } => save_favourites(context, namespaces),
                     }
                 }
                 dirty = true;
@@ -163,8 +194,8 @@ pub async fn event_loop(
             None => {
                 if refresh {
                     refresh = false;
-                    pending.store(false, Ordering::SeqCst);
-                    update(app, Msg::Data(readers.snapshot()));
+                    live.place.pending.store(false, Ordering::SeqCst);
+                    update(app, Msg::Data(live.place.readers.snapshot()));
                 }
                 terminal.draw(|f| views::draw(app, f))?;
                 last_frame = Instant::now();

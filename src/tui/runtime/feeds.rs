@@ -76,6 +76,9 @@ pub struct Readers {
     pub(crate) rollouts: Store<TemplateRollout>,
     /// The console's own: the engine does not watch Events.
     pub(crate) events: Store<Event>,
+    /// Only this namespace's objects, when the stores hold more (the
+    /// engine's, over all namespaces).
+    pub(crate) namespace: Option<String>,
 }
 
 impl Readers {
@@ -87,19 +90,38 @@ impl Readers {
             service_templates: stores.service_templates.clone(),
             rollouts: stores.rollouts.clone(),
             events: events.store.clone(),
+            namespace: None,
         }
+    }
+
+    /// Reads only `namespace` (`None`: everything the stores hold).
+    pub fn only(self, namespace: Option<String>) -> Readers {
+        Readers { namespace, ..self }
     }
 
     /// What the console shows, read from the stores: what it does each
     /// time they change.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::new(
-            self.clusters.state(),
-            self.cluster_templates.state(),
-            self.service_templates.state(),
+            self.read(&self.clusters),
+            self.read(&self.cluster_templates),
+            self.read(&self.service_templates),
         )
-        .with_rollouts(self.rollouts.state())
-        .with_events(self.events.state())
+        .with_rollouts(self.read(&self.rollouts))
+        .with_events(self.read(&self.events))
+    }
+
+    /// A store's objects, of the namespace read only.
+    fn read<K>(&self, store: &Store<K>) -> Vec<Arc<K>>
+    where
+        K: kube::Resource + Clone + 'static,
+        K::DynamicType: Eq + std::hash::Hash + Clone,
+    {
+        let mut all = store.state();
+        if let Some(ns) = &self.namespace {
+            all.retain(|o| o.meta().namespace.as_deref() == Some(ns.as_str()));
+        }
+        all
     }
 }
 

@@ -1,29 +1,26 @@
 //! The console's runtime: everything that does I/O around the pure app.
 //!
-//! [`run`] only wires it up: the startup [`checks`], the stores and their
-//! [`feeds`], the engine's task ([`engine_task`]), the [`writer`] (who the
-//! console is comes from [`identity`]), the [`terminal`], then the
-//! [`event_loop`](mod@event_loop) until the user quits. Each of those does
-//! one job.
+//! [`run`] only wires it up: the startup [`checks`], the place shown
+//! ([`live`]: the stores, their [`feeds`] and the engine's task,
+//! [`engine_task`], switched by `:ns` and `:ctx`, which [`connect`]s), the
+//! [`writer`] (who the console is comes from [`identity`]), the
+//! [`terminal`], then the [`event_loop`](mod@event_loop) until the user
+//! quits. Each of those does one job.
 
 pub mod checks;
+pub mod connect;
 pub mod engine_task;
 pub mod event_loop;
 pub mod feeds;
 pub mod identity;
+pub mod live;
 pub mod terminal;
 pub mod writer;
-
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use color_eyre::eyre::Result;
 use k8s_openapi::jiff::Timestamp;
 use tokio::sync::mpsc::unbounded_channel;
-use tokio_util::sync::CancellationToken;
 
-use crate::engine::{Context, Counters, EngineOptions};
-use crate::store::{Scope, Stores};
 use crate::tui::keys::keymap::Keymap;
 use crate::tui::logging;
 use crate::tui::state::app::{App, Engine, Msg, Target};
@@ -31,11 +28,10 @@ use crate::tui::state::update;
 use crate::tui::theme::Theme;
 
 use checks::check_crds;
-use engine_task::{spawn_engine, stop_engine};
+use connect::Connection;
 use event_loop::{FirstFrame, Writes, event_loop};
-use feeds::Readers;
+use live::{Live, Start};
 use terminal::{TerminalGuard, install_panic_hook, read_terminal, restore_panic_hook};
-use writer::Writer;
 
 /// How to start the console.
 pub struct TuiOptions {
@@ -57,6 +53,11 @@ pub struct TuiOptions {
     /// The kubeconfig context's user, for the name requests carry when the
     /// API server cannot say who the console is.
     pub kubeconfig_user: Option<String>,
+    /// The `--kubeconfig` file, if given: `:ctx` reads its contexts
+    /// (else `$KUBECONFIG` or `~/.kube/config`).
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// The namespace favourites of each context, from the settings file.
+    pub favourites: std::collections::BTreeMap<String, Vec<String>>,
     /// Quit right after the first full frame (drawn once the stores
     /// synced) and print how long it took from this instant, the start of
     /// the process.
@@ -80,45 +81,22 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     };
     check_crds(&opts.client, run_engine, &target).await?;
 
-    let scope = Scope {
+    let start = Start {
+        kubeconfig: opts.kubeconfig.clone(),
+        engine: run_engine.then(|| opts.namespace.clone()),
+        readonly: opts.readonly,
+    };
+    let connection = Connection {
+        client: opts.client.clone(),
+        context: opts.context.clone(),
+        cluster: opts.cluster.clone(),
+        kubeconfig_user: opts.kubeconfig_user.clone(),
         namespace: opts.namespace.clone(),
     };
-    let (stores, mut watches) = Stores::new(&opts.client, &scope);
-    let (event_store, event_watches) = feeds::watch_events(&opts.client, &scope);
-    watches.extend(event_watches);
-    let watches = tokio::spawn(futures::future::join_all(watches));
-    let shutdown = CancellationToken::new();
-    let mut engine = run_engine.then(|| {
-        let ctx = Arc::new(Context::new(
-            opts.client.clone(),
-            stores.clone(),
-            Arc::new(Counters::default()),
-            EngineOptions::default(),
-        ));
-        spawn_engine(ctx, opts.namespace.clone(), shutdown.clone(), tx.clone())
-    });
-    let readers = Readers::new(&stores, &event_store);
-
-    let pending = Arc::new(AtomicBool::new(false));
-    let mut tasks = feeds::spawn(&stores, &event_store, &tx, &pending);
-    tasks.push(tokio::spawn(read_terminal(tx.clone())));
-    let writer = Arc::new(Writer::new(
-        opts.client.clone(),
-        opts.readonly,
-        opts.kubeconfig_user.clone(),
-    ));
-    // Who the console is, once, at the start: shown when asking to confirm.
-    if !opts.readonly {
-        tasks.push(tokio::spawn({
-            let (writer, tx) = (writer.clone(), tx.clone());
-            async move {
-                let user = writer.user().await;
-                let _ = tx.send(Msg::Identity(user));
-            }
-        }));
-    }
-    let writes = Writes {
-        writer,
+    let mut live = Live::new(connection, start, tx.clone());
+    let terminal_task = tokio::spawn(read_terminal(tx.clone()));
+    let mut writes = Writes {
+        writer: live.writer.clone(),
         tx: tx.clone(),
     };
 
@@ -135,6 +113,9 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     };
     let mut app = App::new(target, opts.theme.clone(), Timestamp::now());
     app.keys = opts.keymap.clone();
+    app.engine_scope = live.engine_scope();
+    app.places.contexts = connect::contexts(opts.kubeconfig.as_deref());
+    app.places.favourites = opts.favourites.clone();
     if let Err(e) = &log {
         update(
             &mut app,
@@ -153,22 +134,26 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     let result = match TerminalGuard::enter() {
         Ok((guard, terminal)) => {
             let r = event_loop(
-                &mut app, terminal, &mut rx, &readers, &pending, &writes, &mut first,
+                &mut app,
+                terminal,
+                &mut rx,
+                &mut live,
+                &mut writes,
+                &mut first,
             )
             .await;
             // The last frame says so while the engine stops.
-            stop_engine(engine.take(), &shutdown).await;
+            live.stop().await;
             drop(guard);
             r
         }
-        Err(e) => Err(e),
+        Err(e) => {
+            live.stop().await;
+            Err(e)
+        }
     };
     restore_panic_hook(original_hook);
-    stop_engine(engine, &shutdown).await;
-    for task in tasks {
-        task.abort();
-    }
-    watches.abort();
+    terminal_task.abort();
     if let Some(started) = opts.exit_after_first_frame {
         let report = first.report(started);
         tracing::info!(%report, "first frame");

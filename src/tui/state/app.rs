@@ -11,6 +11,7 @@ use crate::tui::keys::tables::{Mode, ScreenKind};
 use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::places::Places;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::warnings::{Warning, Warnings};
 use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
@@ -62,6 +63,17 @@ pub enum Msg {
         key: ObjKey,
         result: Result<(), String>,
     },
+    /// The namespaces the API server lists, for `:ns`.
+    Namespaces(Vec<String>),
+    /// The console now watches this context and namespace (`None`: all),
+    /// after a [`Command::Namespace`] or [`Command::Context`].
+    Switched {
+        context: String,
+        cluster: String,
+        namespace: Option<String>,
+    },
+    /// A [`Command::Context`] failed, in plain words; nothing changed.
+    SwitchFailed(String),
 }
 
 /// Side effects `update` asks the loop for.
@@ -88,6 +100,20 @@ pub enum Command {
     /// [`Msg::Deleted`].
     Delete {
         key: ObjKey,
+    },
+    /// Watch this namespace of the same context (`None`: all); the loop
+    /// answers with [`Msg::Switched`].
+    Namespace(Option<String>),
+    /// Connect to this kubeconfig context and watch `namespace` there; the
+    /// loop answers with [`Msg::Switched`] or [`Msg::SwitchFailed`].
+    Context {
+        name: String,
+        namespace: Option<String>,
+    },
+    /// Keep a context's namespace favourites in the settings file.
+    SaveFavourites {
+        context: String,
+        namespaces: Vec<String>,
     },
 }
 
@@ -167,6 +193,12 @@ pub struct App {
     pub warnings: Warnings,
     /// The keybindings, with the settings file's remapping.
     pub keys: Keymap,
+    /// The namespaces and contexts to switch to, and the favourites.
+    pub places: Places,
+    /// The in-process engine's namespace (`Some(None)`: all), once the
+    /// runtime says it: the engine keeps the scope it started with while
+    /// `:ns` changes what the console shows, and the header says so.
+    pub engine_scope: Option<Option<String>>,
     pub quit: bool,
 }
 
@@ -190,6 +222,8 @@ impl App {
             problems: banner::Problems::new(),
             warnings: Warnings::default(),
             keys: Keymap::default(),
+            places: Places::default(),
+            engine_scope: None,
             quit: false,
         }
     }

@@ -22,6 +22,7 @@ use crate::tui::state::navigation::{
 };
 use crate::tui::state::search;
 use crate::tui::state::objects;
+use crate::tui::state::places;
 use crate::tui::state::view::Screen;
 
 pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
@@ -74,6 +75,10 @@ pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         };
     }
     match action {
+        Some(Action::Favourite) => {
+            let slot = app.keys.slot(mode, Action::Favourite, &key);
+            places::favourite(app, slot.unwrap_or(0))
+        }
         Some(a) => act(app, a),
         None => {
             // A key that does nothing here says so, in the keymap's words.
@@ -180,6 +185,8 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         | Action::Discard
         | Action::Reload
         | Action::KeepMine => {}
+        // Needs its key: `on_key` handles it.
+        Action::Favourite => {}
     }
     Vec::new()
 }
@@ -273,7 +280,7 @@ fn on_command_key(
             app.input = Input::None;
             return run_command(app, &text);
         }
-        Some(Action::Complete) => app.input = Input::Command(keys::complete(&text)),
+        Some(Action::Complete) => app.input = Input::Command(places::complete(app, &text)),
         Some(Action::Erase) => app.input = Input::Command(String::new()),
         _ => match typed(&key) {
             Typed::Erase => {
@@ -310,11 +317,14 @@ fn typed(key: &KeyEvent) -> Typed {
 }
 
 fn run_command(app: &mut App, text: &str) -> Vec<Command> {
-    let word = text.trim();
+    let (word, arg) = keys::commands::split(text);
+    let word = word.as_str();
     if word.is_empty() {
         return Vec::new();
     }
     match keys::resolve(word) {
+        Some(Goto::Namespace) => return places::namespace_command(app, arg.as_deref()),
+        Some(Goto::Context) => return places::context_command(app, arg.as_deref()),
         Some(Goto::Quit) => return quit(app),
         Some(Goto::Help) => {
             app.help = true;
@@ -342,17 +352,7 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
             app.stack.truncate(1);
             push(app, Screen::Events(None));
         }
-        None => app.flash(
-            FlashLevel::Error,
-            format!(
-                "unknown command :{word}; try {}",
-                keys::COMMANDS
-                    .iter()
-                    .map(|c| format!(":{}", c.name))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-        ),
+        None => app.flash(FlashLevel::Error, keys::commands::unknown(word)),
     }
     Vec::new()
 }

@@ -8,7 +8,8 @@
 //! [`navigation`] rows, selection, crumbs and fitting, [`input`] keys,
 //! prompts, questions and the mouse, [`board`] the rollout board's
 //! requests, [`editing`] and [`editor`] the values editor, [`flash`] the
-//! status line's messages, [`search`] `/` in the yaml and values views.
+//! status line's messages, [`search`] `/` in the yaml and values views;
+//! [`places`] the namespace and context shown.
 
 pub mod app;
 pub mod applies;
@@ -20,6 +21,7 @@ pub mod input;
 pub mod navigation;
 pub mod search;
 pub mod objects;
+pub mod places;
 pub mod view;
 
 #[cfg(test)]
@@ -84,6 +86,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
         Msg::Deleted { key, result } => objects::deleted(app, key, result),
+        Msg::Namespaces(names) => app.places.namespaces = Some(names),
+        Msg::Switched {
+            context,
+            cluster,
+            namespace,
+        } => return places::switched(app, context, cluster, namespace),
+        Msg::SwitchFailed(why) => places::switch_failed(app, why),
         // The header says so; why is on the warnings screen (from the log).
         Msg::EngineStopped(_) => app.target.engine = Engine::Stopped,
     }

@@ -9,6 +9,7 @@ mod editor;
 mod events;
 mod help;
 mod modal;
+mod places;
 mod rollouts;
 mod search;
 mod template_detail;
@@ -31,7 +32,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
-use crate::tui::keys::{self, Action, Mode, ScreenKind};
+use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::sort::{Sort, SortBy};
 use crate::tui::state::app::{App, Engine, Input};
@@ -96,6 +97,7 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
     let mut tail = vec![
         Span::styled("  engine: ", t.muted()),
         Span::styled(engine, engine_style),
+        Span::styled(places::engine_scope(app).unwrap_or_default(), t.muted()),
         Span::styled("  ns: ", t.muted()),
         Span::styled(ns, value),
     ];
@@ -110,6 +112,12 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled("context: ", t.muted()),
         Span::styled(app.target.context.clone(), value),
     ];
+    // The namespace favourites after the namespace, when they fit.
+    let favourites = places::favourites(app);
+    let line = |s: &[Span]| s.iter().map(|s| s.content.chars().count()).sum::<usize>();
+    if line(&spans) + line(&tail) + line(&favourites) <= usize::from(area.width) {
+        tail.splice(5..5, favourites);
+    }
     let label = "  cluster: ";
     let used: usize = spans
         .iter()
@@ -182,11 +190,9 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw(text.clone()),
                 Span::raw("  "),
             ];
-            let cands = keys::candidates(text);
-            if cands.is_empty() {
-                spans.push(Span::styled("no such command", t.error()));
-            } else {
-                spans.push(Span::styled(cands.join("  "), t.muted()));
+            match places::candidates(app, text) {
+                Ok(names) => spans.push(Span::styled(names, t.muted())),
+                Err(none) => spans.push(Span::styled(none, t.error())),
             }
             frame.set_cursor_position((area.x + 1 + text.chars().count() as u16, area.y));
             Line::from(spans)

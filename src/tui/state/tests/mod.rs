@@ -10,6 +10,7 @@ mod messages;
 mod mouse;
 mod navigation;
 mod objects;
+mod places;
 mod prompts;
 
 use crate::tui::state::app::App;
