@@ -2,17 +2,21 @@
 //! [`snapshot::Snapshot`] read from the stores, the rows every screen lists
 //! and the one filter rule, health and ages, the values a service gets, the
 //! rollout board's rows and the checks of its requests, the patches a values
-//! edit sends, the banner of failing watches, and the engine's Events.
+//! edit sends, the banner of failing watches, the engine's Events, and a
+//! service's chart with the checks of values against it.
 //!
 //! Nothing here draws or reads keys: no ratatui, no crossterm.
 
 pub mod age;
 pub mod banner;
+pub mod chart;
+pub mod chart_check;
 pub mod events;
 pub mod filter;
 pub mod health;
 pub mod key;
 pub mod patch;
+pub mod places;
 pub mod rollouts;
 pub mod rows;
 pub mod snapshot;
