@@ -88,12 +88,8 @@ impl ChartStatus {
         match self {
             ChartStatus::Ready(_) => None,
             ChartStatus::Unknown(why) => Some(format!("syntax only: {why}")),
-            ChartStatus::Fetching(id) => {
-                Some(format!("syntax only while the values of {id} are fetched…"))
-            }
-            ChartStatus::Failed(id, why) => Some(format!(
-                "syntax only: cannot fetch the values of {id}: {why}"
-            )),
+            ChartStatus::Fetching(id) => Some(format!("syntax only: fetching {id}…")),
+            ChartStatus::Failed(id, why) => Some(format!("syntax only: cannot fetch {id}: {why}")),
         }
     }
 }

@@ -35,6 +35,9 @@ pub struct Finding {
     pub path: Vec<Seg>,
     /// In words, the path included.
     pub message: String,
+    /// The same, short, for beside its line: `replicaCount: a number in
+    /// the chart, not "three"`.
+    pub note: String,
     /// 0-based line and column in the text, when it could be placed.
     pub at: Option<(usize, usize)>,
 }
@@ -92,27 +95,30 @@ impl<'a> Walk<'a> {
         if let Some(types) = schema.and_then(types) {
             if !types.iter().any(|t| has_type(t, user)) {
                 let wanted: Vec<String> = types.iter().map(|t| type_name(t)).collect();
+                let what = format!("must be {}, not {}", wanted.join(" or "), shown(user));
                 let message = format!(
                     "{at} must be {} by the schema of {id}, not {}",
                     wanted.join(" or "),
                     shown(user)
                 );
-                return self.push(Level::Error, path, message, true);
+                return self.push(Level::Error, path, message, what, true);
             }
         } else if let Some(d) = default.filter(|d| clash(d, user)) {
             let message = format!("{at} is {} in {id}, not {}", kind(d), shown(user));
-            return self.push(Level::Error, path, message, true);
+            let what = format!("{} in the chart, not {}", kind(d), shown(user));
+            return self.push(Level::Error, path, message, what, true);
         }
-        if let Some(allowed) = schema.and_then(|s| s.get("enum")?.as_array()) {
-            if !allowed.contains(user) {
-                let names: Vec<String> = allowed.iter().map(shown).collect();
-                let message = format!(
-                    "{at} must be one of {} by the schema of {id}, not {}",
-                    names.join(", "),
-                    shown(user)
-                );
-                return self.push(Level::Error, path, message, true);
-            }
+        if let Some(allowed) = schema.and_then(|s| s.get("enum")?.as_array())
+            && !allowed.contains(user)
+        {
+            let names: Vec<String> = allowed.iter().map(shown).collect();
+            let message = format!(
+                "{at} must be one of {} by the schema of {id}, not {}",
+                names.join(", "),
+                shown(user)
+            );
+            let what = format!("one of {}, not {}", names.join(", "), shown(user));
+            return self.push(Level::Error, path, message, what, true);
         }
         match user {
             Value::Object(map) => {
@@ -128,6 +134,8 @@ impl<'a> Walk<'a> {
                     let child_default = defaults.and_then(|m| m.get(k));
                     let (known, child_schema) = schema.map_or((false, None), |s| child(s, k));
                     if free {
+                        // `global` and the dependencies' values: not this
+                        // chart's to check.
                     } else if child_default.is_some() || known {
                         self.value(path, v, child_default, child_schema);
                     } else if schema.is_some_and(closed) {
@@ -136,10 +144,12 @@ impl<'a> Walk<'a> {
                             PathText(path),
                             chart.id
                         );
-                        self.push(Level::Error, path, message, false);
+                        let what = "not allowed by the schema".to_string();
+                        self.push(Level::Error, path, message, what, false);
                     } else if known_map {
                         let message = format!("{} is not a value of {}", PathText(path), chart.id);
-                        self.push(Level::Warning, path, message, false);
+                        let what = "not a value of the chart".to_string();
+                        self.push(Level::Warning, path, message, what, false);
                     }
                     path.pop();
                 }
@@ -160,7 +170,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn push(&mut self, level: Level, path: &[Seg], message: String, on_value: bool) {
+    fn push(&mut self, level: Level, path: &[Seg], message: String, what: String, on_value: bool) {
         let place = find(&self.places, path);
         let at = place.and_then(|p| {
             if on_value {
@@ -173,6 +183,11 @@ impl<'a> Walk<'a> {
             level,
             path: path.to_vec(),
             message,
+            note: match path.last() {
+                Some(Seg::Key(k)) => format!("{k}: {what}"),
+                Some(Seg::Index(n)) => format!("[{n}]: {what}"),
+                None => what,
+            },
             at,
         });
     }
@@ -334,6 +349,22 @@ mod tests {
                     Level::Warning,
                     "line 1, column 35: controller.nosuchkey is not a value of ingress-nginx 4.11.3".to_string()
                 ),
+            ]
+        );
+        let values = parse_values("controller: {replicaCount: three, nosuchkey: 1}").unwrap();
+        let notes: Vec<String> = check(
+            &chart,
+            &values,
+            "controller: {replicaCount: three, nosuchkey: 1}",
+        )
+        .into_iter()
+        .map(|f| f.note)
+        .collect();
+        assert_eq!(
+            notes,
+            [
+                "replicaCount: a number in the chart, not \"three\"",
+                "nosuchkey: not a value of the chart"
             ]
         );
         // Block style, and the top level.

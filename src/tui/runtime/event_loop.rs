@@ -14,6 +14,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
 use crate::plan::rollout::Request;
+use crate::tui::model::chart::ChartSource;
+use crate::tui::runtime::charts;
 use crate::tui::runtime::feeds::Readers;
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::{App, Command, Engine, Msg};
@@ -89,6 +91,19 @@ impl Writes {
             let _ = tx.send(Msg::ValuesApplied { key, result });
         });
     }
+
+    /// Fetches a chart's values for the editor; the result comes back as
+    /// [`Msg::Chart`].
+    fn fetch_chart(&self, source: ChartSource) {
+        let (client, tx) = (self.writer.client().clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = charts::fetch(&client, &source).await.map(Arc::new);
+            let _ = tx.send(Msg::Chart {
+                id: source.id,
+                result,
+            });
+        });
+    }
 }
 
 /// The one loop that owns the app. `pending` is the feeds' flag of a change
@@ -144,6 +159,7 @@ pub async fn event_loop(
                             request,
                         } => writes.request(namespace, name, request),
                         Command::ApplyValues { key, patch } => writes.apply_values(key, patch),
+                        Command::FetchChart(source) => writes.fetch_chart(source),
                     }
                 }
                 dirty = true;

@@ -3,9 +3,11 @@
 //! [`run`] only wires it up: the startup [`checks`], the stores and their
 //! [`feeds`], the engine's task ([`engine_task`]), the [`writer`] (who the
 //! console is comes from [`identity`]), the [`terminal`], then the
-//! [`event_loop`](mod@event_loop) until the user quits. Each of those does
+//! [`event_loop`](mod@event_loop) until the user quits; [`charts`] fetches
+//! a service's chart for the values editor. Each of those does
 //! one job.
 
+pub mod charts;
 pub mod checks;
 pub mod engine_task;
 pub mod event_loop;

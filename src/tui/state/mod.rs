@@ -85,6 +85,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             banner_changed(app, shown);
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
+        Msg::Chart { id, result } => editing::chart_fetched(app, id, result),
         Msg::EngineStopped(why) => {
             app.target.engine = Engine::Stopped;
             app.flash(
