@@ -433,6 +433,19 @@ other: {}
         assert_eq!(at(text, &[key("d")]).unwrap().key, (5, 0));
     }
 
+    proptest::proptest! {
+        /// Any text, however broken: no panic, and every place is in it.
+        #[test]
+        fn any_text_is_read_without_panic(text in "[a-z:{}\\[\\],#'\" |>\n-]{0,80}") {
+            let lines: Vec<Vec<char>> = text.lines().map(|l| l.chars().collect()).collect();
+            for (_, place) in places(&text) {
+                for (l, c) in [Some(place.key), place.value].into_iter().flatten() {
+                    proptest::prop_assert!(l < lines.len() && c <= lines[l].len(), "{place:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_path_without_a_place_falls_back_to_its_parent() {
         let text = "controller:\n  service: {}\n";

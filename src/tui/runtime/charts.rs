@@ -45,6 +45,9 @@ pub async fn fetch(client: &kube::Client, source: &ChartSource) -> Result<ChartV
     let [chart, values, schema] =
         read_top_files(&bytes, ["Chart.yaml", "values.yaml", "values.schema.json"])
             .map_err(|e| e.to_string())?;
+    if chart.is_none() {
+        return Err("the archive holds no chart (no Chart.yaml at its top)".into());
+    }
     let parsed = ChartValues::parse(
         source.id.clone(),
         chart.as_deref(),
