@@ -66,27 +66,61 @@ async fn the_console_edits_values_and_approves_a_wave() {
         })
         .await;
     console.keys(&["e"]);
+    // c2 has no entry of its own yet: the editor opens empty, and once the
+    // chart is fetched it suggests the chart's own keys.
     console
         .wait_text(
             &[
                 "ManagedCluster c2  services[ingress-nginx].values (new entry)",
-                "empty: no overrides here",
+                "empty: no overrides here; type YAML such as `controller: {replicaCount: 1}`",
+                "values of ingress-nginx 4.11.3: controller",
+                "✓ valid values of ingress-nginx 4.11.3",
                 "ln 1, col 1  unchanged",
             ],
-            SCREEN,
+            STEP,
         )
         .await;
-    // c2 has no entry of its own yet: the editor opens empty.
     console.type_text("controller:");
     console.keys(&["Enter"]);
     console.type_text("  replicaCount: 2");
     console.keys(&["Enter"]);
+    // A key the chart does not have is a warning beside its line.
+    console.type_text("  nosuchkey: 1");
+    console
+        .wait_text(
+            &[
+                "3   nosuchkey: 1  ← nosuchkey: not a value of the chart",
+                "! line 3, column 3: controller.nosuchkey is not a value of ingress-nginx 4.11.3",
+            ],
+            SCREEN,
+        )
+        .await;
+    console.keys(&["BSpace"; 14]);
+    // A value of the wrong type refuses the save, with its place.
+    console.type_text("  containerPort: {http: web}");
+    console
+        .wait_text(
+            &[
+                "← http: a number in the chart, not \"web\"",
+                "✗ line 3, column 25: controller.containerPort.http is a number in ingress-nginx",
+            ],
+            SCREEN,
+        )
+        .await;
+    console.keys(&["C-s"]);
+    console
+        .wait_text(
+            &["not saved: line 3, column 25: controller.containerPort.http is a number in ingress-nginx 4.11.3, not \"web\""],
+            SCREEN,
+        )
+        .await;
+    console.keys(&["BSpace"; 28]);
     console
         .wait_text(
             &[
                 "1 controller:",
                 "2   replicaCount: 2",
-                "✓ valid YAML",
+                "✓ valid values of ingress-nginx 4.11.3",
                 "ln 3, col 1  modified",
             ],
             SCREEN,

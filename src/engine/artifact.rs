@@ -242,38 +242,7 @@ pub fn verify_digest(bytes: &[u8], expected: &str) -> Result<(), ArtifactError> 
 /// Reads `<chart>/Chart.yaml` and `<chart>/values.yaml` from a `.tgz`.
 pub fn read_chart(archive: &[u8]) -> Result<ChartInfo, ArtifactError> {
     let invalid = |m: String| ArtifactError::InvalidChart(m);
-    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(archive));
-    let mut chart_yaml = None;
-    let mut values_yaml = None;
-    for entry in tar.entries().map_err(|e| invalid(e.to_string()))? {
-        let mut entry = entry.map_err(|e| invalid(e.to_string()))?;
-        let path = entry
-            .path()
-            .map_err(|e| invalid(e.to_string()))?
-            .to_string_lossy()
-            .into_owned();
-        let mut parts = path.split('/');
-        let (Some(_top), Some(file), None) = (parts.next(), parts.next(), parts.next()) else {
-            continue; // only the chart's own top-level files, not subcharts
-        };
-        let slot = match file {
-            "Chart.yaml" => &mut chart_yaml,
-            "values.yaml" => &mut values_yaml,
-            _ => continue,
-        };
-        if slot.is_some() {
-            continue; // one chart per archive: the first of each file counts
-        }
-        // One byte past the limit is enough for the parser to say it is too
-        // large; more would only fill memory first.
-        let mut text = String::new();
-        entry
-            .by_ref()
-            .take(crate::plan::yaml::Limits::CHART.bytes as u64 + 1)
-            .read_to_string(&mut text)
-            .map_err(|e| invalid(format!("{path}: {e}")))?;
-        *slot = Some(text);
-    }
+    let [chart_yaml, values_yaml] = read_top_files(archive, ["Chart.yaml", "values.yaml"])?;
     let chart_yaml = chart_yaml.ok_or_else(|| invalid("the archive has no Chart.yaml".into()))?;
     let limits = &crate::plan::yaml::Limits::CHART;
     let meta: ChartYaml = crate::plan::yaml::from_str(&chart_yaml, limits)
@@ -293,6 +262,45 @@ pub fn read_chart(archive: &[u8]) -> Result<ChartInfo, ArtifactError> {
             .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
             .collect(),
     })
+}
+
+/// The chart's own top-level files of these names from a `.tgz` (not its
+/// subcharts'), each read up to one byte past the size limit of chart files
+/// (enough for the parser to say it is too large); `None` for a file the
+/// archive does not have. The first of each name counts.
+pub fn read_top_files<const N: usize>(
+    archive: &[u8],
+    names: [&str; N],
+) -> Result<[Option<String>; N], ArtifactError> {
+    let invalid = |m: String| ArtifactError::InvalidChart(m);
+    let mut found: [Option<String>; N] = std::array::from_fn(|_| None);
+    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(archive));
+    for entry in tar.entries().map_err(|e| invalid(e.to_string()))? {
+        let mut entry = entry.map_err(|e| invalid(e.to_string()))?;
+        let path = entry
+            .path()
+            .map_err(|e| invalid(e.to_string()))?
+            .to_string_lossy()
+            .into_owned();
+        let mut parts = path.split('/');
+        let (Some(_top), Some(file), None) = (parts.next(), parts.next(), parts.next()) else {
+            continue; // only the chart's own top-level files, not subcharts
+        };
+        let Some(slot) = names.iter().position(|n| *n == file).map(|i| &mut found[i]) else {
+            continue;
+        };
+        if slot.is_some() {
+            continue; // one chart per archive: the first of each file counts
+        }
+        let mut text = String::new();
+        entry
+            .by_ref()
+            .take(crate::plan::yaml::Limits::CHART.bytes as u64 + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| invalid(format!("{path}: {e}")))?;
+        *slot = Some(text);
+    }
+    Ok(found)
 }
 
 /// Loopback servers that misbehave, for the tests of downloads and of the

@@ -584,6 +584,18 @@ async fn referenced_source(
     ns: &str,
     name: &str,
 ) -> Result<Option<SourceStatus>> {
+    Ok(source_status(&ctx.client, kind, ns, name).await?)
+}
+
+/// The status of the chart source `kind` `ns/name` (HelmChart,
+/// OCIRepository, …), read from the API server; `None` when it does not
+/// exist.
+pub async fn source_status(
+    client: &kube::Client,
+    kind: &str,
+    ns: &str,
+    name: &str,
+) -> std::result::Result<Option<SourceStatus>, kube::Error> {
     let version = if kind == "OCIRepository" {
         "v1beta2"
     } else {
@@ -592,7 +604,7 @@ async fn referenced_source(
     let gvk = GroupVersionKind::gvk("source.toolkit.fluxcd.io", version, kind);
     let plural = plural_of(kind);
     let ar = ApiResource::from_gvk_with_plural(&gvk, &plural);
-    let api: Api<DynamicObject> = Api::namespaced_with(ctx.client.clone(), ns, &ar);
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &ar);
     let Some(obj) = api.get_opt(name).await? else {
         return Ok(None);
     };

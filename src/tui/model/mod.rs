@@ -4,12 +4,15 @@
 //! rollout board's rows and the checks of its requests, a cluster's pending
 //! revision and the templates' usage counts, the patches a values
 //! edit sends, the banner of failing watches, the engine's Events and its
-//! warnings, and the namespaces and contexts to switch to.
+//! warnings, the namespaces and contexts to switch to, and a service's
+//! chart with the checks of values against it.
 //!
 //! Nothing here draws or reads keys: no ratatui, no crossterm.
 
 pub mod age;
 pub mod banner;
+pub mod chart;
+pub mod chart_check;
 pub mod delete;
 pub mod describe;
 pub mod events;
@@ -18,6 +21,7 @@ pub mod health;
 pub mod key;
 pub mod patch;
 pub mod pending;
+pub mod key_places;
 pub mod places;
 pub mod rollouts;
 pub mod rows;

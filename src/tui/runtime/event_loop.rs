@@ -17,6 +17,8 @@ use tokio::time::Instant;
 use crate::plan::rollout::Request;
 use crate::tui::model::key::ObjKey;
 use crate::tui::runtime::live::Live;
+use crate::tui::model::chart::ChartSource;
+use crate::tui::runtime::charts;
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::{App, Command, Engine, Msg};
 use crate::tui::state::editor::EditKey;
@@ -99,6 +101,19 @@ impl Writes {
         tokio::spawn(async move {
             let result = writer.delete(&key).await;
             let _ = tx.send(Msg::Deleted { key, result });
+        });
+    }
+
+    /// Fetches a chart's values for the editor; the result comes back as
+    /// [`Msg::Chart`].
+    fn fetch_chart(&self, source: ChartSource) {
+        let (client, tx) = (self.writer.client().clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = charts::fetch(&client, &source).await.map(Arc::new);
+            let _ = tx.send(Msg::Chart {
+                id: source.id,
+                result,
+            });
         });
     }
 }
@@ -187,6 +202,7 @@ pub async fn event_loop(
                             context,
                             namespaces,
                         } => save_favourites(context, namespaces),
+                        Command::FetchChart(source) => writes.fetch_chart(source),
                     }
                 }
                 dirty = true;

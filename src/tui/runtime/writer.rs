@@ -41,6 +41,11 @@ impl Writer {
         }
     }
 
+    /// The client it writes with, for the console's other reads.
+    pub fn client(&self) -> &kube::Client {
+        &self.client
+    }
+
     /// The name requests carry, found on first use.
     pub async fn user(&self) -> String {
         self.user

@@ -2,6 +2,9 @@
 //! commands it asks the loop for. `state::update` applies the
 //! messages; the files beside this one do the work by topic.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use crossterm::event::{KeyEvent, MouseEvent};
 use k8s_openapi::jiff::Timestamp;
 
@@ -10,6 +13,7 @@ use crate::tui::keys::keymap::Keymap;
 use crate::tui::keys::tables::{Mode, ScreenKind};
 use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
+use crate::tui::model::chart::{ChartId, ChartSource, ChartStatus, ChartValues};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::places::Places;
 use crate::tui::model::snapshot::Snapshot;
@@ -74,6 +78,12 @@ pub enum Msg {
     },
     /// A [`Command::Context`] failed, in plain words; nothing changed.
     SwitchFailed(String),
+    /// A chart's values for the editor, or why they could not be fetched
+    /// (the answer to [`Command::FetchChart`]).
+    Chart {
+        id: ChartId,
+        result: Result<Arc<ChartValues>, String>,
+    },
 }
 
 /// Side effects `update` asks the loop for.
@@ -115,6 +125,9 @@ pub enum Command {
         context: String,
         namespaces: Vec<String>,
     },
+    /// Fetch a chart's values and schema for the editor; the loop answers
+    /// with [`Msg::Chart`].
+    FetchChart(ChartSource),
 }
 
 /// What the bottom line is editing.
@@ -187,6 +200,8 @@ pub struct App {
     pub user: Option<String>,
     /// The values editor, while [`Screen::Edit`] is on the stack.
     pub editor: Option<Editor>,
+    /// The charts the editor checks values against, per chart version.
+    pub charts: HashMap<ChartId, ChartStatus>,
     /// The watches that fail, for the banner.
     pub problems: banner::Problems,
     /// The engine's warnings, for the header's count and their screen.
@@ -219,6 +234,7 @@ impl App {
             flash: None,
             user: None,
             editor: None,
+            charts: HashMap::new(),
             problems: banner::Problems::new(),
             warnings: Warnings::default(),
             keys: Keymap::default(),

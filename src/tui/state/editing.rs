@@ -1,7 +1,10 @@
 //! Editing values: opening the editor on the selected service, its keys and
 //! what they lead to (a save, a question, closing), keeping its cursor on
-//! screen, and the answer to a save. The editor itself is
-//! [`crate::tui::state::editor`].
+//! screen, the answer to a save, and the service's chart the text is
+//! checked against (asked of the runtime once per chart version). The
+//! editor itself is [`crate::tui::state::editor`].
+
+use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
 use kube::ResourceExt;
@@ -9,6 +12,7 @@ use kube::ResourceExt;
 use crate::api::RolloutStrategy;
 use crate::tui::layout;
 use crate::tui::model::key::Kind;
+use crate::tui::model::chart::{ChartId, ChartStatus, ChartValues, chart_source};
 use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::state::app::{App, Command, quit, refuse_writes};
 use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
@@ -18,11 +22,12 @@ use crate::tui::state::view::Screen;
 
 /// `e` on a service: opens the editor on its values, on the cluster (its
 /// `spec.services` entry, made on save when it has none) or on the
-/// ClusterTemplate.
-pub(crate) fn open_editor(app: &mut App) {
+/// ClusterTemplate. Asks for the service's chart when the console does not
+/// have it yet.
+pub(crate) fn open_editor(app: &mut App) -> Vec<Command> {
     if let Some(why) = refuse_writes(app, "edit values") {
         app.flash(FlashLevel::Warn, why);
-        return;
+        return Vec::new();
     }
     let view = app.view();
     let found = match &view.screen {
@@ -42,17 +47,17 @@ pub(crate) fn open_editor(app: &mut App) {
                     (Base::Template(ct.clone()), service)
                 })
         }
-        _ => return,
+        _ => return Vec::new(),
     };
     let (base, service) = match found {
         None => {
             let key = selected_key(app).map(|k| k.name).unwrap_or_default();
             app.flash(FlashLevel::Warn, format!("{key} no longer exists"));
-            return;
+            return Vec::new();
         }
         Some((_, None)) => {
             app.flash(FlashLevel::Warn, "no service selected to edit");
-            return;
+            return Vec::new();
         }
         Some((base, Some(service))) => (base, service),
     };
@@ -70,14 +75,49 @@ pub(crate) fn open_editor(app: &mut App) {
                     mc.spec.template
                 ),
             );
-            return;
+            return Vec::new();
         }
     }
-    let editor = Editor::open(base, &service);
+    let mut editor = Editor::open(base, &service);
     let key = editor.key.clone();
+    let (chart, fetch) = chart_for(app, &key);
+    editor.set_chart(chart);
     app.editor = Some(editor);
     push(app, Screen::Edit(key));
     fit_editor(app);
+    fetch.into_iter().collect()
+}
+
+/// The chart of the edited service as the console has it, and the command
+/// that fetches it when it has not (or could not before).
+fn chart_for(app: &mut App, key: &EditKey) -> (ChartStatus, Option<Command>) {
+    let source = match chart_source(&app.data, &key.object, &key.service) {
+        Ok(source) => source,
+        Err(why) => return (ChartStatus::Unknown(why), None),
+    };
+    match app.charts.get(&source.id) {
+        Some(known @ (ChartStatus::Ready(_) | ChartStatus::Fetching(_))) => (known.clone(), None),
+        _ => {
+            let fetching = ChartStatus::Fetching(source.id.clone());
+            app.charts.insert(source.id.clone(), fetching.clone());
+            (fetching, Some(Command::FetchChart(source)))
+        }
+    }
+}
+
+/// A chart arrived, or could not be fetched: kept for the next editor, and
+/// given to the open one when it waits for it.
+pub(crate) fn chart_fetched(app: &mut App, id: ChartId, result: Result<Arc<ChartValues>, String>) {
+    let status = match result {
+        Ok(values) => ChartStatus::Ready(values),
+        Err(why) => ChartStatus::Failed(id.clone(), why),
+    };
+    if let Some(editor) = app.editor.as_mut()
+        && editor.chart == ChartStatus::Fetching(id.clone())
+    {
+        editor.set_chart(status.clone());
+    }
+    app.charts.insert(id, status);
 }
 
 /// Keys while the editor is open.

@@ -12,6 +12,13 @@
 //! back as [`Stage::Conflict`]: `r` reopens the editor on the current text
 //! and keeps the text typed so far in a note.
 //!
+//! Once the service's chart is known ([`Editor::set_chart`]), the text is
+//! also checked against the chart's values and schema
+//! ([`chart_check`]): unknown keys are warnings, shown and listed in the
+//! review; values of the wrong type are errors that refuse the save, like
+//! invalid YAML. Until then, or when the chart cannot be had, only the
+//! syntax is checked, and the editor says so.
+//!
 //! [`tui_textarea`] does the editing (cursor, undo, words, paste); the view
 //! draws the lines itself so that the error position can be marked and the
 //! scroll position is part of the state.
@@ -27,6 +34,8 @@ use crate::api::{ClusterTemplate, ManagedCluster, ManagedClusterSpec};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{ValuesError, diff, parse_values};
 use crate::tui::keys::{Action, Keymap, Mode, ScreenKind};
+use crate::tui::model::chart::ChartStatus;
+use crate::tui::model::chart_check::{self, Finding, Level};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::patch;
 use crate::tui::model::snapshot::Snapshot;
@@ -180,6 +189,10 @@ pub struct Editor {
     original: String,
     /// The text checked with [`parse_values`].
     pub check: Result<(), ValuesError>,
+    /// The service's chart, as far as the console has it.
+    pub chart: ChartStatus,
+    /// The valid text checked against the chart, in text order.
+    pub findings: Vec<Finding>,
     pub stage: Stage,
     /// The text typed before a reload, kept to look at or put back.
     pub note: Option<String>,
@@ -212,8 +225,18 @@ fn textarea(text: &str) -> TextArea<'static> {
     area
 }
 
-fn check(text: &str) -> Result<(), ValuesError> {
-    parse_values(text).map(|_| ())
+/// The text checked: its syntax, then against the chart when there is one.
+fn check(text: &str, chart: &ChartStatus) -> (Result<(), ValuesError>, Vec<Finding>) {
+    match parse_values(text) {
+        Err(e) => (Err(e), Vec::new()),
+        Ok(values) => {
+            let findings = chart
+                .values()
+                .map(|c| chart_check::check(c, &values, text))
+                .unwrap_or_default();
+            (Ok(()), findings)
+        }
+    }
 }
 
 /// The width of the line-number gutter for `lines` lines, its space included.
@@ -227,12 +250,16 @@ impl Editor {
         let text = base.values(service);
         let area = textarea(&text);
         let original = join(area.lines());
+        let chart = ChartStatus::Unknown("the chart is not known yet".into());
+        let (check, findings) = check(&original, &chart);
         Editor {
             key: EditKey {
                 object: base.key(),
                 service: service.to_string(),
             },
-            check: check(&original),
+            check,
+            chart,
+            findings,
             base,
             area,
             original,
@@ -265,14 +292,36 @@ impl Editor {
         self.text() != self.original
     }
 
-    /// Where the YAML error is, 0-based (line, column), when it has a place.
+    /// Where the YAML error is, 0-based (line, column), when it has a
+    /// place; else where the first error against the chart is.
     pub fn error_at(&self) -> Option<(usize, usize)> {
         match &self.check {
             Err(ValuesError::Syntax { line, column, .. }) => {
                 Some((line.saturating_sub(1), column.saturating_sub(1)))
             }
-            _ => None,
+            Err(_) => None,
+            Ok(()) => self.errors().find_map(|f| f.at),
         }
+    }
+
+    /// The findings that refuse the save.
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.level == Level::Error)
+    }
+
+    /// The findings that do not.
+    pub fn warnings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.level == Level::Warning)
+    }
+
+    /// What the console has of the chart now: the text is checked again.
+    pub fn set_chart(&mut self, chart: ChartStatus) {
+        self.chart = chart;
+        self.recheck();
+    }
+
+    fn recheck(&mut self) {
+        (self.check, self.findings) = check(&self.text(), &self.chart);
     }
 
     /// Reopens on `base`'s current text; the text typed so far goes to the
@@ -281,12 +330,14 @@ impl Editor {
         let mine = self.text();
         let fresh = Editor::open(base, &self.key.service);
         let note = (mine != fresh.original).then_some(mine);
+        let chart = self.chart.clone();
         *self = Editor { note, ..fresh };
+        self.set_chart(chart);
     }
 
     fn set_text(&mut self, text: &str) {
         self.area = textarea(text);
-        self.check = check(&self.text());
+        self.recheck();
         self.top = 0;
         self.left = 0;
     }
@@ -422,20 +473,20 @@ impl Editor {
             },
             Some(Action::Undo) => {
                 if self.area.undo() {
-                    self.check = check(&self.text());
+                    self.recheck();
                 }
                 Step::Nothing
             }
             // As in the filter and the `:` prompt: the line before the cursor.
             Some(Action::Erase) => {
                 if self.area.delete_line_by_head() {
-                    self.check = check(&self.text());
+                    self.recheck();
                 }
                 Step::Nothing
             }
             Some(Action::Redo) => {
                 if self.area.redo() {
-                    self.check = check(&self.text());
+                    self.recheck();
                 }
                 Step::Nothing
             }
@@ -451,7 +502,7 @@ impl Editor {
             }
             _ => {
                 if self.area.input(key) {
-                    self.check = check(&self.text());
+                    self.recheck();
                 }
                 Step::Nothing
             }
@@ -471,6 +522,17 @@ impl Editor {
                 format!("not saved: the values are not valid YAML ({e})")
             };
             return Step::Say(FlashLevel::Error, why);
+        }
+        if let Some(first) = self.errors().next() {
+            let more = match self.errors().count() - 1 {
+                0 => String::new(),
+                1 => " (and 1 more error)".into(),
+                n => format!(" (and {n} more errors)"),
+            };
+            return Step::Say(
+                FlashLevel::Error,
+                format!("not saved: {}{more}", first.text()),
+            );
         }
         if !self.dirty() {
             return Step::Say(
@@ -562,6 +624,16 @@ impl Editor {
                 diff(&parse(old_text), &parse(&new_text))
             }
         };
+        let warnings: Vec<&Finding> = self.warnings().collect();
+        for w in warnings.iter().take(3) {
+            notes.push(format!("! {}", w.text()));
+        }
+        if warnings.len() > 3 {
+            notes.push(format!(
+                "! … and {} more keys the chart does not have",
+                warnings.len() - 3
+            ));
+        }
         Review {
             changes: changes.iter().map(ToString::to_string).collect(),
             notes,

@@ -136,7 +136,7 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
             (Screen::Events(_), Some(key)) => open_regarded(app, &key),
             _ => nothing_selected(app, action),
         },
-        Action::Edit => open_editor(app),
+        Action::Edit => return open_editor(app),
         Action::Events => {
             if let Screen::ClusterDetail(key) = app.screen() {
                 let key = key.clone();

@@ -85,6 +85,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             banner_changed(app, shown);
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
+        Msg::Chart { id, result } => editing::chart_fetched(app, id, result),
         Msg::Deleted { key, result } => objects::deleted(app, key, result),
         Msg::Namespaces(names) => app.places.namespaces = Some(names),
         Msg::Switched {

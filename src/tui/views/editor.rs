@@ -1,6 +1,6 @@
-//! The values editor: the text with line numbers and the YAML error marked,
-//! its status line, and its questions (discard, the merged diff before a
-//! save, a conflict).
+//! The values editor: the text with line numbers and the YAML error marked
+//! (and the lines the chart finds fault with), its status line, and its
+//! questions (discard, the merged diff before a save, a conflict).
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -12,6 +12,8 @@ use super::modal::{answer_key, next_key, popup, wrapped_height};
 use super::{body_block, ellipsize, empty_note, section};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
+use crate::tui::model::chart::ChartStatus;
+use crate::tui::model::chart_check::{Finding, Level};
 use crate::tui::model::health::Health;
 use crate::tui::state::app::App;
 use crate::tui::state::editor::{Editor, Stage, gutter};
@@ -103,10 +105,13 @@ fn text(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
     {
         let on_error_line = error.is_some_and(|(l, _)| l == i);
         let number = format!("{:>w$} ", i + 1, w = g - 1);
-        let mut spans = vec![Span::styled(
-            number,
-            if on_error_line { t.error() } else { t.muted() },
-        )];
+        let number_style = match line_level(editor, i) {
+            _ if on_error_line => t.error(),
+            Some(Level::Error) => t.error(),
+            Some(Level::Warning) => t.health(Health::Progressing),
+            None => t.muted(),
+        };
+        let mut spans = vec![Span::styled(number, number_style)];
         let chars: Vec<char> = line.chars().collect();
         let shown: String = chars.iter().skip(editor.left).take(width).collect();
         match error {
@@ -123,19 +128,100 @@ fn text(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
             }
             _ => spans.push(Span::raw(shown)),
         }
+        let used = chars.len().saturating_sub(editor.left).min(width);
+        if let Some(notes) = line_notes(t, editor, i, width.saturating_sub(used)) {
+            spans.push(notes);
+        }
         out.push(Line::from(spans));
     }
     if editor.text().is_empty() && editor.note.is_none() && area.height > 2 {
         out.push(Line::default());
-        out.push(Line::from(Span::styled(
-            format!(
-                "{}empty: no overrides here; type YAML such as `replicaCount: 2`",
-                " ".repeat(g)
-            ),
-            t.muted(),
-        )));
+        for hint in empty_hint(&editor.chart) {
+            out.push(Line::from(Span::styled(
+                format!(
+                    "{}{}",
+                    " ".repeat(g),
+                    ellipsize(&hint, area.width.saturating_sub(g as u16))
+                ),
+                t.muted(),
+            )));
+        }
     }
     frame.render_widget(Paragraph::new(out), area);
+}
+
+/// The worst finding on line `i` (0-based), if any.
+fn line_level(editor: &Editor, i: usize) -> Option<Level> {
+    editor
+        .findings
+        .iter()
+        .filter(|f| f.at.is_some_and(|(l, _)| l == i))
+        .map(|f| f.level)
+        .max()
+}
+
+/// What an empty editor suggests: keys of the service's chart once the
+/// console has it.
+fn empty_hint(chart: &ChartStatus) -> Vec<String> {
+    let Some(values) = chart.values() else {
+        return vec!["empty: no overrides here; type YAML, such as `key: value`".into()];
+    };
+    let mut hint = vec![match values.example() {
+        Some(example) => format!("empty: no overrides here; type YAML such as `{example}`"),
+        None => "empty: no overrides here; type YAML".into(),
+    }];
+    let keys = values.top_keys();
+    if !keys.is_empty() {
+        hint.push(format!("values of {}: {}", values.id, keys.join(", ")));
+    }
+    hint
+}
+
+/// The finding the status line shows in full: the worst one on the
+/// cursor's line.
+fn cursor_finding(editor: &Editor) -> Option<&Finding> {
+    let row = editor.area.cursor().0;
+    editor
+        .findings
+        .iter()
+        .filter(|f| f.at.is_some_and(|(l, _)| l == row))
+        .max_by_key(|f| f.level)
+}
+
+/// `1 error, 2 warnings`.
+fn counts(editor: &Editor) -> String {
+    let plural = |n: usize, one: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {one}s"),
+    };
+    let (errors, warnings) = (editor.errors().count(), editor.warnings().count());
+    match (errors, warnings) {
+        (0, w) => plural(w, "warning"),
+        (e, 0) => plural(e, "error"),
+        (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+    }
+}
+
+/// Beside a line: what the chart finds wrong on it, in short.
+fn line_notes(t: &Theme, editor: &Editor, i: usize, room: usize) -> Option<Span<'static>> {
+    let on_line: Vec<&Finding> = editor
+        .findings
+        .iter()
+        .filter(|f| f.at.is_some_and(|(l, _)| l == i))
+        .collect();
+    let worst = on_line.iter().map(|f| f.level).max()?;
+    if room < 8 {
+        return None;
+    }
+    let notes: Vec<&str> = on_line.iter().map(|f| f.note.as_str()).collect();
+    let style = match worst {
+        Level::Error => t.error(),
+        Level::Warning => t.health(Health::Progressing),
+    };
+    Some(Span::styled(
+        ellipsize(&format!("  ← {}", notes.join("; ")), room as u16),
+        style,
+    ))
 }
 
 /// The text typed before a reload.
@@ -180,9 +266,45 @@ fn status(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
     });
     let right_width = right.chars().count() as u16;
     let left_width = area.width.saturating_sub(right_width + 2);
-    let left = match &editor.check {
-        Ok(()) => Line::from(Span::styled("✓ valid YAML", t.health(Health::Ready))),
-        Err(e) => Line::from(Span::styled(
+    let left = match (&editor.check, cursor_finding(editor)) {
+        (Ok(()), _) if editor.findings.is_empty() => {
+            match (&editor.chart, editor.chart.syntax_only()) {
+                (ChartStatus::Ready(values), _) => Line::from(Span::styled(
+                    ellipsize(&format!("✓ valid values of {}", values.id), left_width),
+                    t.health(Health::Ready),
+                )),
+                (_, why) => {
+                    let ok = "✓ valid YAML";
+                    let rest = why.map(|w| format!("; {w}")).unwrap_or_default();
+                    let room = left_width.saturating_sub(ok.chars().count() as u16);
+                    Line::from(vec![
+                        Span::styled(ok, t.health(Health::Ready)),
+                        Span::styled(ellipsize(&rest, room), t.muted()),
+                    ])
+                }
+            }
+        }
+        (Ok(()), shown) => {
+            let level = shown
+                .map(|f| f.level)
+                .or_else(|| editor.findings.iter().map(|f| f.level).max());
+            let (mark, style) = match level {
+                Some(Level::Error) => ("✗", t.error()),
+                _ => ("!", t.health(Health::Progressing)),
+            };
+            let text = match (shown, &editor.chart) {
+                (Some(f), _) => format!("{mark} {}", f.text()),
+                (None, chart) => {
+                    let of = chart
+                        .values()
+                        .map(|c| format!(" for {}", c.id))
+                        .unwrap_or_default();
+                    format!("{mark} {}{of}", counts(editor))
+                }
+            };
+            Line::from(Span::styled(ellipsize(&text, left_width), style))
+        }
+        (Err(e), _) => Line::from(Span::styled(
             ellipsize(&format!("✗ {e}"), left_width),
             t.error(),
         )),
@@ -256,12 +378,16 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
             if !review.notes.is_empty() {
                 tail.push(Line::default());
             }
-            tail.extend(
-                review
-                    .notes
-                    .iter()
-                    .map(|n| Line::from(Span::styled(n.clone(), t.muted()))),
-            );
+            tail.extend(review.notes.iter().map(|n| {
+                // A key the chart does not have: the save goes through,
+                // but it is said.
+                let style = if n.starts_with("! ") {
+                    t.health(Health::Progressing)
+                } else {
+                    t.muted()
+                };
+                Line::from(Span::styled(n.clone(), style))
+            }));
             tail.push(Line::default());
             tail.push(Line::from(vec![
                 answer_key(app, Mode::Review, Action::Apply),

@@ -468,6 +468,88 @@ fn the_editor_marks_the_error_position() {
     assert_ne!(buffer[(area.x + gutter, area.y)].fg, theme.failed);
 }
 
+/// The editor's chart arrives (`Ok`) or cannot be fetched (`Err`).
+fn chart_arrives(app: &mut App, result: Result<(), &str>) {
+    let Some(crate::tui::model::chart::ChartStatus::Fetching(id)) =
+        app.editor.as_ref().map(|e| e.chart.clone())
+    else {
+        panic!("the editor waits for no chart");
+    };
+    let result = match result {
+        Ok(()) => Ok(std::sync::Arc::new(
+            crate::tui::model::chart::tests::upstream("4.11.3"),
+        )),
+        Err(why) => Err(why.to_string()),
+    };
+    update(app, Msg::Chart { id, result });
+}
+
+#[test]
+fn the_editor_knows_the_chart() {
+    // A wrong type is an error at its place; an unknown key a warning.
+    snap("editor_chart_findings", || {
+        let mut app = editing("controller: {replicaCount: three, nosuchkey: 1}");
+        chart_arrives(&mut app, Ok(()));
+        app
+    });
+    // The cursor on a line with a warning shows it.
+    snap("editor_chart_warning", || {
+        let mut app = editing("controller:\n  replicaCount: 2\n  nosuchkey: 1");
+        chart_arrives(&mut app, Ok(()));
+        app
+    });
+    // Elsewhere, the status line counts what is wrong.
+    snap("editor_chart_counts", || {
+        let mut app = editing("controller:\n  replicaCount: x\n  nosuchkey: 1\n  nokey: 2");
+        chart_arrives(&mut app, Ok(()));
+        for _ in 0..3 {
+            press(&mut app, KeyCode::Up);
+        }
+        app
+    });
+    snap("editor_chart_valid", || {
+        let mut app = editing(VALID);
+        chart_arrives(&mut app, Ok(()));
+        app
+    });
+    // Empty: the hint uses the chart's own keys.
+    snap("editor_chart_empty", || {
+        let mut app = editing("");
+        chart_arrives(&mut app, Ok(()));
+        app
+    });
+    snap("editor_chart_unavailable", || {
+        let mut app = editing(VALID);
+        chart_arrives(&mut app, Err("its chart source has no archive yet"));
+        app
+    });
+    // Unknown keys are listed in the review.
+    snap("editor_chart_review", || {
+        let mut app = editing("controller:\n  replicaCount: 2\n  nosuchkey: 1");
+        chart_arrives(&mut app, Ok(()));
+        ctrl(&mut app, 's');
+        app
+    });
+}
+
+/// An error against the chart is marked like a YAML error.
+#[test]
+fn the_editor_marks_a_wrong_type() {
+    let mut app = editing("controller:\n  replicaCount: three");
+    chart_arrives(&mut app, Ok(()));
+    assert_eq!(app.editor.as_ref().unwrap().error_at(), Some((1, 16)));
+    let theme = app.theme.clone();
+    let terminal = render(&mut app, (80, 24));
+    let buffer = terminal.backend().buffer();
+    let area =
+        crate::tui::layout::editor(crate::tui::layout::bands(buffer.area, false).body, false).text;
+    let gutter = crate::tui::state::editor::gutter(2) as u16;
+    let cell = &buffer[(area.x + gutter + 16, area.y + 1)];
+    assert_eq!(cell.symbol(), "t");
+    assert_eq!(cell.fg, theme.failed);
+    assert!(cell.modifier.contains(ratatui::style::Modifier::REVERSED));
+}
+
 #[test]
 fn events() {
     snap("events", || {

@@ -33,7 +33,11 @@ fn edit_key(kind: Kind, ns: &str, name: &str, service: &str) -> EditKey {
 #[test]
 fn edit_check_refuse_review_apply() {
     let mut app = detail_app();
-    assert!(press(&mut app, KeyCode::Char('e')).is_empty());
+    // The only command asks for the service's chart (see `chart.rs`).
+    assert!(matches!(
+        press(&mut app, KeyCode::Char('e')).as_slice(),
+        [Command::FetchChart(_)]
+    ));
     let key = edit_key(
         Kind::ManagedCluster,
         "hmc-system",

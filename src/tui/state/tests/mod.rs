@@ -1,6 +1,7 @@
 //! `update` by topic, over the sample of [`crate::tui::fixtures::sample`].
 
 mod board;
+mod chart;
 mod editing;
 mod events;
 mod feedback;
