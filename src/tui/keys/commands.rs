@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(complete("e"), "events");
         // Aliases only when no name fits; then their common prefix.
         assert_eq!(candidates("s"), vec!["servicetemplates"]);
-        assert_eq!(candidates("c"), vec!["clusters", "clustertemplates"]);
+        assert_eq!(candidates("c"), vec!["clusters", "clustertemplates", "ctx"]);
         assert_eq!(complete("sv"), "svctmpl");
         assert_eq!(candidates("x"), Vec::<&str>::new());
         assert_eq!(complete("zz"), "zz");

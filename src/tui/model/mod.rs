@@ -19,15 +19,15 @@ pub mod events;
 pub mod filter;
 pub mod health;
 pub mod key;
+pub mod key_places;
 pub mod patch;
 pub mod pending;
-pub mod key_places;
 pub mod places;
 pub mod rollouts;
 pub mod rows;
 pub mod snapshot;
-pub mod usage;
 pub mod sort;
+pub mod usage;
 pub mod values;
 pub mod warnings;
 

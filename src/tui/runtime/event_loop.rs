@@ -15,10 +15,10 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
 use crate::plan::rollout::Request;
-use crate::tui::model::key::ObjKey;
-use crate::tui::runtime::live::Live;
 use crate::tui::model::chart::ChartSource;
+use crate::tui::model::key::ObjKey;
 use crate::tui::runtime::charts;
+use crate::tui::runtime::live::Live;
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::{App, Command, Engine, Msg};
 use crate::tui::state::editor::EditKey;

@@ -11,8 +11,8 @@ use kube::ResourceExt;
 
 use crate::api::RolloutStrategy;
 use crate::tui::layout;
-use crate::tui::model::key::Kind;
 use crate::tui::model::chart::{ChartId, ChartStatus, ChartValues, chart_source};
+use crate::tui::model::key::Kind;
 use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::state::app::{App, Command, quit, refuse_writes};
 use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage, Step};

@@ -20,9 +20,9 @@ use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{
     back, fit_all, fit_at, open_regarded, push, rows_height, selected_key, selected_values, step,
 };
-use crate::tui::state::search;
 use crate::tui::state::objects;
 use crate::tui::state::places;
+use crate::tui::state::search;
 use crate::tui::state::view::Screen;
 
 pub(crate) fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {

@@ -19,9 +19,9 @@ pub mod editor;
 pub mod flash;
 pub mod input;
 pub mod navigation;
-pub mod search;
 pub mod objects;
 pub mod places;
+pub mod search;
 pub mod view;
 
 #[cfg(test)]

@@ -38,7 +38,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 key: k.clone(),
                 text: (*d).to_string(),
                 // Said as well as dimmed: what does not apply now.
-                tail: if *now { String::new() } else { " (not now)".into() },
+                tail: if *now {
+                    String::new()
+                } else {
+                    " (not now)".into()
+                },
                 now: *now,
             })
         })

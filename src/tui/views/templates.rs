@@ -9,8 +9,8 @@ use crate::tui::layout;
 use crate::tui::model::health::Health;
 use crate::tui::model::key::Kind;
 use crate::tui::model::rows::{TemplateRef, template_rows};
-use crate::tui::model::usage::in_use;
 use crate::tui::model::sort;
+use crate::tui::model::usage::in_use;
 use crate::tui::state::app::App;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
