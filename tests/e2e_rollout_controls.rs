@@ -383,10 +383,11 @@ async fn pause_resume_skip_and_abort_from_the_board() {
         })
         .await;
 
-    // x, s (stay where it stands) and y abort: c3 keeps 4.11.3.
+    // x, x again (abort: the clusters stay where they stand) and y: c3
+    // keeps 4.11.3.
     console.keys(&["x"]);
-    console.wait_text(&["stay (abort)"], SCREEN).await;
-    console.keys(&["s"]);
+    console.wait_text(&["abort: no more waves"], SCREEN).await;
+    console.keys(&["x"]);
     console.wait_text(&["Abort fleet-2?"], SCREEN).await;
     console.keys(&["y"]);
     let r = recorded(&mgmt, &ns.name, "fleet-2", "abort", &me).await;

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
 use super::error::{Error, Result};
-use super::{backoff, clusters, rollouts, templates, triggers};
+use super::{backoff, clusters, releases, rollouts, templates, triggers};
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
@@ -367,7 +367,25 @@ pub(super) fn kubeconfig_holds(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let controller = controller(&s.applied.kubeconfigs, &s.kubeconfigs);
+    // A cluster that goes, and then its releases, are what let a hold end:
+    // the secret of that cluster is looked at again.
+    let secret_of = |ns: Option<String>, cluster: &str| {
+        Some(
+            ObjectRef::<PartialObjectMeta<Secret>>::new(&releases::kubeconfig_secret(cluster))
+                .within(&ns?),
+        )
+    };
+    let controller = controller(&s.applied.kubeconfigs, &s.kubeconfigs)
+        .reconcile_on(triggers::from_applied(
+            s.applied.managed_clusters.subscribe(),
+            move |mc: &ManagedCluster| secret_of(mc.namespace(), &mc.name_any()),
+            triggers::all(s.kubeconfigs.clone()),
+        ))
+        .reconcile_on(triggers::from_applied(
+            s.applied.releases.subscribe(),
+            move |r: &HelmRelease| secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?),
+            triggers::all(s.kubeconfigs.clone()),
+        ));
     start(
         controller,
         "kubeconfig-holds",
