@@ -73,7 +73,7 @@ async fn the_console_edits_values_and_approves_a_wave() {
             &[
                 "ManagedCluster c2  services[ingress-nginx].values (new entry)",
                 "empty: no overrides here; type YAML such as `controller: {replicaCount: 1}`",
-                "values of ingress-nginx 4.11.3: controller",
+                "values of ingress-nginx 4.11.3: commonLabels, controller",
                 "✓ valid values of ingress-nginx 4.11.3",
                 "ln 1, col 1  unchanged",
             ],
@@ -204,7 +204,7 @@ async fn the_console_edits_values_and_approves_a_wave() {
     )
     .await;
     console
-        .open_board("fleet 2 WaitingForApproval 1/2 0/2")
+        .open_board("fleet-2 fleet 2 WaitingForApproval 1/2 0/2")
         .await;
     console
         .wait_text(

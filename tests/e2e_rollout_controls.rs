@@ -290,7 +290,7 @@ async fn pause_resume_skip_and_abort_from_the_board() {
     in_phase(&mgmt, &ns.name, "fleet-2", RolloutPhase::WaitingForApproval).await;
     eprintln!("[{:>5.1?}] revision 2 waits", started.elapsed());
     console
-        .open_board("fleet 2 WaitingForApproval 1/3 0/3")
+        .open_board("fleet-2 fleet 2 WaitingForApproval 1/3 0/3")
         .await;
     console
         .wait_text(&["3 clusters: ingress-nginx 4.11.3 → 4.11.4"], SCREEN)

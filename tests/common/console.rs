@@ -221,8 +221,9 @@ impl Console {
         }
     }
 
-    /// `:rollouts`, then enter on the row that reads `row` (`fleet 2
-    /// WaitingForApproval 1/2 0/2`) once it is selected: that rollout's board.
+    /// `:rollouts`, then enter on the row that reads `row` (`fleet-2 fleet
+    /// 2 WaitingForApproval 1/2 0/2`) once it is selected: that rollout's
+    /// board.
     pub async fn open_board(&self, row: &str) {
         self.type_text(":rollouts");
         self.keys(&["Enter"]);
