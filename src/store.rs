@@ -365,6 +365,9 @@ where
     let (tx, rx) = watch::channel(0u64);
     let (listed_tx, listed_rx) = watch::channel(false);
     let (health_tx, health_rx) = watch::channel(WatchHealth::Ok);
+    let health_tx = std::sync::Arc::new(health_tx);
+    let recovery = recover_when_quiet(health_tx.clone());
+    let last_failure = recovery.last_failure.clone();
     let kind = K::kind(&Default::default()).to_string();
     let resource = K::plural(&Default::default()).to_string();
     // Large enough for a burst of a few thousand objects; a receiver that
@@ -417,6 +420,8 @@ where
                 }
                 Err(error) => {
                     if let Some(failure) = classify(&error) {
+                        *last_failure.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some(std::time::Instant::now());
                         health_tx.send_modify(|h| {
                             let attempts = match h {
                                 WatchHealth::Failing { attempts, .. } => *attempts + 1,
@@ -430,12 +435,65 @@ where
             }
             futures::future::ready(())
         });
-    watches.push(stream.boxed());
+    // The recovery check lives as long as the watch does.
+    watches.push(
+        futures::future::select(stream.boxed(), recovery.run.boxed())
+            .map(drop)
+            .boxed(),
+    );
     let health = WatchState {
         resource,
         health: health_rx,
     };
     (store, rx, listed_rx, health, applied)
+}
+
+/// How long a failing watch must go without a new failure to count as
+/// healthy again. A watch that resumes after an outage with its
+/// resourceVersion still valid delivers nothing until something changes,
+/// so no event would ever say it works; the watcher retries a failing
+/// watch at least every 30 s (its backoff's ceiling), so a spell of more
+/// than twice that without a failure means it is watching again.
+const QUIET_RECOVERY: std::time::Duration = std::time::Duration::from_secs(65);
+/// How often a failing watch is looked at for such a spell.
+const RECOVERY_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether a watch in `health`, whose last failure was at `last_failure`,
+/// has been quiet long enough at `now` to count as healthy.
+fn quiet_again(
+    health: &WatchHealth,
+    last_failure: Option<std::time::Instant>,
+    now: std::time::Instant,
+) -> bool {
+    matches!(health, WatchHealth::Failing { .. })
+        && last_failure.is_some_and(|t| now.saturating_duration_since(t) >= QUIET_RECOVERY)
+}
+
+/// The check that marks a failing watch healthy after a quiet spell, and
+/// where its watch records the time of each failure.
+struct Recovery {
+    last_failure: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
+    run: BoxFuture<'static, ()>,
+}
+
+fn recover_when_quiet(health: std::sync::Arc<watch::Sender<WatchHealth>>) -> Recovery {
+    let last_failure = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = last_failure.clone();
+    let run = async move {
+        loop {
+            tokio::time::sleep(RECOVERY_CHECK).await;
+            let last = *seen.lock().unwrap_or_else(|e| e.into_inner());
+            health.send_if_modified(|h| {
+                let quiet = quiet_again(h, last, std::time::Instant::now());
+                if quiet {
+                    *h = WatchHealth::Ok;
+                }
+                quiet
+            });
+        }
+    }
+    .boxed();
+    Recovery { last_failure, run }
 }
 
 impl Stores {
@@ -461,10 +519,10 @@ impl Stores {
         let mut drift_events =
             reflected_where(scope.api(client), release_events(), is_drift_event, &mut w);
         // The drift Events only add words to a service's status, and their
-        // watch is quiet: one that resumes after an outage with its
-        // resourceVersion still valid delivers nothing, so nothing would
-        // ever mark it healthy again and the engine would stay unready.
-        // Its failures are logged, not counted against readiness.
+        // watch is quiet: one that resumes after an outage delivers nothing
+        // and counts as healthy only after a quiet spell (see
+        // `QUIET_RECOVERY`). Its failures are logged, not counted against
+        // readiness.
         drift_events.3 = WatchState {
             resource: drift_events.3.resource,
             health: watch::channel(WatchHealth::Ok).1,
@@ -546,6 +604,23 @@ where
 mod tests {
     use super::*;
     use kube::core::Status;
+
+    #[test]
+    fn a_failing_watch_counts_as_healthy_after_a_quiet_spell_only() {
+        let failing = WatchHealth::Failing {
+            failure: WatchFailure::Unreachable("connection refused".into()),
+            attempts: 3,
+        };
+        let failed = std::time::Instant::now();
+        let at = |secs| failed + std::time::Duration::from_secs(secs);
+        // Retries fail at most every 30 s while it is down: not quiet yet.
+        assert!(!quiet_again(&failing, Some(failed), at(30)));
+        assert!(!quiet_again(&failing, Some(failed), at(64)));
+        assert!(quiet_again(&failing, Some(failed), at(65)));
+        // Nothing to recover from.
+        assert!(!quiet_again(&WatchHealth::Ok, Some(failed), at(600)));
+        assert!(!quiet_again(&failing, None, at(600)));
+    }
 
     fn api(code: u16, message: &str) -> kube::Error {
         kube::Error::Api(Status::failure(message, "Reason").with_code(code).boxed())
