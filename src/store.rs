@@ -516,17 +516,10 @@ impl Stores {
         let repositories = reflected_with_applied(scope.api(client), ours(), &mut w);
         let capi_clusters =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
-        let mut drift_events =
+        // Quiet: after an outage it counts as healthy again only after a
+        // spell without failures (see `QUIET_RECOVERY`).
+        let drift_events =
             reflected_where(scope.api(client), release_events(), is_drift_event, &mut w);
-        // The drift Events only add words to a service's status, and their
-        // watch is quiet: one that resumes after an outage delivers nothing
-        // and counts as healthy only after a quiet spell (see
-        // `QUIET_RECOVERY`). Its failures are logged, not counted against
-        // readiness.
-        drift_events.3 = WatchState {
-            resource: drift_events.3.resource,
-            health: watch::channel(WatchHealth::Ok).1,
-        };
         let stores = Stores {
             service_templates: service_templates.0,
             cluster_templates: cluster_templates.0,

@@ -14,7 +14,6 @@ use common::*;
 use hmc_tui::api::{ManagedCluster, labels};
 use hmc_tui::engine::EngineOptions;
 use hmc_tui::flux::HelmRelease;
-use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use serde_json::json;
@@ -60,20 +59,6 @@ impl Drop for ChildDown {
             .status();
         eprintln!("harness up: {status:?}");
     }
-}
-
-/// Helm's release records in namespace `ns` of a child cluster.
-async fn release_records(child: &Client, ns: &str) -> Vec<String> {
-    let api: Api<Secret> = Api::namespaced(child.clone(), ns);
-    api.list_metadata(&ListParams::default().fields("type=helm.sh/release.v1"))
-        .await
-        .map(|l| {
-            l.items
-                .into_iter()
-                .filter_map(|s| s.metadata.name)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The engine's releases (the cluster's own and its services') of `cluster`.

@@ -296,9 +296,7 @@ async fn the_console_edits_values_and_approves_a_wave() {
     // The clusters and templates go while the console's engine runs; then
     // q quits the console.
     tear_down(&mgmt, &ns.name).await;
-    console.keys(&["q"]);
-    console.wait_text(&["[console exited: 0]"], SCREEN).await;
-    drop(console);
+    console.quit().await;
     ns.cleanup().await;
     eprintln!("[{:>5.1?}] done", started.elapsed());
 }

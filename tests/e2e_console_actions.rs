@@ -156,9 +156,7 @@ async fn sort_describe_and_delete_a_cluster_from_the_console() {
     );
 
     tear_down(&mgmt, &ns.name).await;
-    console.keys(&["q"]);
-    console.wait_text(&["[console exited: 0]"], SCREEN).await;
-    drop(console);
+    console.quit().await;
     ns.cleanup().await;
     eprintln!("[{:>5.1?}] done", started.elapsed());
 }

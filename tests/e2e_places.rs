@@ -195,9 +195,7 @@ async fn ns_and_ctx_switch_live() {
             },
         )
         .await;
-    console.keys(&["q"]);
-    console.wait_text(&["[console exited: 0]"], SCREEN).await;
-    drop(console);
+    console.quit().await;
     a.cleanup().await;
     b.cleanup().await;
     eprintln!("[{:>5.1?}] done", started.elapsed());

@@ -419,9 +419,7 @@ async fn pause_resume_skip_and_abort_from_the_board() {
     );
 
     tear_down(&mgmt, &ns.name).await;
-    console.keys(&["q"]);
-    console.wait_text(&["[console exited: 0]"], SCREEN).await;
-    drop(console);
+    console.quit().await;
     ns.cleanup().await;
     eprintln!("[{:>5.1?}] done", started.elapsed());
 }

@@ -65,7 +65,7 @@ pub struct TemplateService {
     /// installed into a cluster. A name that is not a service of the
     /// template, or a cycle, makes the template invalid.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = super::names::MAX_DEPENDS_ON))]
+    #[schemars(length(max = super::names::MAX_DEPENDS_ON), inner(length(min = 1, max = super::names::MAX_SERVICE_NAME), regex(pattern = super::names::DNS_LABEL_PATTERN)))]
     pub depends_on: Vec<String>,
 }
 

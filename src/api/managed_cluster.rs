@@ -77,7 +77,7 @@ pub struct ManagedService {
     /// installed; replaces the template's `dependsOn` for this service when
     /// given (`[]` drops it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = super::names::MAX_DEPENDS_ON))]
+    #[schemars(length(max = super::names::MAX_DEPENDS_ON), inner(length(min = 1, max = super::names::MAX_SERVICE_NAME), regex(pattern = super::names::DNS_LABEL_PATTERN)))]
     pub depends_on: Option<Vec<String>>,
 }
 

@@ -221,6 +221,12 @@ impl Console {
         }
     }
 
+    /// `q`: the console exits with 0, and its tmux server goes.
+    pub async fn quit(self) {
+        self.keys(&["q"]);
+        self.wait_text(&["[console exited: 0]"], SCREEN).await;
+    }
+
     /// `:rollouts`, then enter on the row that reads `row` (`fleet-2 fleet
     /// 2 WaitingForApproval 1/2 0/2`) once it is selected: that rollout's
     /// board.
