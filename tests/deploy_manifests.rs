@@ -1,7 +1,11 @@
 //! The manifests in `assets/deploy/` read as Kubernetes types with no field
 //! lost, the kustomization lists every one of them, the engine's pods are
-//! locked down, and its RBAC grants exactly what the engine uses. No
-//! cluster needed.
+//! locked down, and its RBAC grants exactly what the engine uses. They are
+//! the Helm chart `assets/chart/hmc-tui` rendered with its defaults, and
+//! its values reach the engine. No cluster needed; `helm` is the harness's
+//! (tests/harness/harness build).
+
+mod common;
 
 use k8s_openapi::api::admissionregistration::v1::{
     ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
@@ -488,4 +492,239 @@ fn rollout_requests_name_their_requester() {
     assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
     let rules = &policy.spec.as_ref().unwrap().validations.as_ref().unwrap()[0];
     assert!(rules.expression.contains("request.userInfo.username"));
+}
+
+// ------------------------------------------------------------- the chart
+
+use common::helm;
+use serde_json::Value;
+
+/// (kind, namespace, name) of an object.
+type Key = (String, String, String);
+
+fn key(o: &Value) -> Key {
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    (
+        s(&o["kind"]),
+        s(&o["metadata"]["namespace"]),
+        s(&o["metadata"]["name"]),
+    )
+}
+
+fn keyed(objects: Vec<Value>) -> BTreeMap<Key, Value> {
+    let mut out = BTreeMap::new();
+    for o in objects {
+        let k = key(&o);
+        assert!(out.insert(k.clone(), o).is_none(), "twice: {k:?}");
+    }
+    out
+}
+
+/// Every object of the files of `assets/deploy/` that the chart renders:
+/// all but the kustomization and namespace.yaml (a chart does not own its
+/// release's namespace).
+fn deploy_objects() -> BTreeMap<Key, Value> {
+    let mut all = Vec::new();
+    for path in yaml_files() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "kustomization.yaml" || name == "namespace.yaml" {
+            continue;
+        }
+        all.extend(helm::documents(&std::fs::read_to_string(&path).unwrap()));
+    }
+    keyed(all)
+}
+
+/// Where two sets of objects differ, one line per object.
+fn differences(have: &BTreeMap<Key, Value>, want: &BTreeMap<Key, Value>) -> Vec<String> {
+    let keys: BTreeSet<&Key> = have.keys().chain(want.keys()).collect();
+    keys.into_iter()
+        .filter(|k| have.get(*k) != want.get(*k))
+        .map(|k| {
+            format!(
+                "{k:?}\n  chart:  {}\n  assets: {}",
+                have.get(k).map_or("(none)".into(), Value::to_string),
+                want.get(k).map_or("(none)".into(), Value::to_string)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn assets_deploy_is_the_chart_rendered_with_its_defaults() {
+    let (crds, rest): (Vec<Value>, Vec<Value>) = helm::template("hmc-tui", "hmc-system", &[])
+        .into_iter()
+        .partition(|o| o["kind"] == "CustomResourceDefinition");
+    let diff = differences(&keyed(rest), &deploy_objects());
+    assert!(
+        diff.is_empty(),
+        "assets/deploy/ is not what the chart renders; run assets/chart/render-deploy\n{}",
+        diff.join("\n")
+    );
+
+    // The CRDs are those of assets/crds, which kustomize takes, kept on
+    // uninstall.
+    let crds: Vec<Value> = crds
+        .into_iter()
+        .map(|mut crd| {
+            let annotations = crd["metadata"]["annotations"].as_object_mut().unwrap();
+            assert_eq!(
+                annotations.remove("helm.sh/resource-policy").unwrap(),
+                "keep"
+            );
+            if annotations.is_empty() {
+                crd["metadata"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("annotations");
+            }
+            crd
+        })
+        .collect();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/crds/hmc.mirantis.com.yaml"),
+    )
+    .unwrap();
+    let want = keyed(helm::documents(&text));
+    assert_eq!(want.len(), 4);
+    let diff = differences(&keyed(crds), &want);
+    assert!(diff.is_empty(), "CRDs:\n{}", diff.join("\n"));
+}
+
+#[test]
+fn the_chart_lints_and_matches_the_engine_version() {
+    let chart = helm::chart_dir();
+    helm::helm(&["lint", "--strict", chart.to_str().unwrap()]);
+    let meta: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(chart.join("Chart.yaml")).unwrap()).unwrap();
+    let app = meta["appVersion"].as_str().unwrap();
+    assert_eq!(app, env!("CARGO_PKG_VERSION"), "Chart.yaml appVersion");
+    let k: serde_yaml::Value = serde_yaml::from_str(
+        &std::fs::read_to_string(deploy_dir().join("kustomization.yaml")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        k["images"][0]["newTag"].as_str(),
+        Some(app),
+        "kustomize's tag"
+    );
+}
+
+/// The one object of `kind` among `objects`.
+fn one<'a>(objects: &'a [Value], kind: &str) -> &'a Value {
+    let found: Vec<&Value> = objects.iter().filter(|o| o["kind"] == kind).collect();
+    assert_eq!(found.len(), 1, "one {kind}");
+    found[0]
+}
+
+#[test]
+fn the_chart_values_reach_the_engine() {
+    let objects = helm::template(
+        "edge",
+        "ops",
+        &[
+            "replicas=3",
+            "shards={shard1,shard2}",
+            "image.repository=registry.example.com/hmc-tui",
+            "image.tag=9.9.9",
+            "resources.limits.memory=1Gi",
+            "defaultRepository.namespace=kcm-system",
+            "defaultRepository.name=kcm-templates",
+            "lease.namespace=ops",
+            "watchNamespace=team-a",
+            "crds.install=false",
+            "admissionPolicy.namespaceSelector.matchLabels.team=a",
+        ],
+    );
+    assert!(
+        objects
+            .iter()
+            .all(|o| o["kind"] != "CustomResourceDefinition")
+    );
+    let d: Deployment = serde_json::from_value(one(&objects, "Deployment").clone()).unwrap();
+    let spec = d.spec.unwrap();
+    assert_eq!(spec.replicas, Some(3));
+    let pod = spec.template.spec.unwrap();
+    assert_eq!(pod.service_account_name.as_deref(), Some("edge-hmc-tui"));
+    let c = &pod.containers[0];
+    assert_eq!(
+        c.image.as_deref(),
+        Some("registry.example.com/hmc-tui:9.9.9")
+    );
+    let args = c.args.clone().unwrap();
+    assert!(
+        args.contains(&"--shards=shard1,shard2".to_string()),
+        "{args:?}"
+    );
+    assert!(args.contains(&"--namespace=team-a".to_string()), "{args:?}");
+    let env: BTreeMap<String, String> = c
+        .env
+        .iter()
+        .flatten()
+        .filter_map(|e| Some((e.name.clone(), e.value.clone()?)))
+        .collect();
+    assert_eq!(env["HMC_SYSTEM_NAMESPACE"], "kcm-system");
+    assert_eq!(env["HMC_DEFAULT_REPOSITORY"], "kcm-templates");
+    assert_eq!(env["HMC_LEASE_NAMESPACE"], "ops");
+    let limits = c.resources.as_ref().unwrap().limits.clone().unwrap();
+    assert_eq!(limits["memory"].0, "1Gi");
+
+    // Cluster-wide objects take the release's name; the lease is granted
+    // in its namespace, by the name a namespace-scoped engine competes for.
+    for (kind, name) in [
+        ("ClusterRole", "edge-hmc-tui"),
+        ("ClusterRoleBinding", "edge-hmc-tui"),
+        ("ValidatingAdmissionPolicy", "edge-hmc-tui-rollout-requests"),
+        (
+            "ValidatingAdmissionPolicyBinding",
+            "edge-hmc-tui-rollout-requests",
+        ),
+    ] {
+        assert_eq!(one(&objects, kind)["metadata"]["name"], name, "{kind}");
+    }
+    let crb = one(&objects, "ClusterRoleBinding");
+    assert_eq!(crb["subjects"][0]["namespace"], "ops");
+    let role = one(&objects, "Role");
+    assert_eq!(role["metadata"]["namespace"], "ops");
+    assert_eq!(
+        role["rules"][1]["resourceNames"],
+        serde_json::json!(["hmc-tui-engine.team-a"])
+    );
+    // It reads the cluster-wide engine's Lease, and only reads it.
+    assert_eq!(
+        role["rules"][2]["resourceNames"],
+        serde_json::json!(["hmc-tui-engine"])
+    );
+    assert_eq!(role["rules"][2]["verbs"], serde_json::json!(["get"]));
+    let binding = one(&objects, "ValidatingAdmissionPolicyBinding");
+    assert_eq!(
+        binding["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["team"],
+        "a"
+    );
+    let np = one(&objects, "NetworkPolicy");
+    assert_eq!(np["metadata"]["name"], "allow-edge-hmc-tui-artifacts");
+    assert_eq!(np["metadata"]["namespace"], "flux-system");
+    assert_eq!(
+        np["spec"]["ingress"][0]["from"][0]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"],
+        "ops"
+    );
+    // Namespaced objects are in the release's namespace, the lease's or
+    // Flux's.
+    for o in &objects {
+        let ns = o["metadata"]["namespace"].as_str().unwrap_or("ops");
+        assert!(["ops", "flux-system"].contains(&ns), "{:?}", key(o));
+    }
+}
+
+#[test]
+fn the_chart_refuses_a_bad_shard_key() {
+    for bad in ["shards={Bad_Key!}", "shards={-a}", "replicas=-1"] {
+        let out = helm::helm_output(&helm::template_args("hmc-tui", "hmc-system", &[bad]));
+        assert!(!out.status.success(), "{bad} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("values don't meet the specifications of the schema"),
+            "{bad}: {err}"
+        );
+    }
 }

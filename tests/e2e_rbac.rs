@@ -6,14 +6,13 @@ mod common;
 
 use std::time::Duration;
 
+use common::accounts::{service_account_kubeconfig, stop_refused_nothing};
 use common::cases::*;
 use common::headless::*;
 use common::rollouts::request;
 use common::*;
 use hmc_tui::api::{ManagedCluster, RolloutPhase, TemplateRollout};
-use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
-use k8s_openapi::api::core::v1::ServiceAccount;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use serde_json::json;
 
 /// Applies the engine's ServiceAccount and RBAC from `assets/deploy/`.
@@ -32,39 +31,6 @@ async fn apply_deploy_rbac(mgmt: &kube::Client) {
     }
 }
 
-/// A kubeconfig for the engine's ServiceAccount: the harness's server and
-/// CA, and a token from the TokenRequest API.
-async fn service_account_kubeconfig(mgmt: &kube::Client, path: &std::path::Path) {
-    let sas: Api<ServiceAccount> = Api::namespaced(mgmt.clone(), "hmc-system");
-    let request = TokenRequest {
-        spec: TokenRequestSpec {
-            audiences: vec![],
-            expiration_seconds: Some(3600),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let token = sas
-        .create_token_request("hmc-tui", &PostParams::default(), &request)
-        .await
-        .expect("a token for the hmc-tui ServiceAccount")
-        .status
-        .expect("a token")
-        .token;
-    let admin: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(harness_dir().join("mgmt.kubeconfig")).unwrap(),
-    )
-    .unwrap();
-    let config = json!({
-        "apiVersion": "v1", "kind": "Config",
-        "clusters": admin["clusters"],
-        "users": [{"name": "hmc-tui", "user": {"token": token}}],
-        "contexts": [{"name": "engine", "context": {"cluster": "mgmt", "user": "hmc-tui"}}],
-        "current-context": "engine",
-    });
-    std::fs::write(path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_engine_needs_nothing_beyond_its_rbac() {
     let mgmt = mgmt().await;
@@ -72,7 +38,7 @@ async fn the_engine_needs_nothing_beyond_its_rbac() {
     let target = format!("{}-ingress", ns.name);
     apply_deploy_rbac(&mgmt).await;
     let kubeconfig = std::env::temp_dir().join(format!("hmc-tui-{}.kubeconfig", ns.name));
-    service_account_kubeconfig(&mgmt, &kubeconfig).await;
+    service_account_kubeconfig(&mgmt, "hmc-system", "hmc-tui", &kubeconfig).await;
     // Cluster-wide, as the Deployment runs it: its Lease is the one the
     // Role names, and it watches the other engines' Leases.
     let engine = Headless::start(None, 17531, &kubeconfig, "kube-system", &[]);
@@ -140,34 +106,7 @@ async fn the_engine_needs_nothing_beyond_its_rbac() {
     })
     .await;
 
-    let log_path = engine.log.clone();
-    let (status, _) = engine.terminate().await;
-    assert!(status.success());
-    let log = std::fs::read_to_string(&log_path).unwrap();
-    assert!(
-        log.contains("holding the engine lease") && log.contains("engine stopped"),
-        "the engine's log is complete:\n{log}"
-    );
-    let forbidden: Vec<&str> = log
-        .lines()
-        // RBAC's refusals name the user (`… is forbidden: User "…" cannot
-        // …`). Running cluster-wide, the engine may also meet what an
-        // earlier test left in a namespace being deleted, which the API
-        // server refuses as Forbidden too (NamespaceTerminating, in the
-        // engine's words `… because it is being terminated`): that is not a
-        // missing permission.
-        .filter(|l| {
-            let l = l.to_ascii_lowercase();
-            l.contains("forbidden")
-                && !l.contains("namespaceterminating")
-                && !l.contains("because it is being terminated")
-        })
-        .collect();
-    assert!(
-        forbidden.is_empty(),
-        "the engine was refused something:\n{}",
-        forbidden.join("\n")
-    );
+    stop_refused_nothing(engine).await;
     drop_child_namespace(&child1, &target).await;
     let _ = std::fs::remove_file(&kubeconfig);
     ns.cleanup().await;

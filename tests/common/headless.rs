@@ -44,12 +44,26 @@ impl Headless {
         env: &[(&str, &str)],
     ) -> Self {
         let name = scope.unwrap_or("all-namespaces");
-        let log = std::env::temp_dir().join(format!("hmc-tui-{name}-{port}.log"));
-        let file = std::fs::File::create(&log).expect("create the engine's log file");
         let mut args = vec!["--reconcile".to_string()];
         if let Some(ns) = scope {
             args.extend(["-n".into(), ns.into()]);
         }
+        let mut env = env.to_vec();
+        env.insert(0, ("HMC_LEASE_NAMESPACE", lease_namespace));
+        Self::start_args(name, args, port, kubeconfig, &env)
+    }
+
+    /// `hmc-tui <args>` with the kubeconfig, /metrics on `port` and `env`;
+    /// its log goes to a file named after `name` and the port.
+    pub fn start_args(
+        name: &str,
+        mut args: Vec<String>,
+        port: u16,
+        kubeconfig: &std::path::Path,
+        env: &[(&str, &str)],
+    ) -> Self {
+        let log = std::env::temp_dir().join(format!("hmc-tui-{name}-{port}.log"));
+        let file = std::fs::File::create(&log).expect("create the engine's log file");
         args.extend([
             "--kubeconfig".into(),
             kubeconfig.to_str().unwrap().into(),
@@ -58,7 +72,6 @@ impl Headless {
         ]);
         let child = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
             .args(args)
-            .env("HMC_LEASE_NAMESPACE", lease_namespace)
             .env(
                 "RUST_LOG",
                 std::env::var("HMC_TEST_ENGINE_LOG").unwrap_or_else(|_| "info,kube=warn".into()),

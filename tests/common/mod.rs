@@ -2,9 +2,11 @@
 //! that `tests/harness/harness up` starts (etcd, kube-apiservers, Flux, kwok).
 #![allow(dead_code)]
 
+pub mod accounts;
 pub mod cases;
 pub mod console;
 pub mod headless;
+pub mod helm;
 pub mod rollouts;
 
 use std::future::Future;

@@ -24,6 +24,10 @@ ETCD_VERSION = "v3.6.6"
 KWOK_VERSION = "v0.7.0"
 SOURCE_CONTROLLER_VERSION = "v1.7.3"
 HELM_CONTROLLER_VERSION = "v1.4.3"
+# The Helm library helm-controller v1.4.3 is built with (its go.mod), so the
+# CLI renders charts as Flux does: `helm template`/`lint`/`package` for the
+# chart in assets/chart.
+HELM_VERSION = "v3.19.0"
 
 # name -> (module, version, [(package, binary name)])
 COMPONENTS = {
@@ -48,6 +52,7 @@ COMPONENTS = {
         HELM_CONTROLLER_VERSION,
         [("github.com/fluxcd/helm-controller", "helm-controller")],
     ),
+    "helm": ("helm.sh/helm/v3", HELM_VERSION, [("helm.sh/helm/v3/cmd/helm", "helm")]),
 }
 
 BINARIES = {b: comp for comp, (_, _, pkgs) in COMPONENTS.items() for _, b in pkgs}
@@ -186,6 +191,16 @@ def build_component(component: str) -> None:
                 ("buildDate", stamp),
             ):
                 ldflags += f" -X {pkg}.{key}={val}"
+    if module == "helm.sh/helm/v3":
+        # As Helm's Makefile stamps a release: its version, and the
+        # Kubernetes version `helm template` and `lint` assume (its client-go
+        # minor), else 1.20.
+        client_go = run(["go", "list", "-f", "{{.Version}}", "-m", "k8s.io/client-go"], work, env).strip()
+        minor = client_go.lstrip("v").split(".")[1]
+        ldflags += f" -X helm.sh/helm/v3/internal/version.version={version}"
+        ldflags += " -X helm.sh/helm/v3/internal/version.metadata="
+        for pkg in ("helm.sh/helm/v3/pkg/lint/rules", "helm.sh/helm/v3/pkg/chartutil"):
+            ldflags += f" -X {pkg}.k8sVersionMajor=1 -X {pkg}.k8sVersionMinor={minor}"
     tmp_out = out_dir.with_name(out_dir.name + ".tmp")
     tmp_out.mkdir(parents=True, exist_ok=True)
     for pkg, name in pkgs:
@@ -255,4 +270,8 @@ def build_all(only: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    build_all(sys.argv[1:] or None)
+    if sys.argv[1:2] == ["--path"]:
+        # Where a binary is (built or not): `build.py --path helm`.
+        print(binary_path(sys.argv[2]))
+    else:
+        build_all(sys.argv[1:] or None)

@@ -1,0 +1,85 @@
+//! Running as a ServiceAccount: a kubeconfig with its token, and the
+//! refusals an engine's log shows.
+#![allow(dead_code)]
+
+use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::core::v1::ServiceAccount;
+use kube::api::{Api, PostParams};
+use serde_json::json;
+
+use super::harness_dir;
+
+/// Writes to `path` a kubeconfig for ServiceAccount `ns/name`: the
+/// harness's server and CA, and a token from the TokenRequest API.
+pub async fn service_account_kubeconfig(
+    mgmt: &kube::Client,
+    ns: &str,
+    name: &str,
+    path: &std::path::Path,
+) {
+    let sas: Api<ServiceAccount> = Api::namespaced(mgmt.clone(), ns);
+    let request = TokenRequest {
+        spec: TokenRequestSpec {
+            audiences: vec![],
+            expiration_seconds: Some(3600),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let token = sas
+        .create_token_request(name, &PostParams::default(), &request)
+        .await
+        .unwrap_or_else(|e| panic!("a token for ServiceAccount {ns}/{name}: {e}"))
+        .status
+        .expect("a token")
+        .token;
+    let admin: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(harness_dir().join("mgmt.kubeconfig")).unwrap(),
+    )
+    .unwrap();
+    let config = json!({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": admin["clusters"],
+        "users": [{"name": name, "user": {"token": token}}],
+        "contexts": [{"name": "engine", "context": {"cluster": "mgmt", "user": name}}],
+        "current-context": "engine",
+    });
+    std::fs::write(path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
+}
+
+/// The lines of an engine's log where RBAC refused it something.
+pub fn refusals(log: &str) -> Vec<&str> {
+    log.lines()
+        // RBAC's refusals name the user (`… is forbidden: User "…" cannot
+        // …`). Running cluster-wide, the engine may also meet what an
+        // earlier test left in a namespace being deleted, which the API
+        // server refuses as Forbidden too (NamespaceTerminating, in the
+        // engine's words `… because it is being terminated`): that is not a
+        // missing permission.
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("forbidden")
+                && !l.contains("namespaceterminating")
+                && !l.contains("because it is being terminated")
+        })
+        .collect()
+}
+
+/// Stops `engine` with SIGTERM and checks its log: it led, stopped cleanly
+/// and was refused nothing.
+pub async fn stop_refused_nothing(engine: super::headless::Headless) {
+    let log_path = engine.log.clone();
+    let (status, _) = engine.terminate().await;
+    assert!(status.success());
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(
+        log.contains("holding the engine lease") && log.contains("engine stopped"),
+        "the engine's log is complete:\n{log}"
+    );
+    let forbidden = refusals(&log);
+    assert!(
+        forbidden.is_empty(),
+        "the engine was refused something:\n{}",
+        forbidden.join("\n")
+    );
+}
