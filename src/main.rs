@@ -41,13 +41,13 @@ struct Cli {
     /// Headless: where to serve /healthz, /readyz and /metrics.
     #[arg(long, default_value = "0.0.0.0:8080", env = "HMC_METRICS_ADDR")]
     metrics_addr: std::net::SocketAddr,
-    /// Headless: how often each release is looked at again; changes made
+    /// The engine: how often each release is looked at again; changes made
     /// by hand to a service's objects in its cluster are reverted within
     /// one interval. A duration: 30s, 10m, 1h.
     #[arg(long, env = "HMC_RELEASE_INTERVAL", default_value = "10m",
           value_parser = engine::context::release_interval)]
     release_interval: String,
-    /// Headless: how long deleting a cluster waits for its services to be
+    /// The engine: how long deleting a cluster waits for its services to be
     /// uninstalled from a child cluster that does not answer before its
     /// Deleting condition says so. A duration: 30s, 5m.
     #[arg(long, env = "HMC_DELETION_TIMEOUT", default_value = engine::context::DELETION_TIMEOUT,
@@ -60,7 +60,7 @@ struct Cli {
     /// Name of the default chart repository in the system namespace.
     #[arg(long, default_value = engine::context::DEFAULT_REPOSITORY, env = "HMC_DEFAULT_REPOSITORY")]
     default_repository: String,
-    /// Headless: the shard keys of the release controller, comma-separated
+    /// The engine: the shard keys of the release controller, comma-separated
     /// (shard1,shard2). Each cluster's releases are labelled with one key,
     /// the same for all of a cluster's releases, picked by a stable hash
     /// of its namespace and name; adding or removing a key moves only the
@@ -181,8 +181,23 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
         kubeconfig: cli.kubeconfig.clone(),
         favourites: hmc_tui::tui::config::favourites(settings.as_ref()),
         exit_after_first_frame: cli.exit_after_first_frame.then_some(started),
+        engine_options: engine_options(cli),
     })
     .await
+}
+
+/// The engine's tunables from the command line: the same for the headless
+/// engine and the console's in-process one, so that both write the same
+/// releases (shard labels, intervals, the default repository).
+fn engine_options(cli: &Cli) -> EngineOptions {
+    EngineOptions {
+        release_interval: cli.release_interval.clone(),
+        deletion_timeout: cli.deletion_timeout,
+        system_namespace: cli.system_namespace.clone(),
+        default_repository: cli.default_repository.clone(),
+        shards: cli.shards.clone(),
+        ..EngineOptions::default()
+    }
 }
 
 /// The user of the kubeconfig context in use: the name the console's
@@ -301,14 +316,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         client,
         stores.clone(),
         counters.clone(),
-        EngineOptions {
-            release_interval: cli.release_interval.clone(),
-            deletion_timeout: cli.deletion_timeout,
-            system_namespace: cli.system_namespace.clone(),
-            default_repository: cli.default_repository.clone(),
-            shards: cli.shards.clone(),
-            ..EngineOptions::default()
-        },
+        engine_options(cli),
     ));
     let shutdown = CancellationToken::new();
     let (role, role_rx) = tokio::sync::watch::channel(engine::leader::Role::Starting);

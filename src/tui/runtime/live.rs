@@ -87,6 +87,7 @@ impl EngineRun {
         client: kube::Client,
         watched: Arc<Watched>,
         before: Option<EngineRun>,
+        options: EngineOptions,
         tx: UnboundedSender<Msg>,
     ) -> EngineRun {
         let shutdown = CancellationToken::new();
@@ -94,7 +95,7 @@ impl EngineRun {
             client,
             watched.stores.clone(),
             Arc::new(Counters::default()),
-            EngineOptions::default(),
+            options,
         ));
         let scope = watched.namespace.clone();
         let stop = shutdown.clone();
@@ -211,6 +212,8 @@ pub struct Start {
     /// Run the engine in-process, over this scope (`None`: all).
     pub engine: Option<Option<String>>,
     pub readonly: bool,
+    /// The engine's tunables, on every context it runs on.
+    pub engine_options: EngineOptions,
 }
 
 /// The place shown, the engine, and a context being connected to.
@@ -237,7 +240,13 @@ impl Live {
         ));
         let engine = start.engine.clone().map(|scope| {
             let watched = Watched::start(&conn.client, scope);
-            EngineRun::start(conn.client.clone(), watched, None, tx.clone())
+            EngineRun::start(
+                conn.client.clone(),
+                watched,
+                None,
+                start.engine_options.clone(),
+                tx.clone(),
+            )
         });
         let place = place_at(
             engine.as_ref(),
@@ -284,6 +293,7 @@ impl Live {
                 conn.client.clone(),
                 watched,
                 before,
+                self.start.engine_options.clone(),
                 self.tx.clone(),
             ));
         }

@@ -64,6 +64,8 @@ pub struct TuiOptions {
     /// synced) and print how long it took from this instant, the start of
     /// the process.
     pub exit_after_first_frame: Option<std::time::Instant>,
+    /// The in-process engine's tunables, as the headless engine takes them.
+    pub engine_options: crate::engine::EngineOptions,
 }
 
 /// Runs the console until the user quits.
@@ -87,6 +89,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         kubeconfig: opts.kubeconfig.clone(),
         engine: run_engine.then(|| opts.namespace.clone()),
         readonly: opts.readonly,
+        engine_options: opts.engine_options.clone(),
     };
     let connection = Connection {
         client: opts.client.clone(),
