@@ -325,10 +325,36 @@ fn cluster_of(r: &HelmRelease) -> Option<String> {
     r.labels().get(labels::CLUSTER).cloned()
 }
 
-/// What every store drops from its objects: the managed fields, which no
-/// reader needs and which are often the larger part of an object.
+/// The annotation `kubectl apply` writes: the whole object as last applied.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// What every store drops from its objects: the managed fields and the copy
+/// of the object `kubectl apply` leaves in an annotation, which no reader
+/// needs and which are often the larger part of an object.
 fn without_managed_fields<K: Resource>(o: &mut K) {
-    o.managed_fields_mut().clear();
+    // None, not an empty list: that would keep the list's allocation.
+    o.meta_mut().managed_fields = None;
+    if let Some(a) = o.meta_mut().annotations.as_mut() {
+        a.remove(LAST_APPLIED);
+    }
+}
+
+/// Keeps of a kubeconfig secret's metadata what the engine reads: which
+/// cluster it is for (name, labels), whether it is held or going
+/// (finalizers, deletion) and its identity. Its annotations may hold the
+/// whole secret (`kubectl apply` leaves it there): they are never kept.
+pub fn secret_metadata(o: &mut PartialObjectMeta<Secret>) {
+    let m = std::mem::take(&mut o.metadata);
+    o.metadata = kube::api::ObjectMeta {
+        name: m.name,
+        namespace: m.namespace,
+        labels: m.labels,
+        finalizers: m.finalizers,
+        deletion_timestamp: m.deletion_timestamp,
+        uid: m.uid,
+        resource_version: m.resource_version,
+        ..Default::default()
+    };
 }
 
 /// The selector of kubeconfig secrets (Cluster API's secret type).
@@ -555,7 +581,14 @@ impl Stores {
     pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
         let mut w = Watches::new();
         let secrets: Api<PartialObjectMeta<Secret>> = scope.api(client);
-        let kubeconfigs = reflected_with_applied(secrets, kubeconfig_secrets(), &mut w);
+        let kubeconfigs = reflected_where(
+            secrets,
+            kubeconfig_secrets(),
+            |_| true,
+            secret_metadata,
+            None,
+            &mut w,
+        );
         let service_templates =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
         let cluster_templates =
@@ -735,6 +768,54 @@ mod tests {
         );
         // Still found where the engine looks for it.
         assert_eq!(ObjectRef::from_obj(&o), ObjectRef::new("x").within("ns"));
+    }
+
+    #[test]
+    fn kubeconfig_secrets_keep_what_the_engine_reads_and_no_contents() {
+        use kube::api::ObjectMeta;
+        use kube::core::PartialObjectMetaExt;
+        let kept = ObjectMeta {
+            name: Some("x-kubeconfig".into()),
+            namespace: Some("ns".into()),
+            labels: Some([("cluster.x-k8s.io/cluster-name".to_string(), "x".to_string())].into()),
+            finalizers: Some(vec![labels::FINALIZER.into()]),
+            deletion_timestamp: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                "2026-12-03T09:00:00Z".parse().unwrap(),
+            )),
+            uid: Some("u".into()),
+            resource_version: Some("7".into()),
+            ..Default::default()
+        };
+        let mut o: PartialObjectMeta<Secret> = ObjectMeta {
+            annotations: Some([(LAST_APPLIED.to_string(), "{\"data\": \"…\"}".to_string())].into()),
+            owner_references: Some(vec![Default::default()]),
+            managed_fields: Some(vec![Default::default()]),
+            ..kept.clone()
+        }
+        .into_response_partial();
+        secret_metadata(&mut o);
+        assert_eq!(o.metadata, kept);
+    }
+
+    #[test]
+    fn stores_drop_managed_fields_and_the_last_applied_copy_only() {
+        let mut mc = ManagedCluster::new("x", Default::default());
+        mc.metadata.annotations = Some(
+            [
+                (LAST_APPLIED.to_string(), "{}".to_string()),
+                ("team".to_string(), "a".to_string()),
+            ]
+            .into(),
+        );
+        mc.metadata.managed_fields = Some(vec![Default::default()]);
+        let mut want = mc.clone();
+        want.metadata.managed_fields = None;
+        want.metadata.annotations = Some([("team".to_string(), "a".to_string())].into());
+        without_managed_fields(&mut mc);
+        assert_eq!(
+            serde_json::to_value(&mc).unwrap(),
+            serde_json::to_value(&want).unwrap()
+        );
     }
 
     #[test]
