@@ -29,6 +29,10 @@ where
 {
     /// The kind in the product's words (`release`, `chart source`).
     const NOUN: &'static str;
+    /// Labels the engine writes on some objects of this kind and not on
+    /// others: one left off the desired object must be gone from the
+    /// stored one too (the apply then removes it).
+    const OPTIONAL_LABELS: &'static [&'static str] = &[];
     fn store(stores: &Stores) -> &Store<Self>;
     /// The names and labels of the objects of this kind in scope that are
     /// not the engine's, and the health of their watch; `None` when
@@ -41,6 +45,7 @@ pub type Others<'a, K> = (&'a Store<PartialObjectMeta<K>>, &'a WatchState);
 
 impl Written for HelmRelease {
     const NOUN: &'static str = "release";
+    const OPTIONAL_LABELS: &'static [&'static str] = &[crate::flux::SHARD_LABEL];
     fn store(stores: &Stores) -> &Store<Self> {
         &stores.releases
     }
@@ -193,12 +198,20 @@ pub fn contains(have: &Value, want: &Value) -> bool {
 }
 
 /// The part of an object the engine owns: labels, annotations, owners, spec.
-fn owned_fields<K: Serialize>(obj: &K) -> Result<Value> {
+/// Each of `K`'s optional labels that `obj` leaves off is there as `null`,
+/// which [`contains`] reads as "absent".
+fn owned_fields<K: Written>(obj: &K) -> Result<Value> {
     let v = serde_json::to_value(obj)?;
     let meta = &v["metadata"];
+    let mut labels = meta.get("labels").cloned().unwrap_or(Value::Null);
+    if let Value::Object(labels) = &mut labels {
+        for label in K::OPTIONAL_LABELS {
+            labels.entry(*label).or_insert(Value::Null);
+        }
+    }
     Ok(json!({
         "metadata": {
-            "labels": meta.get("labels").cloned().unwrap_or(Value::Null),
+            "labels": labels,
             "annotations": meta.get("annotations").cloned().unwrap_or(Value::Null),
             "ownerReferences": meta.get("ownerReferences").cloned().unwrap_or(Value::Null),
         },
@@ -536,6 +549,43 @@ mod tests {
             other_holder(Some((&store, &state)), "ns", "x"),
             Holder::Unknown
         );
+    }
+
+    #[test]
+    fn a_shard_label_left_off_must_be_gone() {
+        let release = |shard: Option<&str>| {
+            let mut r = HelmRelease::new("r", Default::default());
+            let mut l = std::collections::BTreeMap::from([(OURS.0.into(), OURS.1.into())]);
+            if let Some(s) = shard {
+                l.insert(crate::flux::SHARD_LABEL.into(), s.into());
+            }
+            r.metadata.labels = Some(l);
+            r
+        };
+        let has = |current: &HelmRelease, desired: &HelmRelease| {
+            contains(
+                &serde_json::to_value(current).unwrap(),
+                &owned_fields(desired).unwrap(),
+            )
+        };
+        let (none, one, two) = (release(None), release(Some("a")), release(Some("b")));
+        assert!(has(&none, &none) && has(&one, &one));
+        // Another shard, a new one, or none any more: written.
+        assert!(!has(&one, &two) && !has(&none, &one) && !has(&one, &none));
+        // Kinds that never carry it keep reading labels as a subset.
+        let chart = |extra: Option<&str>| {
+            let mut c = HelmChart::new("c", Default::default());
+            c.labels_mut().insert(OURS.0.into(), OURS.1.into());
+            if let Some(s) = extra {
+                c.labels_mut()
+                    .insert(crate::flux::SHARD_LABEL.into(), s.into());
+            }
+            c
+        };
+        assert!(contains(
+            &serde_json::to_value(chart(Some("a"))).unwrap(),
+            &owned_fields(&chart(None)).unwrap()
+        ));
     }
 
     #[test]
