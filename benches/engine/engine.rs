@@ -14,8 +14,7 @@ use crate::common::{harness_dir, headless::Headless};
 /// runs no helm-controller for it (its main one leaves labelled releases
 /// alone), so Flux keeps serving everyone else and installs none of them.
 pub const SHARD: &str = "unwatched";
-/// The label that carries it (Flux's sharding label).
-pub const SHARD_LABEL: &str = "sharding.fluxcd.io/key";
+pub use hmc_tui::flux::SHARD_LABEL;
 
 /// Refuses to run with a binary that cannot put its releases on a shard:
 /// Flux runs during the bench and would install every release.
