@@ -240,9 +240,17 @@ impl Engine {
         if self.wrapped {
             // The engine is the wrapper's child: it stops, then the wrapper
             // writes what it recorded and exits by itself.
-            let _ = std::process::Command::new("pkill")
+            // A wrapper that runs it as its own child; one that `exec`s
+            // it (`env`) is the engine itself.
+            let child = std::process::Command::new("pkill")
                 .args(["-TERM", "-P", &self.pid.to_string(), "hmc-tui"])
-                .status();
+                .status()
+                .is_ok_and(|s| s.success());
+            if !child {
+                let _ = std::process::Command::new("kill")
+                    .args(["-TERM", &self.pid.to_string()])
+                    .status();
+            }
             let _ = tokio::time::timeout(Duration::from_secs(600), self.process.child.wait()).await;
             return peak;
         }

@@ -46,6 +46,9 @@ struct Options {
     sizes: Vec<usize>,
     runs: usize,
     smoke: bool,
+    /// Only convergence and the baseline's (`--converge-only`): no resync,
+    /// revision or console, for the largest fleets.
+    converge_only: bool,
 }
 
 fn options() -> Options {
@@ -70,7 +73,13 @@ fn options() -> Options {
         None if smoke => 1,
         None => 3,
     };
-    Options { sizes, runs, smoke }
+    let converge_only = args.iter().any(|a| a == "--converge-only");
+    Options {
+        sizes,
+        runs,
+        smoke,
+        converge_only,
+    }
 }
 
 /// Time allowed for one fleet to converge.
@@ -82,7 +91,7 @@ fn progress(what: &str) {
     eprintln!("[bench {}] {what}", report::clock());
 }
 
-async fn run_once(n: usize) -> report::Run {
+async fn run_once(n: usize, converge_only: bool) -> report::Run {
     let client = common::mgmt().await;
     let engine_ns = common::TestNamespace::create(&client, &format!("bench-{n}")).await;
     let base_ns = common::TestNamespace::create(&client, &format!("bench-{n}-base")).await;
@@ -127,6 +136,12 @@ async fn run_once(n: usize) -> report::Run {
     (run.reads, run.writes) = converged.reads_writes();
     eprintln!("{}", report::requests(&converged, n));
     run.rss_converge = first.stop().await;
+    progress(&format!(
+        "engine: converged in {:.1} s, peak RSS {:.0} MiB, load {}",
+        run.engine.as_secs_f64(),
+        run.rss_converge,
+        report::load_average()
+    ));
 
     // 2. The baseline.
     progress("baseline: writing the same objects");
@@ -139,10 +154,29 @@ async fn run_once(n: usize) -> report::Run {
         .await
         .unwrap_or_else(|e| panic!("the baseline: {e}"));
 
+    if !converge_only {
+        steady_state_and_revision(&client, &ns, &base, &mut run).await;
+    }
+    done(&client, run, engine_ns, base_ns).await
+}
+
+/// Steps 3 to 5: a resync, a new revision to every cluster, and the console.
+async fn steady_state_and_revision(
+    client: &kube::Client,
+    ns: &str,
+    base: &str,
+    run: &mut report::Run,
+) {
+    let (client, ns, base, n) = (client.clone(), ns.to_string(), base.to_string(), run.n);
     // 3. Steady state: a new process lists everything and reconciles it all.
     progress("engine: resync");
     let second = Engine::start(&ns, PORT);
     let resync = second.settle(n as u64, patience(n)).await;
+    progress(&format!(
+        "baseline: {:.1} s; resync wrote {}",
+        run.baseline.as_secs_f64(),
+        resync.writes
+    ));
     run.resync_writes = resync.writes;
     run.resync_requests = resync.reads_writes();
 
@@ -163,6 +197,11 @@ async fn run_once(n: usize) -> report::Run {
     let rolled = second.settle(n as u64, patience(n)).await;
     eprintln!("{}", report::requests(&rolled.since(&resync), n));
     run.rss_resync = second.stop().await;
+    progress(&format!(
+        "engine: revision 2 in {:.1} s, peak RSS {:.0} MiB",
+        run.revision.as_secs_f64(),
+        run.rss_resync
+    ));
 
     progress("baseline: revision 2");
     let plan = baseline::copy(&client, &ns, &base, false, false).await;
@@ -177,16 +216,28 @@ async fn run_once(n: usize) -> report::Run {
     // 5. The console over the fleet.
     progress("console: first frame");
     (run.synced_ms, run.first_frame_ms) = console::first_frame(&ns).await;
+}
+
+/// The run's row, then everything it made goes.
+async fn done(
+    client: &kube::Client,
+    mut run: report::Run,
+    engine_ns: common::TestNamespace,
+    base_ns: common::TestNamespace,
+) -> report::Run {
+    let (client, ns, base) = (client.clone(), engine_ns.name.clone(), base_ns.name.clone());
 
     // No helm-controller watches the releases' shard, so they carry no
     // finalizer of Flux's and go at once.
-    progress("cleaning up");
     run.load = report::load_average();
+    eprintln!("{}", report::table(std::slice::from_ref(&run)));
+    progress("cleaning up");
     fleet::delete_releases(&client, &ns).await;
     fleet::delete_releases(&client, &base).await;
+    fleet::let_go_of_secrets(&client, &ns).await;
+    fleet::let_go_of_secrets(&client, &base).await;
     engine_ns.cleanup_and_wait(Duration::from_secs(600)).await;
     base_ns.cleanup_and_wait(Duration::from_secs(600)).await;
-    eprintln!("{}", report::table(std::slice::from_ref(&run)));
     run
 }
 
@@ -198,7 +249,7 @@ async fn main() {
     for &n in &options.sizes {
         for i in 0..options.runs {
             progress(&format!("N = {n}, run {} of {}", i + 1, options.runs));
-            runs.push(run_once(n).await);
+            runs.push(run_once(n, options.converge_only).await);
         }
     }
     println!("{}", report::table(&runs));
