@@ -1,7 +1,8 @@
 //! The baseline: a plain client that already knows the answer and writes the
 //! same objects the engine wrote, straight to the same API server, with as
 //! many clusters in flight as the engine's controller has reconciles in
-//! flight. Its time is the practical limit for the engine's.
+//! flight. Its time is the practical limit for the engine's. Its namespace
+//! holds the same provisioned clusters, kubeconfig secrets included.
 
 use std::collections::BTreeMap;
 
@@ -10,24 +11,32 @@ use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::json;
 
+use k8s_openapi::api::core::v1::Secret;
+
 use hmc_tui::api::{ManagedCluster, labels};
 use hmc_tui::flux::HelmRelease;
 
 /// The engine's concurrency per controller (`src/engine/mod.rs`).
 pub const CONCURRENCY: usize = 16;
 const FIELD_MANAGER: &str = "hmc-bench-baseline";
+/// The label Cluster API puts on a cluster's kubeconfig secret.
+const CAPI_CLUSTER: &str = "cluster.x-k8s.io/cluster-name";
 
 /// What the baseline writes for one cluster, in the engine's order.
 pub struct ClusterWrites {
     name: String,
     finalizer: bool,
+    /// The kubeconfig secret the engine holds with its finalizer, while
+    /// services are installed through it.
+    hold: Option<String>,
     releases: Vec<HelmRelease>,
     status: Option<serde_json::Value>,
 }
 
 /// Copies what the engine wrote in `from` (releases, statuses) as writes
 /// for the same clusters in `to`. Only service releases unless `cluster_release`;
-/// the finalizer with `finalizer`.
+/// the finalizers (the cluster's, and the hold on its kubeconfig secret)
+/// with `finalizer`.
 pub async fn copy(
     client: &Client,
     from: &str,
@@ -69,12 +78,26 @@ pub async fn copy(
                 ClusterWrites {
                     name,
                     finalizer,
+                    hold: None,
                     releases: vec![],
                     status,
                 },
             )
         })
         .collect();
+    if finalizer {
+        let secrets = Api::<Secret>::namespaced(client.clone(), from)
+            .list_metadata(&lp)
+            .await
+            .expect("list the engine's kubeconfig secrets");
+        for secret in secrets.items {
+            let held = secret.finalizers().iter().any(|f| f == labels::FINALIZER);
+            let cluster = secret.labels().get(CAPI_CLUSTER);
+            if let (true, Some(writes)) = (held, cluster.and_then(|c| plan.get_mut(c))) {
+                writes.hold = Some(secret.name_any());
+            }
+        }
+    }
     for r in releases.items {
         let Some(cluster) = r.labels().get(labels::CLUSTER).cloned() else {
             continue;
@@ -111,15 +134,23 @@ pub async fn copy(
 pub async fn write(client: &Client, ns: &str, plan: Vec<ClusterWrites>) -> usize {
     let mcs: Api<ManagedCluster> = Api::namespaced(client.clone(), ns);
     let releases: Api<HelmRelease> = Api::namespaced(client.clone(), ns);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
     let apply = PatchParams::apply(FIELD_MANAGER).force();
     let counts: Vec<usize> = futures::stream::iter(plan)
         .map(|c| {
-            let (mcs, releases, apply) = (&mcs, &releases, &apply);
+            let (mcs, releases, secrets, apply) = (&mcs, &releases, &secrets, &apply);
             async move {
                 let mut writes = 0;
                 if c.finalizer {
                     let patch = json!({"metadata": {"finalizers": [labels::FINALIZER]}});
                     mcs.patch(&c.name, &PatchParams::default(), &Patch::Merge(&patch))
+                        .await?;
+                    writes += 1;
+                }
+                if let Some(secret) = &c.hold {
+                    let patch = json!({"metadata": {"finalizers": [labels::FINALIZER]}});
+                    secrets
+                        .patch_metadata(secret, &PatchParams::default(), &Patch::Merge(&patch))
                         .await?;
                     writes += 1;
                 }

@@ -6,8 +6,8 @@
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
-use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
 use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
@@ -115,8 +115,8 @@ pub async fn templates_valid(client: &Client, ns: &str) -> Option<()> {
         .then_some(())
 }
 
-/// Creates `n` ManagedClusters and, with `provisioned`, a provisioned CAPI
-/// Cluster and a kubeconfig secret for each.
+/// Creates `n` ManagedClusters, a kubeconfig secret for each and, with
+/// `provisioned`, a provisioned CAPI Cluster.
 pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
     let mcs: Api<ManagedCluster> = Api::namespaced(client.clone(), ns);
     let capi: Api<DynamicObject> = Api::namespaced_with(
@@ -132,8 +132,9 @@ pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
             async move {
                 let name = cluster_name(i);
                 if provisioned {
-                    provision(capi, secrets, &name, kubeconfig).await?;
+                    provision(capi, &name).await?;
                 }
+                kubeconfig_secret(secrets, &name, kubeconfig).await?;
                 let mc: ManagedCluster = serde_json::from_value(json!({
                     "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ManagedCluster",
                     "metadata": {"name": name},
@@ -151,12 +152,7 @@ pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
 
 /// What Cluster API and its providers write for a cluster whose control
 /// plane is up, the way `tests/harness/harness provision` writes it.
-async fn provision(
-    capi: &Api<DynamicObject>,
-    secrets: &Api<Secret>,
-    name: &str,
-    kubeconfig: &str,
-) -> kube::Result<()> {
+async fn provision(capi: &Api<DynamicObject>, name: &str) -> kube::Result<()> {
     let cluster: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
         "metadata": {"name": name},
@@ -172,7 +168,16 @@ async fn provision(
                         "lastTransitionTime": "2026-01-01T00:00:00Z"}],
     }});
     capi.patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
-        .await?;
+        .await
+        .map(drop)
+}
+
+/// The cluster's kubeconfig secret, as Cluster API writes it.
+async fn kubeconfig_secret(
+    secrets: &Api<Secret>,
+    name: &str,
+    kubeconfig: &str,
+) -> kube::Result<()> {
     let secret: Secret = serde_json::from_value(json!({
         "metadata": {"name": format!("{name}-kubeconfig"),
                      "labels": {"cluster.x-k8s.io/cluster-name": name}},
@@ -192,4 +197,39 @@ pub async fn delete_releases(client: &Client, ns: &str) {
         .delete_collection(&Default::default(), &ListParams::default())
         .await
         .unwrap_or_else(|e| panic!("delete the releases in {ns}: {e}"));
+}
+
+/// Takes the engine's finalizer off every kubeconfig secret in `ns` that
+/// holds it, `SETUP_CONCURRENCY` at a time (the namespace's cleanup would
+/// do it one by one).
+pub async fn let_go_of_secrets(client: &Client, ns: &str) {
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let Ok(list) = secrets.list_metadata(&ListParams::default()).await else {
+        return;
+    };
+    let held = list.items.into_iter().filter(|s| {
+        s.finalizers()
+            .iter()
+            .any(|f| f == hmc_tui::api::labels::FINALIZER)
+    });
+    futures::stream::iter(held)
+        .for_each_concurrent(SETUP_CONCURRENCY, |s| {
+            let secrets = &secrets;
+            async move {
+                let rest: Vec<&String> = s
+                    .finalizers()
+                    .iter()
+                    .filter(|f| *f != hmc_tui::api::labels::FINALIZER)
+                    .collect();
+                let patch = json!({"metadata": {"finalizers": rest}});
+                let _ = secrets
+                    .patch_metadata(
+                        &s.name_any(),
+                        &PatchParams::default(),
+                        &Patch::Merge(&patch),
+                    )
+                    .await;
+            }
+        })
+        .await;
 }

@@ -2,8 +2,10 @@
 //!
 //! For each N: one ClusterTemplate with three services and N ManagedClusters,
 //! each provisioned (a CAPI Cluster whose control plane is up and a
-//! kubeconfig secret). Flux's controllers are stopped, so that only the
-//! engine's own work is measured. Then:
+//! kubeconfig secret). Flux keeps running for everyone else: the engine
+//! labels every release with a shard key that no helm-controller watches
+//! (`--shards unwatched`), so only the engine's own work is measured.
+//! Then:
 //!
 //! 1. convergence: the time from starting `hmc-tui --reconcile` until every
 //!    release exists with the right spec and every cluster's status is
@@ -18,8 +20,9 @@
 //! 6. the engine's peak resident memory.
 //!
 //! `cargo bench --bench engine` runs N = 100, 1,000 and 3,000 three times
-//! each (`-- --sizes 100,1000 --runs 1` for fewer). Under `cargo test` it
-//! runs once at N = 10 and checks that every step still works.
+//! each (`-- --sizes 100,1000 --runs 1` for fewer, `--sizes 10000` for the
+//! large fleet). Under `cargo test` it runs once at N = 10 and checks that
+//! every step still works.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
@@ -43,6 +46,9 @@ struct Options {
     sizes: Vec<usize>,
     runs: usize,
     smoke: bool,
+    /// Only convergence and the baseline's (`--converge-only`): no resync,
+    /// revision or console, for the largest fleets.
+    converge_only: bool,
 }
 
 fn options() -> Options {
@@ -67,29 +73,12 @@ fn options() -> Options {
         None if smoke => 1,
         None => 3,
     };
-    Options { sizes, runs, smoke }
-}
-
-/// Flux's controllers stopped for the measurement; started again when this
-/// is dropped, even on a panic, so the harness is left as it was found.
-struct FluxStopped;
-
-const FLUX: [&str; 2] = ["source-controller", "helm-controller"];
-
-impl FluxStopped {
-    async fn stop() -> Self {
-        for c in FLUX {
-            common::headless::harness(&["stop", c]).await;
-        }
-        FluxStopped
-    }
-}
-
-impl Drop for FluxStopped {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new(common::repo_root().join("tests/harness/harness"))
-            .arg("up")
-            .output();
+    let converge_only = args.iter().any(|a| a == "--converge-only");
+    Options {
+        sizes,
+        runs,
+        smoke,
+        converge_only,
     }
 }
 
@@ -102,7 +91,7 @@ fn progress(what: &str) {
     eprintln!("[bench {}] {what}", report::clock());
 }
 
-async fn run_once(n: usize) -> report::Run {
+async fn run_once(n: usize, converge_only: bool) -> report::Run {
     let client = common::mgmt().await;
     let engine_ns = common::TestNamespace::create(&client, &format!("bench-{n}")).await;
     let base_ns = common::TestNamespace::create(&client, &format!("bench-{n}-base")).await;
@@ -123,7 +112,6 @@ async fn run_once(n: usize) -> report::Run {
     .await;
     setup.stop().await;
 
-    let flux = FluxStopped::stop().await;
     progress(&format!(
         "{ns}: {n} provisioned clusters, and {n} in {base}"
     ));
@@ -148,6 +136,12 @@ async fn run_once(n: usize) -> report::Run {
     (run.reads, run.writes) = converged.reads_writes();
     eprintln!("{}", report::requests(&converged, n));
     run.rss_converge = first.stop().await;
+    progress(&format!(
+        "engine: converged in {:.1} s, peak RSS {:.0} MiB, load {}",
+        run.engine.as_secs_f64(),
+        run.rss_converge,
+        report::load_average()
+    ));
 
     // 2. The baseline.
     progress("baseline: writing the same objects");
@@ -160,10 +154,29 @@ async fn run_once(n: usize) -> report::Run {
         .await
         .unwrap_or_else(|e| panic!("the baseline: {e}"));
 
+    if !converge_only {
+        steady_state_and_revision(&client, &ns, &base, &mut run).await;
+    }
+    done(&client, run, engine_ns, base_ns).await
+}
+
+/// Steps 3 to 5: a resync, a new revision to every cluster, and the console.
+async fn steady_state_and_revision(
+    client: &kube::Client,
+    ns: &str,
+    base: &str,
+    run: &mut report::Run,
+) {
+    let (client, ns, base, n) = (client.clone(), ns.to_string(), base.to_string(), run.n);
     // 3. Steady state: a new process lists everything and reconciles it all.
     progress("engine: resync");
     let second = Engine::start(&ns, PORT);
     let resync = second.settle(n as u64, patience(n)).await;
+    progress(&format!(
+        "baseline: {:.1} s; resync wrote {}",
+        run.baseline.as_secs_f64(),
+        resync.writes
+    ));
     run.resync_writes = resync.writes;
     run.resync_requests = resync.reads_writes();
 
@@ -184,6 +197,11 @@ async fn run_once(n: usize) -> report::Run {
     let rolled = second.settle(n as u64, patience(n)).await;
     eprintln!("{}", report::requests(&rolled.since(&resync), n));
     run.rss_resync = second.stop().await;
+    progress(&format!(
+        "engine: revision 2 in {:.1} s, peak RSS {:.0} MiB",
+        run.revision.as_secs_f64(),
+        run.rss_resync
+    ));
 
     progress("baseline: revision 2");
     let plan = baseline::copy(&client, &ns, &base, false, false).await;
@@ -198,31 +216,45 @@ async fn run_once(n: usize) -> report::Run {
     // 5. The console over the fleet.
     progress("console: first frame");
     (run.synced_ms, run.first_frame_ms) = console::first_frame(&ns).await;
+}
 
-    // The releases go while Flux is stopped: they carry no finalizer of
-    // Flux's yet, and Flux must never try to install thousands of them.
+/// The run's row, then everything it made goes.
+async fn done(
+    client: &kube::Client,
+    mut run: report::Run,
+    engine_ns: common::TestNamespace,
+    base_ns: common::TestNamespace,
+) -> report::Run {
+    let (client, ns, base) = (client.clone(), engine_ns.name.clone(), base_ns.name.clone());
+
+    // No helm-controller watches the releases' shard, so they carry no
+    // finalizer of Flux's and go at once.
+    run.load = report::load_average();
+    eprintln!("{}", report::table(std::slice::from_ref(&run)));
     progress("cleaning up");
     fleet::delete_releases(&client, &ns).await;
     fleet::delete_releases(&client, &base).await;
-    drop(flux);
+    fleet::let_go_of_secrets(&client, &ns).await;
+    fleet::let_go_of_secrets(&client, &base).await;
     engine_ns.cleanup_and_wait(Duration::from_secs(600)).await;
     base_ns.cleanup_and_wait(Duration::from_secs(600)).await;
-    eprintln!("{}", report::table(std::slice::from_ref(&run)));
     run
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let options = options();
+    engine::check_shards();
     let mut runs = Vec::new();
     for &n in &options.sizes {
         for i in 0..options.runs {
             progress(&format!("N = {n}, run {} of {}", i + 1, options.runs));
-            runs.push(run_once(n).await);
+            runs.push(run_once(n, options.converge_only).await);
         }
     }
     println!("{}", report::table(&runs));
     println!("{}", report::medians(&runs));
+    println!("{}", report::growth(&runs));
     if options.smoke {
         for r in &runs {
             assert_eq!(r.resync_writes, 0, "a resync of a converged fleet wrote");
