@@ -399,3 +399,7 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
         None => Action::requeue(Duration::from_secs(300)),
     }
 }
+
+#[cfg(test)]
+#[path = "rollouts_tests.rs"]
+mod tests;
