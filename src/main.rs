@@ -60,6 +60,14 @@ struct Cli {
     /// Name of the default chart repository in the system namespace.
     #[arg(long, default_value = engine::context::DEFAULT_REPOSITORY, env = "HMC_DEFAULT_REPOSITORY")]
     default_repository: String,
+    /// Headless: the shard keys of the release controller, comma-separated
+    /// (shard1,shard2). Each cluster's releases are labelled with one key,
+    /// the same for all of a cluster's releases, picked by a stable hash
+    /// of its namespace and name; adding or removing a key moves only the
+    /// clusters of that key. Empty (the default): no shard label.
+    #[arg(long, env = "HMC_SHARDS", value_name = "KEYS", default_value = "",
+          hide_default_value = true, value_parser = hmc_tui::plan::shard::keys)]
+    shards: hmc_tui::plan::shard::Keys,
     /// Console theme: default, light, high-contrast, or a path to a .yaml
     /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
     #[arg(long, env = "HMC_TUI_THEME")]
@@ -298,6 +306,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
             deletion_timeout: cli.deletion_timeout,
             system_namespace: cli.system_namespace.clone(),
             default_repository: cli.default_repository.clone(),
+            shards: cli.shards.clone(),
             ..EngineOptions::default()
         },
     ));

@@ -23,6 +23,8 @@ use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollo
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 
+pub mod index;
+
 macro_rules! kinds {
     ($($field:ident: $ty:ty),* $(,)?) => {
         /// Every store the engine and the console read. Cloning is free.
@@ -38,6 +40,8 @@ macro_rules! kinds {
             /// Per kind: every object the store just applied (or deleted),
             /// sent after the store has it.
             pub applied: Applied,
+            /// The names of the releases by the cluster they are made for.
+            pub releases_by_cluster: index::Index<HelmRelease>,
         }
 
         /// Per kind, a broadcast of each object right after its store
@@ -252,6 +256,13 @@ kinds! {
     // What the release controller said about changes made by hand in a
     // child cluster (see `engine::drift`): only those Events are kept.
     drift_events: Event,
+    // The names and labels of the releases and chart sources in scope that
+    // are not the engine's: with the stores above, every name the engine
+    // might write is known, so its ownership check reads no object (see
+    // `engine::apply`). Few objects, held as little as they can be.
+    other_releases: PartialObjectMeta<HelmRelease>,
+    other_charts: PartialObjectMeta<HelmChart>,
+    other_repositories: PartialObjectMeta<HelmRepository>,
 }
 
 /// Where to watch.
@@ -284,6 +295,66 @@ pub fn ours() -> watcher::Config {
         labels::MANAGED_BY,
         labels::MANAGED_BY_VALUE
     ))
+}
+
+/// Selects every object the engine did not create: the complement of
+/// [`ours`]. (An object relabelled from one to the other leaves one watch
+/// and enters the other.)
+pub fn not_ours() -> watcher::Config {
+    watcher::Config::default().labels(&format!(
+        "{}!={}",
+        labels::MANAGED_BY,
+        labels::MANAGED_BY_VALUE
+    ))
+}
+
+/// Keeps of an object's metadata only its name, namespace and labels: all
+/// that tells whose it is.
+pub fn names_only<K>(o: &mut PartialObjectMeta<K>) {
+    let m = std::mem::take(&mut o.metadata);
+    o.metadata = kube::api::ObjectMeta {
+        name: m.name,
+        namespace: m.namespace,
+        labels: m.labels,
+        ..Default::default()
+    };
+}
+
+/// The cluster a release is made for, by its label.
+fn cluster_of(r: &HelmRelease) -> Option<String> {
+    r.labels().get(labels::CLUSTER).cloned()
+}
+
+/// The annotation `kubectl apply` writes: the whole object as last applied.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// What every store drops from its objects: the managed fields and the copy
+/// of the object `kubectl apply` leaves in an annotation, which no reader
+/// needs and which are often the larger part of an object.
+fn without_managed_fields<K: Resource>(o: &mut K) {
+    // None, not an empty list: that would keep the list's allocation.
+    o.meta_mut().managed_fields = None;
+    if let Some(a) = o.meta_mut().annotations.as_mut() {
+        a.remove(LAST_APPLIED);
+    }
+}
+
+/// Keeps of a kubeconfig secret's metadata what the engine reads: which
+/// cluster it is for (name, labels), whether it is held or going
+/// (finalizers, deletion) and its identity. Its annotations may hold the
+/// whole secret (`kubectl apply` leaves it there): they are never kept.
+pub fn secret_metadata(o: &mut PartialObjectMeta<Secret>) {
+    let m = std::mem::take(&mut o.metadata);
+    o.metadata = kube::api::ObjectMeta {
+        name: m.name,
+        namespace: m.namespace,
+        labels: m.labels,
+        finalizers: m.finalizers,
+        deletion_timestamp: m.deletion_timestamp,
+        uid: m.uid,
+        resource_version: m.resource_version,
+        ..Default::default()
+    };
 }
 
 /// The selector of kubeconfig secrets (Cluster API's secret type).
@@ -346,15 +417,18 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Default,
 {
-    reflected_where(api, config, |_| true, watches)
+    reflected_where(api, config, |_| true, without_managed_fields, None, watches)
 }
 
-/// [`reflected_with_applied`], keeping only the objects `keep` selects:
-/// for what a field selector cannot select.
+/// [`reflected_with_applied`], keeping only the objects `keep` selects
+/// (for what a field selector cannot select), each after `strip` took
+/// from it what no reader needs, and keeping `index` as the store changes.
 fn reflected_where<K>(
     api: Api<K>,
     config: watcher::Config,
     keep: fn(&K) -> bool,
+    strip: fn(&mut K),
+    index: Option<index::Index<K>>,
     watches: &mut Watches,
 ) -> Reflection<K>
 where
@@ -380,7 +454,7 @@ where
     let mut relisted: Vec<ObjectRef<K>> = Vec::new();
     let stream = watcher(api, config)
         .default_backoff()
-        .modify(|o| o.managed_fields_mut().clear())
+        .modify(strip)
         .try_filter(move |event| {
             futures::future::ready(match event {
                 watcher::Event::Apply(o)
@@ -394,6 +468,11 @@ where
             let event: Result<watcher::Event<K>, _> = event;
             match event {
                 Ok(event) => {
+                    // Before anything is told of the change: whoever hears
+                    // of it finds it in the index too.
+                    if let Some(index) = &index {
+                        index.apply(&event);
+                    }
                     // The store has applied the event by the time it gets
                     // here. No receiver yet is fine: nobody waits.
                     match event {
@@ -502,7 +581,14 @@ impl Stores {
     pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
         let mut w = Watches::new();
         let secrets: Api<PartialObjectMeta<Secret>> = scope.api(client);
-        let kubeconfigs = reflected_with_applied(secrets, kubeconfig_secrets(), &mut w);
+        let kubeconfigs = reflected_where(
+            secrets,
+            kubeconfig_secrets(),
+            |_| true,
+            secret_metadata,
+            None,
+            &mut w,
+        );
         let service_templates =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
         let cluster_templates =
@@ -511,15 +597,53 @@ impl Stores {
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
         let rollouts =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
-        let releases = reflected_with_applied(scope.api(client), ours(), &mut w);
+        let releases_by_cluster = index::Index::new(cluster_of);
+        let releases = reflected_where(
+            scope.api(client),
+            ours(),
+            |_| true,
+            without_managed_fields,
+            Some(releases_by_cluster.clone()),
+            &mut w,
+        );
         let charts = reflected_with_applied(scope.api(client), ours(), &mut w);
         let repositories = reflected_with_applied(scope.api(client), ours(), &mut w);
         let capi_clusters =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
         // Quiet: after an outage it counts as healthy again only after a
         // spell without failures (see `QUIET_RECOVERY`).
-        let drift_events =
-            reflected_where(scope.api(client), release_events(), is_drift_event, &mut w);
+        let drift_events = reflected_where(
+            scope.api(client),
+            release_events(),
+            is_drift_event,
+            without_managed_fields,
+            None,
+            &mut w,
+        );
+        let other_releases = reflected_where(
+            scope.api(client),
+            not_ours(),
+            |_| true,
+            names_only,
+            None,
+            &mut w,
+        );
+        let other_charts = reflected_where(
+            scope.api(client),
+            not_ours(),
+            |_| true,
+            names_only,
+            None,
+            &mut w,
+        );
+        let other_repositories = reflected_where(
+            scope.api(client),
+            not_ours(),
+            |_| true,
+            names_only,
+            None,
+            &mut w,
+        );
         let stores = Stores {
             service_templates: service_templates.0,
             cluster_templates: cluster_templates.0,
@@ -531,6 +655,10 @@ impl Stores {
             capi_clusters: capi_clusters.0,
             kubeconfigs: kubeconfigs.0,
             drift_events: drift_events.0,
+            other_releases: other_releases.0,
+            other_charts: other_charts.0,
+            other_repositories: other_repositories.0,
+            releases_by_cluster,
             listed: Listed {
                 service_templates: service_templates.2,
                 cluster_templates: cluster_templates.2,
@@ -542,6 +670,9 @@ impl Stores {
                 capi_clusters: capi_clusters.2,
                 kubeconfigs: kubeconfigs.2,
                 drift_events: drift_events.2,
+                other_releases: other_releases.2,
+                other_charts: other_charts.2,
+                other_repositories: other_repositories.2,
             },
             health: Health {
                 service_templates: service_templates.3,
@@ -554,6 +685,9 @@ impl Stores {
                 capi_clusters: capi_clusters.3,
                 kubeconfigs: kubeconfigs.3,
                 drift_events: drift_events.3,
+                other_releases: other_releases.3,
+                other_charts: other_charts.3,
+                other_repositories: other_repositories.3,
             },
             applied: Applied {
                 service_templates: service_templates.4,
@@ -566,6 +700,9 @@ impl Stores {
                 capi_clusters: capi_clusters.4,
                 kubeconfigs: kubeconfigs.4,
                 drift_events: drift_events.4,
+                other_releases: other_releases.4,
+                other_charts: other_charts.4,
+                other_repositories: other_repositories.4,
             },
             changes: Changes {
                 service_templates: service_templates.1,
@@ -578,6 +715,9 @@ impl Stores {
                 capi_clusters: capi_clusters.1,
                 kubeconfigs: kubeconfigs.1,
                 drift_events: drift_events.1,
+                other_releases: other_releases.1,
+                other_charts: other_charts.1,
+                other_repositories: other_repositories.1,
             },
         };
         (stores, w)
@@ -597,6 +737,86 @@ where
 mod tests {
     use super::*;
     use kube::core::Status;
+
+    #[test]
+    fn others_names_keep_only_what_tells_whose_they_are() {
+        use kube::api::ObjectMeta;
+        use kube::core::PartialObjectMetaExt;
+        let labels: std::collections::BTreeMap<String, String> =
+            [("team".to_string(), "a".to_string())].into();
+        let mut o: PartialObjectMeta<HelmRelease> = ObjectMeta {
+            name: Some("x".into()),
+            namespace: Some("ns".into()),
+            labels: Some(labels.clone()),
+            annotations: Some([("note".to_string(), "x".repeat(1000))].into()),
+            uid: Some("u".into()),
+            resource_version: Some("7".into()),
+            finalizers: Some(vec!["f".into()]),
+            managed_fields: Some(vec![Default::default()]),
+            ..Default::default()
+        }
+        .into_response_partial();
+        names_only(&mut o);
+        assert_eq!(
+            o.metadata,
+            ObjectMeta {
+                name: Some("x".into()),
+                namespace: Some("ns".into()),
+                labels: Some(labels),
+                ..Default::default()
+            }
+        );
+        // Still found where the engine looks for it.
+        assert_eq!(ObjectRef::from_obj(&o), ObjectRef::new("x").within("ns"));
+    }
+
+    #[test]
+    fn kubeconfig_secrets_keep_what_the_engine_reads_and_no_contents() {
+        use kube::api::ObjectMeta;
+        use kube::core::PartialObjectMetaExt;
+        let kept = ObjectMeta {
+            name: Some("x-kubeconfig".into()),
+            namespace: Some("ns".into()),
+            labels: Some([("cluster.x-k8s.io/cluster-name".to_string(), "x".to_string())].into()),
+            finalizers: Some(vec![labels::FINALIZER.into()]),
+            deletion_timestamp: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                "2026-12-03T09:00:00Z".parse().unwrap(),
+            )),
+            uid: Some("u".into()),
+            resource_version: Some("7".into()),
+            ..Default::default()
+        };
+        let mut o: PartialObjectMeta<Secret> = ObjectMeta {
+            annotations: Some([(LAST_APPLIED.to_string(), "{\"data\": \"…\"}".to_string())].into()),
+            owner_references: Some(vec![Default::default()]),
+            managed_fields: Some(vec![Default::default()]),
+            ..kept.clone()
+        }
+        .into_response_partial();
+        secret_metadata(&mut o);
+        assert_eq!(o.metadata, kept);
+    }
+
+    #[test]
+    fn stores_drop_managed_fields_and_the_last_applied_copy_only() {
+        let mut mc = ManagedCluster::new("x", Default::default());
+        mc.metadata.annotations = Some(
+            [
+                (LAST_APPLIED.to_string(), "{}".to_string()),
+                ("team".to_string(), "a".to_string()),
+            ]
+            .into(),
+        );
+        mc.metadata.managed_fields = Some(vec![Default::default()]);
+        let mut want = mc.clone();
+        want.metadata.managed_fields = None;
+        want.metadata.annotations = Some([("team".to_string(), "a".to_string())].into());
+        without_managed_fields(&mut mc);
+        assert_eq!(
+            serde_json::to_value(&mc).unwrap(),
+            serde_json::to_value(&want).unwrap()
+        );
+    }
 
     #[test]
     fn a_failing_watch_counts_as_healthy_after_a_quiet_spell_only() {

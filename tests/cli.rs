@@ -139,6 +139,48 @@ fn a_nonsense_duration_is_refused_at_start() {
     }
 }
 
+/// A shard key that is not a label value stops the engine before any
+/// cluster is read, in one line that names the key; an empty list is none.
+#[test]
+fn a_bad_shard_key_is_refused_at_start() {
+    let start = |args: &[&str], env: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hmc-tui"));
+        cmd.args(args).env("KUBECONFIG", "/nonexistent/kubeconfig");
+        match env {
+            Some(v) => cmd.env("HMC_SHARDS", v),
+            None => cmd.env_remove("HMC_SHARDS"),
+        };
+        let out = cmd.output().expect("running hmc-tui");
+        assert!(
+            !out.status.success(),
+            "{args:?} {env:?}: no cluster, yet it ran"
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    for (args, env) in [
+        (&["--reconcile", "--shards", "shard1,bad key"][..], None),
+        (&["--reconcile"][..], Some("shard1,-bad")),
+        (&["--reconcile", "--shards", &"s".repeat(64)][..], None),
+    ] {
+        let err = start(args, env);
+        assert!(err.contains("--shards"), "{err}");
+        assert!(err.contains("shard key"), "{err}");
+        assert_eq!(
+            err.lines().next().map(|l| l.contains("shard key")),
+            Some(true),
+            "{err}"
+        );
+    }
+    // Empty is no shards: the engine goes on to read the kubeconfig.
+    for (args, env) in [
+        (&["--reconcile", "--shards", ""][..], None),
+        (&["--reconcile"][..], Some("")),
+    ] {
+        let err = start(args, env);
+        assert!(err.contains("kubeconfig"), "{err}");
+    }
+}
+
 /// A kubeconfig with contexts `alpha` (current) and `beta`, both pointing
 /// at `server`, in a folder of its own that also holds the console's
 /// settings and log.

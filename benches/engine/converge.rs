@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use hmc_tui::api::{ManagedCluster, labels};
 use hmc_tui::flux::HelmRelease;
 
+use crate::engine::{SHARD, SHARD_LABEL};
 use crate::fleet::{SERVICES, service_values};
 
 /// What a converged fleet looks like: at `revision`, `clusters` of them.
@@ -30,13 +31,16 @@ pub struct Goal {
 }
 
 impl Goal {
-    /// Whether `r` is as wanted: a cluster release, or a service release
-    /// with the values of the goal's revision, installing into the cluster
-    /// through its kubeconfig secret.
+    /// Whether `r` is as wanted: on the bench's shard, a cluster release,
+    /// or a service release with the values of the goal's revision,
+    /// installing into the cluster through its kubeconfig secret.
     fn release_ok(&self, r: &HelmRelease) -> bool {
         let Some(cluster) = r.labels().get(labels::CLUSTER) else {
             return false;
         };
+        if r.labels().get(SHARD_LABEL).map(String::as_str) != Some(SHARD) {
+            return false;
+        }
         match r.labels().get(labels::SERVICE) {
             None => self.statuses && r.name_any() == *cluster,
             Some(service) => {

@@ -1,17 +1,39 @@
 //! The engine under measurement: the real binary (`hmc-tui --reconcile`)
-//! scoped to the bench namespace, read through its `/metrics` and its
-//! peak resident memory from `/proc`.
+//! scoped to the bench namespace, its releases on a shard no helm-controller
+//! watches, read through its `/metrics` and its peak resident memory from
+//! `/proc`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use hmc_tui::engine::requests::is_read;
 
-use crate::common::headless::Headless;
+use crate::common::{harness_dir, headless::Headless};
+
+/// The shard key of every release the bench's engines write: the harness
+/// runs no helm-controller for it (its main one leaves labelled releases
+/// alone), so Flux keeps serving everyone else and installs none of them.
+pub const SHARD: &str = "unwatched";
+pub use hmc_tui::flux::SHARD_LABEL;
+
+/// Refuses to run with a binary that cannot put its releases on a shard:
+/// Flux runs during the bench and would install every release.
+pub fn check_shards() {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
+        .arg("--help")
+        .output()
+        .expect("run hmc-tui --help");
+    assert!(
+        String::from_utf8_lossy(&help.stdout).contains("--shards"),
+        "this hmc-tui has no --shards: the bench needs it, since Flux keeps running"
+    );
+}
 
 pub struct Engine {
     process: Headless,
     pid: u32,
+    /// Run by a wrapper (see [`wrapped`]): `pid` is the wrapper's.
+    wrapped: bool,
 }
 
 /// What an engine's `/metrics` says, at one moment.
@@ -115,11 +137,53 @@ impl Metrics {
     }
 }
 
+/// The engine run by `wrapper` (`heaptrack`, say, for a profile of its
+/// memory; its peak memory is then the wrapper's), otherwise as
+/// [`Headless::start`] runs it.
+fn wrapped(
+    wrapper: &str,
+    ns: &str,
+    port: u16,
+    kubeconfig: &std::path::Path,
+    env: &[(&str, &str)],
+) -> Headless {
+    let log = std::env::temp_dir().join(format!("hmc-tui-{ns}-{port}.log"));
+    let file = std::fs::File::create(&log).expect("create the engine's log file");
+    let mut words = wrapper.split_whitespace();
+    let child = tokio::process::Command::new(words.next().expect("a wrapper"))
+        .args(words)
+        .arg(env!("CARGO_BIN_EXE_hmc-tui"))
+        .args(["--reconcile", "-n", ns, "--kubeconfig"])
+        .arg(kubeconfig)
+        .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
+        .env("HMC_LEASE_NAMESPACE", ns)
+        .env("RUST_LOG", "info,kube=warn")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::from(
+            file.try_clone().expect("the log"),
+        ))
+        .stderr(std::process::Stdio::from(file))
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the wrapped engine");
+    Headless { child, port, log }
+}
+
 impl Engine {
     pub fn start(ns: &str, port: u16) -> Self {
-        let process = Headless::spawn(ns, port);
+        let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+        let env = [("HMC_SHARDS", SHARD)];
+        let wrapper = std::env::var("HMC_BENCH_ENGINE_WRAPPER").unwrap_or_default();
+        let process = match wrapper.as_str() {
+            "" => Headless::start(Some(ns), port, &kubeconfig, ns, &env),
+            wrapper => wrapped(wrapper, ns, port, &kubeconfig, &env),
+        };
         let pid = process.child.id().expect("the engine runs");
-        Self { process, pid }
+        Self {
+            process,
+            pid,
+            wrapped: !wrapper.is_empty(),
+        }
     }
 
     pub async fn metrics(&self) -> Option<Metrics> {
@@ -171,8 +235,17 @@ impl Engine {
     }
 
     /// Stops it (SIGTERM) and returns its peak resident memory in MiB.
-    pub async fn stop(self) -> f64 {
+    pub async fn stop(mut self) -> f64 {
         let peak = self.peak_rss_mib();
+        if self.wrapped {
+            // The engine is the wrapper's child: it stops, then the wrapper
+            // writes what it recorded and exits by itself.
+            let _ = std::process::Command::new("pkill")
+                .args(["-TERM", "-P", &self.pid.to_string(), "hmc-tui"])
+                .status();
+            let _ = tokio::time::timeout(Duration::from_secs(600), self.process.child.wait()).await;
+            return peak;
+        }
         let (status, _) = self.process.terminate().await;
         assert!(status.success(), "the engine exited with {status}");
         peak

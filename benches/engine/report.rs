@@ -26,6 +26,8 @@ pub struct Run {
     /// The console: stores synced, first full frame (ms after start).
     pub synced_ms: f64,
     pub first_frame_ms: f64,
+    /// `/proc/loadavg`'s 1, 5 and 15 minute figures at the run's end.
+    pub load: String,
 }
 
 impl Run {
@@ -54,11 +56,12 @@ impl Run {
             format!("{:.0}", self.rss_converge.max(self.rss_resync)),
             format!("{:.0}", self.synced_ms),
             format!("{:.0}", self.first_frame_ms),
+            self.load.clone(),
         ]
     }
 }
 
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 15] = [
     "N",
     "engine s",
     "baseline s",
@@ -73,13 +76,18 @@ const HEADER: [&str; 14] = [
     "peak RSS MiB",
     "console synced ms",
     "first frame ms",
+    "load 1/5/15 min",
 ];
 
 fn markdown(rows: &[Vec<String>]) -> String {
+    markdown_with(&HEADER, rows)
+}
+
+fn markdown_with(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut out = format!(
         "| {} |\n|{}\n",
-        HEADER.join(" | "),
-        "---|".repeat(HEADER.len())
+        header.join(" | "),
+        "---|".repeat(header.len())
     );
     for r in rows {
         out.push_str(&format!("| {} |\n", r.join(" | ")));
@@ -92,19 +100,35 @@ pub fn table(runs: &[Run]) -> String {
     markdown(&runs.iter().map(Run::cells).collect::<Vec<_>>())
 }
 
+/// The sizes measured, in the order first run.
+fn sizes(runs: &[Run]) -> Vec<usize> {
+    let mut sizes: Vec<usize> = Vec::new();
+    for r in runs {
+        if !sizes.contains(&r.n) {
+            sizes.push(r.n);
+        }
+    }
+    sizes
+}
+
+/// The median over the runs of size `n` of one figure.
+fn median_of(runs: &[Run], n: usize, f: &dyn Fn(&Run) -> f64) -> f64 {
+    let mut v: Vec<f64> = runs.iter().filter(|r| r.n == n).map(f).collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn peak_rss(r: &Run) -> f64 {
+    r.rss_converge.max(r.rss_resync)
+}
+
 /// Per N, the median of each column over its runs.
 pub fn medians(runs: &[Run]) -> String {
-    let mut sizes: Vec<usize> = runs.iter().map(|r| r.n).collect();
-    sizes.dedup();
-    let rows = sizes
-        .iter()
-        .map(|&n| {
+    let rows = sizes(runs)
+        .into_iter()
+        .map(|n| {
             let of: Vec<&Run> = runs.iter().filter(|r| r.n == n).collect();
-            let median = |f: &dyn Fn(&Run) -> f64| {
-                let mut v: Vec<f64> = of.iter().map(|r| f(r)).collect();
-                v.sort_by(f64::total_cmp);
-                v[v.len() / 2]
-            };
+            let median = |f: &dyn Fn(&Run) -> f64| median_of(runs, n, f);
             vec![
                 format!("{n} (median of {})", of.len()),
                 format!("{:.2}", median(&|r| r.engine.as_secs_f64())),
@@ -120,10 +144,82 @@ pub fn medians(runs: &[Run]) -> String {
                 format!("{:.0}", median(&|r| r.rss_converge.max(r.rss_resync))),
                 format!("{:.0}", median(&|r| r.synced_ms)),
                 format!("{:.0}", median(&|r| r.first_frame_ms)),
+                of.iter()
+                    .map(|r| r.load.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
             ]
         })
         .collect::<Vec<_>>();
     markdown(&rows)
+}
+
+/// The shape of growth: per N (medians), time and memory per cluster, and
+/// what each step from the size before added per 1,000 more clusters.
+pub fn growth(runs: &[Run]) -> String {
+    let mut sizes = sizes(runs);
+    sizes.sort_unstable();
+    let figures: Vec<(usize, [f64; 4])> = sizes
+        .iter()
+        .map(|&n| {
+            let m = |f: &dyn Fn(&Run) -> f64| median_of(runs, n, f);
+            (
+                n,
+                [
+                    m(&|r| r.engine.as_secs_f64()),
+                    m(&|r| r.baseline.as_secs_f64()),
+                    m(&|r| r.revision.as_secs_f64()),
+                    m(&peak_rss),
+                ],
+            )
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for (i, (n, [engine, baseline, revision, rss])) in figures.iter().enumerate() {
+        let per_cluster = |secs: f64| format!("{:.1}", secs * 1000.0 / *n as f64);
+        let step = |k: usize| match i.checked_sub(1).map(|j| figures[j]) {
+            Some((before, f)) if *n > before => format!(
+                "{:.1}",
+                (figures[i].1[k] - f[k]) * 1000.0 / (*n - before) as f64
+            ),
+            _ => "".into(),
+        };
+        rows.push(vec![
+            n.to_string(),
+            format!("{engine:.1}"),
+            per_cluster(*engine),
+            per_cluster(*baseline),
+            per_cluster(*revision),
+            step(0),
+            format!("{rss:.0}"),
+            format!("{:.1}", rss * 1000.0 / *n as f64),
+            step(3),
+        ]);
+    }
+    markdown_with(
+        &[
+            "N",
+            "converge s",
+            "converge ms/cluster",
+            "baseline ms/cluster",
+            "revision ms/cluster",
+            "converge s per 1,000 more",
+            "peak RSS MiB",
+            "MiB per 1,000",
+            "MiB per 1,000 more",
+        ],
+        &rows,
+    )
+}
+
+/// `/proc/loadavg`'s first three figures (`2.10 1.90 1.75`).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Wall-clock time of day, for progress lines.

@@ -4,7 +4,11 @@
 
 use std::fmt::Debug;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use kube::api::{Patch, PatchParams};
+use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::Store;
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
@@ -16,7 +20,7 @@ pub use super::error::Conflict;
 use super::error::{Error, Result};
 use crate::api::{TemplateRollout, labels};
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
-use crate::store::{Stores, get};
+use crate::store::{Stores, WatchHealth, WatchState, get};
 
 /// A kind the engine writes: where its store is, and what people call it.
 pub trait Written: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
@@ -25,13 +29,28 @@ where
 {
     /// The kind in the product's words (`release`, `chart source`).
     const NOUN: &'static str;
+    /// Labels the engine writes on some objects of this kind and not on
+    /// others: one left off the desired object must be gone from the
+    /// stored one too (the apply then removes it).
+    const OPTIONAL_LABELS: &'static [&'static str] = &[];
     fn store(stores: &Stores) -> &Store<Self>;
+    /// The names and labels of the objects of this kind in scope that are
+    /// not the engine's, and the health of their watch; `None` when
+    /// [`store`](Self::store) holds every object of the kind.
+    fn others(stores: &Stores) -> Option<Others<'_, Self>>;
 }
+
+/// A store of the names of others' objects, and its watch's health.
+pub type Others<'a, K> = (&'a Store<PartialObjectMeta<K>>, &'a WatchState);
 
 impl Written for HelmRelease {
     const NOUN: &'static str = "release";
+    const OPTIONAL_LABELS: &'static [&'static str] = &[crate::flux::SHARD_LABEL];
     fn store(stores: &Stores) -> &Store<Self> {
         &stores.releases
+    }
+    fn others(stores: &Stores) -> Option<Others<'_, Self>> {
+        Some((&stores.other_releases, &stores.health.other_releases))
     }
 }
 
@@ -40,6 +59,9 @@ impl Written for HelmChart {
     fn store(stores: &Stores) -> &Store<Self> {
         &stores.charts
     }
+    fn others(stores: &Stores) -> Option<Others<'_, Self>> {
+        Some((&stores.other_charts, &stores.health.other_charts))
+    }
 }
 
 impl Written for HelmRepository {
@@ -47,12 +69,52 @@ impl Written for HelmRepository {
     fn store(stores: &Stores) -> &Store<Self> {
         &stores.repositories
     }
+    fn others(stores: &Stores) -> Option<Others<'_, Self>> {
+        Some((
+            &stores.other_repositories,
+            &stores.health.other_repositories,
+        ))
+    }
 }
 
 impl Written for TemplateRollout {
     const NOUN: &'static str = "rollout";
     fn store(stores: &Stores) -> &Store<Self> {
         &stores.rollouts
+    }
+    fn others(_: &Stores) -> Option<Others<'_, Self>> {
+        None
+    }
+}
+
+/// Who holds a name that the engine's own store does not hold, as the
+/// stores know it.
+#[derive(Debug, PartialEq)]
+pub enum Holder {
+    /// Someone else's object: its labels.
+    Other(BTreeMap<String, String>),
+    /// Nobody: the stores know every name of the kind in scope.
+    Nobody,
+    /// The stores cannot tell (no store of others' names, or its watch is
+    /// failing, so it may miss a name): the API must be asked.
+    Unknown,
+}
+
+/// Who holds `namespace/name` among others' objects, from `others` (as
+/// [`Written::others`] gives it).
+pub fn other_holder<K>(others: Option<Others<'_, K>>, namespace: &str, name: &str) -> Holder
+where
+    K: Resource<DynamicType = ()> + Clone + 'static,
+{
+    let Some((store, watch)) = others else {
+        return Holder::Unknown;
+    };
+    if *watch.health.borrow() != WatchHealth::Ok {
+        return Holder::Unknown;
+    }
+    match get(store, namespace, name) {
+        Some(o) => Holder::Other(o.metadata.labels.clone().unwrap_or_default()),
+        None => Holder::Nobody,
     }
 }
 
@@ -102,7 +164,15 @@ pub fn made_for(
 /// something else: it is not labelled as the engine's, or its identity
 /// labels name another cluster, service, role or template.
 pub fn conflict<K: Resource>(noun: &'static str, desired: &K, occupant: &K) -> Option<Conflict> {
-    let have = occupant.labels();
+    conflict_with(noun, desired, occupant.labels())
+}
+
+/// [`conflict`] with an occupant of `desired`'s name labelled `have`.
+fn conflict_with<K: Resource>(
+    noun: &'static str,
+    desired: &K,
+    have: &BTreeMap<String, String>,
+) -> Option<Conflict> {
     let holder = match made_for(have, desired.labels()) {
         Some(true) => return None,
         Some(false) => Some(holder(have)),
@@ -110,7 +180,7 @@ pub fn conflict<K: Resource>(noun: &'static str, desired: &K, occupant: &K) -> O
     };
     Some(Conflict {
         noun,
-        name: occupant.name_any(),
+        name: desired.name_any(),
         holder,
     })
 }
@@ -128,12 +198,20 @@ pub fn contains(have: &Value, want: &Value) -> bool {
 }
 
 /// The part of an object the engine owns: labels, annotations, owners, spec.
-fn owned_fields<K: Serialize>(obj: &K) -> Result<Value> {
+/// Each of `K`'s optional labels that `obj` leaves off is there as `null`,
+/// which [`contains`] reads as "absent".
+fn owned_fields<K: Written>(obj: &K) -> Result<Value> {
     let v = serde_json::to_value(obj)?;
     let meta = &v["metadata"];
+    let mut labels = meta.get("labels").cloned().unwrap_or(Value::Null);
+    if let Value::Object(labels) = &mut labels {
+        for label in K::OPTIONAL_LABELS {
+            labels.entry(*label).or_insert(Value::Null);
+        }
+    }
     Ok(json!({
         "metadata": {
-            "labels": meta.get("labels").cloned().unwrap_or(Value::Null),
+            "labels": labels,
             "annotations": meta.get("annotations").cloned().unwrap_or(Value::Null),
             "ownerReferences": meta.get("ownerReferences").cloned().unwrap_or(Value::Null),
         },
@@ -147,7 +225,9 @@ fn owned_fields<K: Serialize>(obj: &K) -> Result<Value> {
 /// Ownership first: when an object of that name belongs to something else
 /// (see [`conflict`]) nothing is written and the answer is
 /// [`Error::NameConflict`], for the caller to tell. Objects of ours are in
-/// the store; a name the store does not know is read from the API first.
+/// their store, the names and labels of everyone else's in another (see
+/// [`Written::others`]); only when that one cannot tell is the name read
+/// from the API first.
 pub async fn apply_if_changed<K: Written>(
     ctx: &Context,
     desired: &K,
@@ -158,13 +238,21 @@ pub async fn apply_if_changed<K: Written>(
         .ok_or(Error::MissingField("metadata.namespace"))?;
     let name = desired.name_any();
     let api: Api<K> = Api::namespaced(ctx.client.clone(), &ns);
-    // The stores hold only what is labelled as ours: an object of the name
-    // that is not in the store is looked up once before it is created, so
-    // that one made by someone else is seen too.
+    // The store holds only what is labelled as ours: an object of the name
+    // made by someone else is found among others' names, or, when those
+    // cannot tell, read once before it is created.
     let occupant = match (current, get(K::store(&ctx.stores), &ns, &name)) {
         (_, Some(stored)) => Some(stored),
-        (Some(current), None) => Some(std::sync::Arc::new(current.clone())),
-        (None, None) => api.get_opt(&name).await?.map(std::sync::Arc::new),
+        (Some(current), None) => Some(Arc::new(current.clone())),
+        (None, None) => match other_holder(K::others(&ctx.stores), &ns, &name) {
+            Holder::Other(labels) => match conflict_with(K::NOUN, desired, &labels) {
+                Some(c) => return Err(Error::NameConflict(c)),
+                // Labelled as ours since, and not yet in our store: read it.
+                None => api.get_opt(&name).await?.map(Arc::new),
+            },
+            Holder::Nobody => None,
+            Holder::Unknown => api.get_opt(&name).await?.map(Arc::new),
+        },
     };
     if let Some(c) = occupant
         .as_deref()
@@ -375,6 +463,129 @@ mod tests {
         );
         let text = c.to_string();
         assert!(!text.contains("HelmRelease") && !text.contains("Flux"));
+    }
+
+    /// A store of others' names holding `objects` (stripped as the engine
+    /// strips them), and a watch whose health is `health`.
+    fn others(
+        objects: Vec<PartialObjectMeta<HelmRelease>>,
+        health: WatchHealth,
+    ) -> (Store<PartialObjectMeta<HelmRelease>>, WatchState) {
+        let (store, mut writer) = kube::runtime::reflector::store();
+        for mut o in objects {
+            crate::store::names_only(&mut o);
+            writer.apply_watcher_event(&kube::runtime::watcher::Event::Apply(o));
+        }
+        let (_, rx) = tokio::sync::watch::channel(health);
+        let state = WatchState {
+            resource: "helmreleases".into(),
+            health: rx,
+        };
+        (store, state)
+    }
+
+    fn foreign(name: &str, labels: &[(&str, &str)]) -> PartialObjectMeta<HelmRelease> {
+        let mut o: PartialObjectMeta<HelmRelease> =
+            kube::core::PartialObjectMetaExt::into_response_partial(kube::api::ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("ns".into()),
+                labels: Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                ),
+                annotations: Some([("a".to_string(), "b".to_string())].into()),
+                ..Default::default()
+            });
+        o.metadata.uid = Some("u".into());
+        o
+    }
+
+    #[test]
+    fn others_names_tell_who_holds_a_name_without_a_read() {
+        let team = [("team", "a"), (labels::CLUSTER, "x")];
+        let (store, ok) = others(vec![foreign("x", &team)], WatchHealth::Ok);
+        let held = other_holder(Some((&store, &ok)), "ns", "x");
+        assert_eq!(
+            held,
+            Holder::Other(
+                team.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect()
+            )
+        );
+        // What it holds is enough to refuse the name, as a read would.
+        let want = labelled(
+            "x",
+            &[OURS, (labels::CLUSTER, "x"), (labels::ROLE, "cluster")],
+        );
+        let Holder::Other(have) = held else {
+            unreachable!()
+        };
+        let c = conflict_with("release", &want, &have).unwrap();
+        assert_eq!(c.holder, None);
+        assert!(c.to_string().contains("not managed by hmc-tui"), "{c}");
+        // A name nobody holds is free, in another namespace too.
+        assert_eq!(other_holder(Some((&store, &ok)), "ns", "y"), Holder::Nobody);
+        assert_eq!(
+            other_holder(Some((&store, &ok)), "other", "x"),
+            Holder::Nobody
+        );
+    }
+
+    #[test]
+    fn without_a_working_store_of_others_names_the_api_is_asked() {
+        assert_eq!(
+            other_holder::<HelmRelease>(None, "ns", "x"),
+            Holder::Unknown
+        );
+        let failing = WatchHealth::Failing {
+            failure: crate::store::WatchFailure::Forbidden,
+            attempts: 1,
+        };
+        let (store, state) = others(vec![], failing);
+        assert_eq!(
+            other_holder(Some((&store, &state)), "ns", "x"),
+            Holder::Unknown
+        );
+    }
+
+    #[test]
+    fn a_shard_label_left_off_must_be_gone() {
+        let release = |shard: Option<&str>| {
+            let mut r = HelmRelease::new("r", Default::default());
+            let mut l = std::collections::BTreeMap::from([(OURS.0.into(), OURS.1.into())]);
+            if let Some(s) = shard {
+                l.insert(crate::flux::SHARD_LABEL.into(), s.into());
+            }
+            r.metadata.labels = Some(l);
+            r
+        };
+        let has = |current: &HelmRelease, desired: &HelmRelease| {
+            contains(
+                &serde_json::to_value(current).unwrap(),
+                &owned_fields(desired).unwrap(),
+            )
+        };
+        let (none, one, two) = (release(None), release(Some("a")), release(Some("b")));
+        assert!(has(&none, &none) && has(&one, &one));
+        // Another shard, a new one, or none any more: written.
+        assert!(!has(&one, &two) && !has(&none, &one) && !has(&one, &none));
+        // Kinds that never carry it keep reading labels as a subset.
+        let chart = |extra: Option<&str>| {
+            let mut c = HelmChart::new("c", Default::default());
+            c.labels_mut().insert(OURS.0.into(), OURS.1.into());
+            if let Some(s) = extra {
+                c.labels_mut()
+                    .insert(crate::flux::SHARD_LABEL.into(), s.into());
+            }
+            c
+        };
+        assert!(contains(
+            &serde_json::to_value(chart(Some("a"))).unwrap(),
+            &owned_fields(&chart(None)).unwrap()
+        ));
     }
 
     #[test]

@@ -39,6 +39,10 @@ pub struct EngineOptions {
     /// Name of the default chart repository (in `system_namespace`): where
     /// a template that names no repository takes its chart from.
     pub default_repository: String,
+    /// The shard keys of the release controller (`--shards`): each
+    /// cluster's releases carry one of them (see [`crate::plan::shard`]).
+    /// Empty: no shard label, the main release controller takes them all.
+    pub shards: Vec<String>,
 }
 
 /// A release interval as given to `--release-interval`: a duration the
@@ -86,6 +90,7 @@ impl Default for EngineOptions {
             // the same variables as the headless one's flags.
             system_namespace: from_env("HMC_SYSTEM_NAMESPACE", SYSTEM_NAMESPACE),
             default_repository: from_env("HMC_DEFAULT_REPOSITORY", DEFAULT_REPOSITORY),
+            shards: shards_from_env(),
         }
     }
 }
@@ -97,6 +102,19 @@ fn from_env(name: &str, default: &str) -> String {
         .ok()
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| default.to_string())
+}
+
+/// The shard keys of `HMC_SHARDS`, for an engine started without flags
+/// (the console's): the same keys as the headless engine's, so the two
+/// never move releases back and forth. A value with a key that is not a
+/// label value is said in the log and not used (the headless engine
+/// refuses to start with it).
+fn shards_from_env() -> Vec<String> {
+    let text = std::env::var("HMC_SHARDS").unwrap_or_default();
+    crate::plan::shard::keys(&text).unwrap_or_else(|error| {
+        tracing::warn!(%error, "HMC_SHARDS is not used");
+        Vec::new()
+    })
 }
 
 /// Counters the tests and `/metrics` read.

@@ -135,6 +135,18 @@ fn owner_of(mc: &ManagedCluster) -> k8s_openapi::apimachinery::pkg::apis::meta::
     mc.controller_owner_ref(&()).unwrap_or_default()
 }
 
+/// The labels every release of cluster `name` carries: ours, the cluster's,
+/// and its shard of the release controller when there are shards, the same
+/// for all of them so that one shard installs the whole cluster.
+fn cluster_labels(ns: &str, name: &str, options: &EngineOptions) -> BTreeMap<String, String> {
+    let mut labels = base_labels();
+    labels.insert(labels::CLUSTER.into(), name.to_string());
+    if let Some(shard) = crate::plan::shard::shard_of(&options.shards, ns, name) {
+        labels.insert(flux::SHARD_LABEL.into(), shard.to_string());
+    }
+    labels
+}
+
 /// The release of the cluster's own chart (its Cluster API objects), in the
 /// management cluster, named after the ManagedCluster.
 pub fn cluster_release(
@@ -144,8 +156,7 @@ pub fn cluster_release(
 ) -> HelmRelease {
     let name = mc.name_any();
     let ns = mc.namespace().unwrap_or_default();
-    let mut labels = base_labels();
-    labels.insert(labels::CLUSTER.into(), name.clone());
+    let mut labels = cluster_labels(&ns, &name, options);
     labels.insert(labels::ROLE.into(), "cluster".into());
     HelmRelease {
         metadata: meta(name.clone(), &ns, labels, owner_of(mc)),
@@ -256,8 +267,7 @@ pub fn service_release(
 ) -> HelmRelease {
     let cluster = mc.name_any();
     let ns = mc.namespace().unwrap_or_default();
-    let mut labels = base_labels();
-    labels.insert(labels::CLUSTER.into(), cluster.clone());
+    let mut labels = cluster_labels(&ns, &cluster, options);
     labels.insert(labels::ROLE.into(), "service".into());
     labels.insert(labels::SERVICE.into(), svc.name.clone());
     let mut metadata = meta(name, &ns, labels, owner_of(mc));
@@ -312,7 +322,10 @@ pub const INSTALLS_AS_GENERATION: &str = "hmc.mirantis.com/installs-as-generatio
 /// `current` only in the release controller's settings (`interval`,
 /// `driftDetection`): an engine started with another `--release-interval`,
 /// or one that turns drift correction on for releases installed before it,
-/// then shows no service as being installed again. Returns whether it did.
+/// then shows no service as being installed again. Returns whether the
+/// change installs the same: it marked `desired`, or the release only moves
+/// to another shard of the release controller (which needs no mark: the
+/// generation does not change with a label).
 pub fn carry_installs_as(desired: &mut HelmRelease, current: Option<&HelmRelease>) -> bool {
     let Some(current) = current else {
         return false;
@@ -325,14 +338,18 @@ pub fn carry_installs_as(desired: &mut HelmRelease, current: Option<&HelmRelease
         .or(current.metadata.generation);
     let mut installs = current.spec.clone();
     (installs.interval, installs.drift_detection) = settings(desired);
+    // Moving to another shard of the release controller installs the same.
     let ours = |r: &HelmRelease| {
         let mut a = r.metadata.annotations.clone().unwrap_or_default();
         a.remove(INSTALLS_AS_GENERATION);
-        (a, r.metadata.labels.clone())
+        let mut l = r.metadata.labels.clone().unwrap_or_default();
+        l.remove(flux::SHARD_LABEL);
+        (a, l)
     };
     let same = installs == desired.spec && ours(current) == ours(desired);
     let changed = settings(current) != settings(desired)
         || current.annotations().contains_key(INSTALLS_AS_GENERATION);
+    let shard = |r: &HelmRelease| r.labels().get(flux::SHARD_LABEL).cloned();
     match since {
         Some(generation) if same && changed => {
             desired
@@ -340,7 +357,7 @@ pub fn carry_installs_as(desired: &mut HelmRelease, current: Option<&HelmRelease
                 .insert(INSTALLS_AS_GENERATION.into(), generation.to_string());
             true
         }
-        _ => false,
+        _ => same && shard(current) != shard(desired),
     }
 }
 
@@ -501,6 +518,41 @@ mod tests {
         assert!(spec.get("valuesFrom").is_none());
         assert_eq!(spec["driftDetection"], json!({"mode": "enabled"}));
         assert_eq!(spec["interval"], "10m");
+    }
+
+    #[test]
+    fn a_clusters_releases_share_its_shard() {
+        let shard = |r: &HelmRelease| r.labels().get(flux::SHARD_LABEL).cloned();
+        let release = |options: &EngineOptions| {
+            let chart = LocalRef::default();
+            let service = service_release("r".into(), &mc(), &svc(), chart.clone(), None, options);
+            (cluster_release(&mc(), chart, options), service)
+        };
+        // No shards: no label, as before shards existed.
+        let (cluster, service) = release(&EngineOptions::default());
+        assert_eq!((shard(&cluster), shard(&service)), (None, None));
+        let options = EngineOptions {
+            shards: vec!["shard1".into(), "shard2".into()],
+            ..Default::default()
+        };
+        let (cluster, service) = release(&options);
+        let want = crate::plan::shard::shard_of(&options.shards, "hmc-system", "dev-1");
+        assert_eq!(shard(&cluster).as_deref(), want);
+        assert_eq!(shard(&service), shard(&cluster));
+        // Moving to another shard installs the same: shown as installed,
+        // with no mark, since a label leaves the generation as it was.
+        let mut moved = service.clone();
+        moved
+            .labels_mut()
+            .insert(flux::SHARD_LABEL.into(), "elsewhere".into());
+        moved.metadata.generation = Some(2);
+        let mut desired = service.clone();
+        assert!(carry_installs_as(&mut desired, Some(&moved)));
+        assert!(!desired.annotations().contains_key(INSTALLS_AS_GENERATION));
+        let mut unlabelled = service.clone();
+        unlabelled.labels_mut().remove(flux::SHARD_LABEL);
+        assert!(carry_installs_as(&mut unlabelled, Some(&moved)));
+        assert!(!carry_installs_as(&mut service.clone(), Some(&service)));
     }
 
     #[test]

@@ -32,6 +32,11 @@ pub const DRIFT_CORRECTION_FAILED: &str = "DriftCorrectionFailed";
 /// objects changed by hand (Ready is Unknown meanwhile).
 pub const CORRECTING_DRIFT: &str = "correcting cluster drift";
 
+/// The label that picks which shard of the release controller reconciles
+/// a release: each shard watches the releases labelled with its key, the
+/// main controller those without the label (Flux's sharding).
+pub const SHARD_LABEL: &str = "sharding.fluxcd.io/key";
+
 /// A duration as Flux accepts it in an `interval` or `timeout`: one or
 /// more `<number><unit>` with units `ms`, `s`, `m` and `h` (`30s`, `1m30s`,
 /// `1.5h`), as its CRDs' pattern says. `None` for anything else.

@@ -3,6 +3,7 @@
 pub mod order;
 pub mod rollout;
 pub mod services;
+pub mod shard;
 pub mod users;
 pub mod values;
 pub mod yaml;

@@ -5,7 +5,10 @@ Everything runs as plain processes on loopback:
 
 - one etcd (each cluster keeps its own key prefix);
 - the management cluster: kube-apiserver + kube-controller-manager, the Flux
-  and Cluster API CRDs, Flux source-controller and helm-controller;
+  and Cluster API CRDs, Flux source-controller and helm-controller, and two
+  more helm-controllers as Flux shards `shard1` and `shard2` (the main one
+  takes only releases without the label sharding.fluxcd.io/key, each shard
+  those labelled with its key);
 - N child clusters: kube-apiserver, kube-controller-manager, kube-scheduler and
   kwok with one fake Node, so that Deployments become Available;
 - a Helm chart repository packaged from tests/fixtures/charts, with the
@@ -58,6 +61,15 @@ SOURCE_METRICS = BASE + 201
 SOURCE_HEALTH = BASE + 202
 HELM_METRICS = BASE + 203
 HELM_HEALTH = BASE + 204
+# Flux sharding: the main helm-controller takes the releases without a shard
+# label; one more helm-controller per shard key takes those labelled with it.
+SHARD_LABEL = "sharding.fluxcd.io/key"
+HELM_SHARDS = ["shard1", "shard2"]
+
+
+def shard_ports(index: int) -> tuple[int, int]:
+    """Metrics and health ports of shard `index` (0-based): BASE+205 on."""
+    return BASE + 205 + 2 * index, BASE + 206 + 2 * index
 
 
 def log(msg: str) -> None:
@@ -166,10 +178,16 @@ def pid_file(name: str) -> Path:
     return PIDS / f"{name}.pid"
 
 
-def start(name: str, binary: str, args: list[str], env: dict | None = None) -> None:
-    """Starts one process in its own session, detached from the caller."""
+def start(name: str, binary: str, args: list[str], env: dict | None = None,
+          restart_if_changed: bool = False) -> None:
+    """Starts one process in its own session, detached from the caller.
+    With `restart_if_changed`, one already running with other arguments
+    (started by an older harness) is stopped and started again."""
     if process_alive(name):
-        return
+        if not restart_if_changed or running_args(name) in (None, args):
+            return
+        log(f"restarting {name} with new arguments")
+        stop(name)
     LOGS.mkdir(parents=True, exist_ok=True)
     PIDS.mkdir(parents=True, exist_ok=True)
     logf = open(LOGS / f"{name}.log", "ab")
@@ -182,6 +200,16 @@ def start(name: str, binary: str, args: list[str], env: dict | None = None) -> N
     pid_file(name).write_text(str(proc.pid))
     # Remember the binary so a recycled pid is never taken for ours.
     (PIDS / f"{name}.bin").write_text(Path(binary).name)
+
+
+def running_args(name: str) -> list[str] | None:
+    """The arguments the running process `name` was started with."""
+    try:
+        pid = int(pid_file(name).read_text())
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (ValueError, OSError):
+        return None
+    return [a.decode() for a in raw.split(b"\0")[1:-1]]
 
 
 def process_alive(name: str) -> bool:
@@ -534,15 +562,26 @@ def start_flux(mgmt: Cluster) -> None:
         "--enable-leader-election=false",
         "--log-encoding=console",
     ], env)
-    start("helm-controller", str(build.binary_path("helm-controller")), [
-        f"--metrics-addr=127.0.0.1:{HELM_METRICS}",
-        f"--health-addr=127.0.0.1:{HELM_HEALTH}",
+    start_helm_controller("helm-controller", HELM_METRICS, HELM_HEALTH, f"!{SHARD_LABEL}", env)
+    for i, shard in enumerate(HELM_SHARDS):
+        metrics, health = shard_ports(i)
+        start_helm_controller(f"helm-controller-{shard}", metrics, health, f"{SHARD_LABEL} in ({shard})", env)
+
+
+def start_helm_controller(name: str, metrics: int, health: int, selector: str, env: dict) -> None:
+    """One helm-controller taking the releases that `selector` matches (Flux's
+    documented sharding flag). The same binary for all: no extra build.
+    No leader election, so the shards never compete for one lease."""
+    start(name, str(build.binary_path("helm-controller")), [
+        f"--metrics-addr=127.0.0.1:{metrics}",
+        f"--health-addr=127.0.0.1:{health}",
         "--watch-all-namespaces=true",
+        f"--watch-label-selector={selector}",
         "--enable-leader-election=false",
         "--log-encoding=console",
         # Child clusters come and go in tests: retry their installs quickly.
         "--requeue-dependency=5s",
-    ], env)
+    ], env, restart_if_changed=True)
 
 
 # ---------------------------------------------------------------- commands
@@ -603,6 +642,10 @@ def cmd_up(_args) -> None:
             wait_for(f"{c.name} kwok node Ready", lambda c=c: node_ready(c, "kwok-node-0"), 120)
     wait_for("source-controller /readyz", lambda: http_ok(f"http://127.0.0.1:{SOURCE_HEALTH}/readyz"), 120)
     wait_for("helm-controller /readyz", lambda: http_ok(f"http://127.0.0.1:{HELM_HEALTH}/readyz"), 120)
+    for i, shard in enumerate(HELM_SHARDS):
+        health = shard_ports(i)[1]
+        wait_for(f"helm-controller {shard} /readyz",
+                 lambda health=health: http_ok(f"http://127.0.0.1:{health}/readyz"), 120)
     log(f"up in {time.time() - started:.0f}s; management kubeconfig: {mgmt.kubeconfig}")
 
 
@@ -614,6 +657,7 @@ def node_ready(c: Cluster, name: str) -> bool:
 
 def component_names() -> list[str]:
     names = ["etcd", "chart-repo", "source-controller", "helm-controller"]
+    names += [f"helm-controller-{shard}" for shard in HELM_SHARDS]
     for c in clusters():
         names += [f"{c.name}-apiserver", f"{c.name}-controller-manager"]
         if c.is_child:

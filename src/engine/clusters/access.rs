@@ -22,7 +22,7 @@ use std::time::Duration;
 use kube::runtime::controller::Action;
 
 use super::given::is_service;
-use crate::api::labels::{self, FINALIZER};
+use crate::api::labels::FINALIZER;
 use crate::engine::context::Context;
 use crate::engine::error::Result;
 use crate::engine::releases::kubeconfig_secret;
@@ -63,11 +63,9 @@ pub async fn sweep(secret: Arc<PartialObjectMeta<Secret>>, ctx: Arc<Context>) ->
     if get(&ctx.stores.managed_clusters, &ns, &cluster).is_some() {
         return Ok(Action::requeue(RECHECK));
     }
-    let releases_left = ctx.stores.releases.state().iter().any(|r| {
-        r.namespace().as_deref() == Some(ns.as_str())
-            && is_service(r)
-            && r.labels().get(labels::CLUSTER) == Some(&cluster)
-    });
+    let releases_left = super::given::releases_of(&ctx, &ns, &cluster)
+        .iter()
+        .any(|r| is_service(r));
     if releases_left {
         return Ok(Action::requeue(RECHECK_LEAVING));
     }

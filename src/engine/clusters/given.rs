@@ -61,12 +61,16 @@ impl Given {
     }
 }
 
-/// The releases of one cluster, from the shared store.
+/// The releases of one cluster, from the shared store, found through its
+/// index by cluster.
 pub(super) fn releases_of(ctx: &Context, ns: &str, cluster: &str) -> Vec<Arc<HelmRelease>> {
-    ctx.stores.releases.state_filter(|r| {
-        r.namespace().as_deref() == Some(ns)
-            && r.labels().get(labels::CLUSTER).map(String::as_str) == Some(cluster)
-    })
+    ctx.stores
+        .releases_by_cluster
+        .names(ns, cluster)
+        .iter()
+        .filter_map(|name| get(&ctx.stores.releases, ns, name))
+        .filter(|r| r.labels().get(labels::CLUSTER).map(String::as_str) == Some(cluster))
+        .collect()
 }
 
 pub(super) fn is_service(r: &HelmRelease) -> bool {
