@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
 use super::error::{Error, Result};
-use super::{backoff, clusters, releases, rollouts, templates, triggers};
+use super::{backoff, clusters, releases, rollouts, templates, throttle, triggers};
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
@@ -179,7 +179,14 @@ fn on_clusters_of(
     controller: Controller<ClusterTemplate>,
     s: &Stores,
 ) -> Controller<ClusterTemplate> {
-    controller.reconcile_on(triggers::from_applied(
+    controller.reconcile_on(templates_of_clusters(s))
+}
+
+/// The ClusterTemplate of every ManagedCluster the store applies.
+fn templates_of_clusters(
+    s: &Stores,
+) -> impl futures::Stream<Item = ObjectRef<ClusterTemplate>> + Send + 'static {
+    triggers::from_applied(
         s.applied.managed_clusters.subscribe(),
         |mc: &ManagedCluster| {
             Some(
@@ -188,7 +195,7 @@ fn on_clusters_of(
             )
         },
         triggers::all(s.cluster_templates.clone()),
-    ))
+    )
 }
 
 /// ServiceTemplates: their chart sources, and deletion that waits for the
@@ -256,10 +263,17 @@ pub(super) fn cluster_templates(
 /// reconciles ClusterTemplates, whose rollouts it starts and moves on.
 pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let controller = controller(&s.applied.cluster_templates, &s.cluster_templates).reconcile_on(
-        triggers::rollout_templates(s.applied.rollouts.subscribe(), s.rollouts.clone()),
-    );
-    let controller = on_clusters_of(controller, s);
+    let controller = controller(&s.applied.cluster_templates, &s.cluster_templates)
+        .reconcile_on(triggers::rollout_templates(
+            s.applied.rollouts.subscribe(),
+            s.rollouts.clone(),
+        ))
+        // Each look reads every cluster of the template: while many move at
+        // once, one look per template and interval takes them all in.
+        .reconcile_on(throttle::throttled(
+            templates_of_clusters(s),
+            rollouts::CLUSTER_TRIGGER_INTERVAL,
+        ));
     start(
         controller,
         "rollouts",

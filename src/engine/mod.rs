@@ -28,6 +28,7 @@ pub mod releases;
 pub mod requests;
 pub mod rollouts;
 pub mod templates;
+pub mod throttle;
 pub mod triggers;
 
 use std::sync::Arc;

@@ -23,14 +23,19 @@ use super::error::Result;
 use crate::api::conditions::CLUSTER_READY;
 use crate::api::names::{MAX_LABEL_VALUE, shorten};
 use crate::api::{
-    ClusterRolloutState, ClusterTemplate, ManagedCluster, RolloutPhase, ServiceState,
-    TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels, rollout_name,
+    ClusterRolloutState, ClusterTemplate, ManagedCluster, ManagedClusterStatus, RolloutPhase,
+    ServiceState, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels,
+    rollout_name,
 };
 use crate::plan::rollout::{
     Candidate, Health, Note, Request, advance, apply_request, check_policy, plan, preview_groups,
     service_changes, summarize,
 };
 use crate::plan::services::plan_services;
+
+/// The shortest time between two looks at a rollout that its clusters
+/// trigger (see `throttle`): a look reads every cluster of the template.
+pub const CLUSTER_TRIGGER_INTERVAL: Duration = Duration::from_secs(1);
 
 pub async fn reconcile(ct: Arc<ClusterTemplate>, ctx: Arc<Context>) -> Result<Action> {
     ctx.counters
@@ -297,41 +302,39 @@ fn health_of(clusters: &[Arc<ManagedCluster>]) -> BTreeMap<String, Health> {
     clusters
         .iter()
         .filter(|c| c.meta().deletion_timestamp.is_none())
-        .map(|c| {
-            let st = c.status.clone().unwrap_or_default();
-            let provisioned = st
-                .conditions
-                .iter()
-                .any(|k| k.type_ == CLUSTER_READY && k.status == "True");
-            let line = |s: &crate::api::ServiceStatus| {
-                format!(
-                    "{}: {}",
-                    s.name,
-                    s.message.clone().unwrap_or_else(|| s.state.to_string())
-                )
-            };
-            let failed = st
-                .services
-                .iter()
-                .find(|s| s.state == ServiceState::Failed)
-                .map(line);
-            let blocker = st
-                .services
-                .iter()
-                .find(|s| s.state != ServiceState::Installed)
-                .map(line);
-            (
-                c.name_any(),
-                Health {
-                    target: st.target_revision,
-                    good: st.revision,
-                    provisioned,
-                    failed,
-                    blocker,
-                },
-            )
-        })
+        .map(|c| (c.name_any(), health(c.status.as_ref())))
         .collect()
+}
+
+/// What one cluster's status says, in the rollout's terms (read in place:
+/// a rollout looks at every cluster of its template).
+fn health(st: Option<&ManagedClusterStatus>) -> Health {
+    let Some(st) = st else {
+        return Health::default();
+    };
+    let provisioned = st
+        .conditions
+        .iter()
+        .any(|k| k.type_ == CLUSTER_READY && k.status == "True");
+    let line = |s: &crate::api::ServiceStatus| match &s.message {
+        Some(m) => format!("{}: {m}", s.name),
+        None => format!("{}: {}", s.name, s.state),
+    };
+    Health {
+        target: st.target_revision,
+        good: st.revision,
+        provisioned,
+        failed: st
+            .services
+            .iter()
+            .find(|s| s.state == ServiceState::Failed)
+            .map(line),
+        blocker: st
+            .services
+            .iter()
+            .find(|s| s.state != ServiceState::Installed)
+            .map(line),
+    }
 }
 
 /// Removes an operator's request once it is recorded, but only if it is
@@ -396,3 +399,7 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
         None => Action::requeue(Duration::from_secs(300)),
     }
 }
+
+#[cfg(test)]
+#[path = "rollouts_tests.rs"]
+mod tests;

@@ -10,11 +10,14 @@
 use futures::{Stream, StreamExt, stream};
 use kube::ResourceExt;
 use kube::runtime::reflector::{ObjectRef, Store};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use crate::api::{ClusterRolloutState, ClusterTemplate, ManagedCluster, TemplateRollout};
+use crate::api::{
+    ClusterRolloutState, ClusterTemplate, ManagedCluster, TemplateRollout, TemplateRolloutStatus,
+};
 
 /// The ClusterTemplate of every rollout the store applied (a request, a
 /// status written, the rollout deleted).
@@ -33,33 +36,66 @@ fn template_of(r: &TemplateRollout) -> ObjectRef<ClusterTemplate> {
     ObjectRef::new(&r.spec.template).within(&r.namespace().unwrap_or_default())
 }
 
-/// The clusters whose revision a rollout may just have changed: those a
-/// wave reached and those a rollback or skip gave back their previous one.
-/// (Clusters waiting or already updated keep theirs.)
+/// The clusters whose revision a rollout has just changed: those a wave
+/// reached and those a rollback or skip gave back their previous one, each
+/// once, when it enters that state. (Clusters waiting or already updated
+/// keep theirs, and a status write that only updates reasons and summaries
+/// triggers no cluster.)
 pub fn rollout_clusters(
     rx: broadcast::Receiver<Arc<TemplateRollout>>,
     clusters: Store<ManagedCluster>,
 ) -> impl Stream<Item = ObjectRef<ManagedCluster>> + Send + 'static {
+    let seen = std::sync::Mutex::new(HashMap::<String, Moved>::new());
     from_applied(
         rx,
-        |r: &TemplateRollout| {
+        move |r: &TemplateRollout| {
             let ns = r.namespace().unwrap_or_default();
-            r.status
-                .iter()
-                .flat_map(|s| s.clusters.iter())
-                .filter(|c| {
-                    matches!(
-                        c.state,
-                        ClusterRolloutState::Updating
-                            | ClusterRolloutState::RolledBack
-                            | ClusterRolloutState::Skipped
-                    )
-                })
-                .map(|c| ObjectRef::new(&c.name).within(&ns))
+            let key = format!("{ns}/{}/{}", r.name_any(), r.uid().unwrap_or_default());
+            let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+            let moved = seen.entry(key.clone()).or_default();
+            let names = r
+                .status
+                .as_ref()
+                .map(|s| newly_moved(moved, s))
+                .unwrap_or_default();
+            // A finished rollout moves no cluster again.
+            if r.status.as_ref().is_some_and(|s| s.phase.is_terminal()) {
+                seen.remove(&key);
+            }
+            names
+                .into_iter()
+                .map(|c| ObjectRef::new(&c).within(&ns))
                 .collect::<Vec<_>>()
         },
         all(clusters),
     )
+}
+
+/// The clusters of one rollout in a state that changes their revision.
+type Moved = HashMap<String, ClusterRolloutState>;
+
+/// The clusters that `status` puts in a state that changes their revision
+/// (updating, rolled back, skipped) and that were not in that state in
+/// `moved`, which then holds what `status` says.
+pub fn newly_moved(moved: &mut Moved, status: &TemplateRolloutStatus) -> Vec<String> {
+    let mut now = Moved::with_capacity(moved.len());
+    let mut names = Vec::new();
+    for c in &status.clusters {
+        if !matches!(
+            c.state,
+            ClusterRolloutState::Updating
+                | ClusterRolloutState::RolledBack
+                | ClusterRolloutState::Skipped
+        ) {
+            continue;
+        }
+        if moved.get(&c.name) != Some(&c.state) {
+            names.push(c.name.clone());
+        }
+        now.insert(c.name.clone(), c.state);
+    }
+    *moved = now;
+    names
 }
 
 /// Turns a store's broadcast of applied objects into triggers, through
@@ -191,5 +227,39 @@ mod tests {
         }
         names.sort();
         assert_eq!(names, ["listed", "new"]);
+    }
+
+    fn status(states: &[(&str, ClusterRolloutState)]) -> TemplateRolloutStatus {
+        TemplateRolloutStatus {
+            clusters: states
+                .iter()
+                .map(|(n, s)| crate::api::ClusterRolloutStatus {
+                    name: n.to_string(),
+                    wave: 1,
+                    state: *s,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_clusters_entering_a_moving_state_are_triggered() {
+        use ClusterRolloutState::*;
+        let mut moved = Moved::new();
+        let first = status(&[("a", Updating), ("b", Updating), ("c", Waiting)]);
+        assert_eq!(newly_moved(&mut moved, &first), ["a", "b"]);
+        // The same states again (new reasons, summaries): nothing.
+        assert!(newly_moved(&mut moved, &first).is_empty());
+        // a is updated, b failed, c's wave starts.
+        let next = status(&[("a", Updated), ("b", Failed), ("c", Updating)]);
+        assert_eq!(newly_moved(&mut moved, &next), ["c"]);
+        // b retried: updating again, so triggered again; a skipped.
+        let retried = status(&[("a", Skipped), ("b", Updating), ("c", Updating)]);
+        assert_eq!(newly_moved(&mut moved, &retried), ["a", "b"]);
+        // Rolled back: every cluster it touched.
+        let back = status(&[("a", Skipped), ("b", RolledBack), ("c", RolledBack)]);
+        assert_eq!(newly_moved(&mut moved, &back), ["b", "c"]);
     }
 }
