@@ -1,10 +1,11 @@
-//! The console with 1,000 ManagedClusters × 3 services: what it does when
-//! the stores change, a frame of the clusters screen and of the rollout
-//! board, the first frame once the stores synced, and a key press up to
-//! the frame that shows it. Frames are drawn on a `TestBackend`.
+//! The console with 1,000 and 10,000 ManagedClusters × 3 services: what it
+//! does when the stores change, a frame of the clusters screen and of the
+//! rollout board, the first frame once the stores synced, and a key press
+//! up to the frame that shows it. Frames are drawn on a `TestBackend`.
 //!
 //! `cargo bench --features fixtures --bench console`; under `cargo test
-//! --features fixtures` each runs once.
+//! --features fixtures` each runs once. Each benchmark is named
+//! `<clusters>/<what>`, so `-- 10000/` runs one size.
 
 use std::hint::black_box;
 
@@ -20,7 +21,8 @@ use hmc_tui::tui::state::app::{App, Msg};
 use hmc_tui::tui::state::update;
 use hmc_tui::tui::views;
 
-const CLUSTERS: usize = 1_000;
+/// The fleet sizes measured.
+const SIZES: [usize; 2] = [1_000, 10_000];
 
 fn press(app: &mut App, code: KeyCode) {
     update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
@@ -46,18 +48,35 @@ fn board(fleet: &Fleet) -> App {
     }
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.row_count(), CLUSTERS, "the board lists every cluster");
+    assert_eq!(
+        app.row_count(),
+        fleet.clusters.len(),
+        "the board lists every cluster"
+    );
     app
 }
 
-fn benches(c: &mut Criterion) {
-    let fleet = fleet(CLUSTERS);
+/// `j` and the frame that shows it; from the last row, `g` goes back to
+/// the top.
+fn key_and_frame(app: &mut App, terminal: &mut Terminal<TestBackend>, rows: usize) {
+    let key = if app.view().selected + 1 >= rows {
+        'g'
+    } else {
+        'j'
+    };
+    press(app, KeyCode::Char(key));
+    frame(app, terminal);
+}
+
+fn benches_of(c: &mut Criterion, n: usize) {
+    let fleet = fleet(n);
     let readers = fleet.readers();
+    let name = |what: &str| format!("{n}/{what}");
 
     // What the console does each time a store changes: read the stores into
     // a snapshot and give it to the app, which keeps every selection on its
     // row.
-    c.bench_function("stores changed: snapshot + update", |b| {
+    c.bench_function(&name("stores changed: snapshot + update"), |b| {
         let mut app = app(fleet.snapshot());
         update(&mut app, Msg::Resize(120, 40));
         b.iter(|| update(&mut app, Msg::Data(black_box(readers.snapshot()))));
@@ -65,7 +84,7 @@ fn benches(c: &mut Criterion) {
 
     // From the stores synced to the first full frame: the snapshot, the
     // update and a frame on a blank terminal.
-    c.bench_function("synced to first frame (120x40)", |b| {
+    c.bench_function(&name("synced to first frame (120x40)"), |b| {
         b.iter_batched(
             || {
                 let mut app = App::new(target(), hmc_tui::tui::Theme::default(), now());
@@ -86,9 +105,12 @@ fn benches(c: &mut Criterion) {
         let mut app = app(fleet.snapshot());
         let mut terminal = sized(&mut app, size);
         frame(&app, &mut terminal);
-        c.bench_function(&format!("clusters frame ({}x{})", size.0, size.1), |b| {
-            b.iter(|| frame(black_box(&app), &mut terminal));
-        });
+        c.bench_function(
+            &name(&format!("clusters frame ({}x{})", size.0, size.1)),
+            |b| {
+                b.iter(|| frame(black_box(&app), &mut terminal));
+            },
+        );
     }
 
     for size in [(120, 40), (200, 60)] {
@@ -96,41 +118,30 @@ fn benches(c: &mut Criterion) {
         let mut terminal = sized(&mut app, size);
         frame(&app, &mut terminal);
         c.bench_function(
-            &format!("rollout board frame ({}x{})", size.0, size.1),
+            &name(&format!("rollout board frame ({}x{})", size.0, size.1)),
             |b| b.iter(|| frame(black_box(&app), &mut terminal)),
         );
     }
 
-    // A key press up to the frame that shows it: `j` moves the cursor down
-    // a row (from the bottom, `g` goes back to the top).
+    // A key press up to the frame that shows it.
     let mut app = app(fleet.snapshot());
     let mut terminal = sized(&mut app, (120, 40));
     frame(&app, &mut terminal);
-    c.bench_function("key j + frame, clusters (120x40)", |b| {
-        b.iter(|| {
-            let key = if app.view().selected + 1 >= CLUSTERS {
-                'g'
-            } else {
-                'j'
-            };
-            press(&mut app, KeyCode::Char(key));
-            frame(&app, &mut terminal);
-        });
+    c.bench_function(&name("key j + frame, clusters (120x40)"), |b| {
+        b.iter(|| key_and_frame(&mut app, &mut terminal, n));
     });
     let mut app = board(&fleet);
     let mut terminal = sized(&mut app, (120, 40));
     frame(&app, &mut terminal);
-    c.bench_function("key j + frame, rollout board (120x40)", |b| {
-        b.iter(|| {
-            let key = if app.view().selected + 1 >= CLUSTERS {
-                'g'
-            } else {
-                'j'
-            };
-            press(&mut app, KeyCode::Char(key));
-            frame(&app, &mut terminal);
-        });
+    c.bench_function(&name("key j + frame, rollout board (120x40)"), |b| {
+        b.iter(|| key_and_frame(&mut app, &mut terminal, n));
     });
+}
+
+fn benches(c: &mut Criterion) {
+    for n in SIZES {
+        benches_of(c, n);
+    }
 }
 
 criterion_group! {

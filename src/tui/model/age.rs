@@ -24,3 +24,56 @@ pub fn age_of(now: Timestamp, then: Option<Timestamp>) -> String {
         s => format!("{}y", s / (365 * 86400)),
     }
 }
+
+/// How many columns [`age_of`] takes, without making the text: the long
+/// lists' AGE columns are as wide as their widest age.
+pub fn age_width(now: Timestamp, then: Option<Timestamp>) -> u16 {
+    let Some(then) = then else {
+        return 1;
+    };
+    let digits = |n: i64| n.max(1).ilog10() as u16 + 1;
+    let s = (now.as_second() - then.as_second()).max(0);
+    1 + match s {
+        s if s < 60 => digits(s),
+        s if s < 3600 => digits(s / 60),
+        s if s < 48 * 3600 => digits(s / 3600),
+        s if s < 2 * 365 * 86400 => digits(s / 86400),
+        s => digits(s / (365 * 86400)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_width_is_that_of_the_text() {
+        let now: Timestamp = "2026-06-01T00:00:00Z".parse().unwrap();
+        for ago in [
+            0,
+            5,
+            59,
+            60,
+            599,
+            3599,
+            3600,
+            36_000,
+            172_799,
+            172_800,
+            864_000,
+            8_640_000,
+            63_071_999,
+            63_072_000,
+            10_000_000_000,
+        ] {
+            let then = Timestamp::from_second(now.as_second() - ago).unwrap();
+            let text = age_of(now, Some(then));
+            assert_eq!(
+                usize::from(age_width(now, Some(then))),
+                text.chars().count(),
+                "{ago}s ago: {text}"
+            );
+        }
+        assert_eq!(age_width(now, None), 1);
+    }
+}

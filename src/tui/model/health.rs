@@ -21,14 +21,21 @@ pub enum Health {
 
 /// Ready, its colour and its message, from a cluster's `Ready` condition.
 pub fn cluster_ready(mc: &ManagedCluster) -> (String, Health, String) {
+    let (ready, health, message) = cluster_ready_ref(mc);
+    (ready.to_string(), health, message.to_string())
+}
+
+/// [`cluster_ready`], borrowed from the cluster: what the long lists read
+/// for every row.
+pub fn cluster_ready_ref(mc: &ManagedCluster) -> (&str, Health, &str) {
     let ready = mc
         .status
         .as_ref()
         .and_then(|s| s.conditions.iter().find(|c| c.type_ == READY));
     let deleting = mc.metadata.deletion_timestamp.is_some();
     match ready {
-        None if deleting => ("False".into(), Health::Muted, "deleting".into()),
-        None => ("-".into(), Health::Muted, String::new()),
+        None if deleting => ("False", Health::Muted, "deleting"),
+        None => ("-", Health::Muted, ""),
         Some(c) => {
             let health = match c.status.as_str() {
                 _ if deleting || c.reason == "Deleting" => Health::Muted,
@@ -36,7 +43,7 @@ pub fn cluster_ready(mc: &ManagedCluster) -> (String, Health, String) {
                 "False" => reason_health(&c.reason),
                 _ => Health::Muted,
             };
-            (c.status.clone(), health, c.message.clone())
+            (&c.status, health, &c.message)
         }
     }
 }
@@ -77,18 +84,24 @@ pub fn service_health(state: ServiceState) -> Health {
 
 /// `servicesReady` (`1/2`) and its colour: the worst state of the services.
 pub fn services_ready(mc: &ManagedCluster) -> (String, Health) {
+    let (text, health) = services_ready_ref(mc);
+    (text.to_string(), health)
+}
+
+/// [`services_ready`], borrowed from the cluster.
+pub fn services_ready_ref(mc: &ManagedCluster) -> (&str, Health) {
     let Some(status) = &mc.status else {
-        return ("-".into(), Health::Muted);
+        return ("-", Health::Muted);
     };
-    let text = status.services_ready.clone().unwrap_or_else(|| "-".into());
-    let states: Vec<ServiceState> = status.services.iter().map(|s| s.state).collect();
-    let health = if states.contains(&ServiceState::Failed) {
+    let text = status.services_ready.as_deref().unwrap_or("-");
+    let has = |state| status.services.iter().any(|s| s.state == state);
+    let health = if has(ServiceState::Failed) {
         Health::Failed
-    } else if states.contains(&ServiceState::Installing) {
+    } else if has(ServiceState::Installing) {
         Health::Progressing
-    } else if states.contains(&ServiceState::Pending) {
+    } else if has(ServiceState::Pending) {
         Health::Pending
-    } else if states.contains(&ServiceState::Removing) {
+    } else if has(ServiceState::Removing) {
         Health::Muted
     } else if status.services_ready.is_some() {
         Health::Ready

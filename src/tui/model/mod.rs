@@ -1,6 +1,7 @@
 //! What the console knows, without a terminal: the objects and the
 //! [`snapshot::Snapshot`] read from the stores, the rows every screen lists
-//! and the one filter rule, health and ages, the values a service gets, the
+//! (the long lists worked out once per snapshot, [`listing`]) and the one
+//! filter rule, health and ages, the values a service gets, the
 //! rollout board's rows and the checks of its requests, a cluster's pending
 //! revision and the templates' usage counts, the patches a values
 //! edit sends, the banner of failing watches, the engine's Events and its
@@ -20,6 +21,7 @@ pub mod filter;
 pub mod health;
 pub mod key;
 pub mod key_places;
+pub mod listing;
 pub mod patch;
 pub mod pending;
 pub mod places;

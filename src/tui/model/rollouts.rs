@@ -2,6 +2,7 @@
 //! a TemplateRollout. Pure: the update and the views both read these, so
 //! the board's rows, its cursor and its refusals agree.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::api::{
@@ -9,7 +10,7 @@ use crate::api::{
     TemplateRolloutStatus, WaveState, WaveStatus,
 };
 use crate::plan::rollout::Request;
-use crate::tui::model::filter::matches;
+use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::Health;
 
 /// The colour of a rollout's phase: done is ready, moving or waiting for
@@ -116,47 +117,104 @@ impl BoardRow<'_> {
     }
 }
 
+/// One line of the board's waves section, by its index in the status:
+/// what [`BoardRow`] borrows, to keep without the status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardLine {
+    /// `status.waves[wave]`'s heading.
+    Wave {
+        wave: usize,
+        updated: usize,
+        total: usize,
+    },
+    /// `status.clusters[i]`.
+    Cluster(usize),
+}
+
+impl BoardLine {
+    pub fn is_cluster(&self) -> bool {
+        matches!(self, BoardLine::Cluster(_))
+    }
+
+    /// The line, borrowed from `status`.
+    pub fn row<'a>(&self, status: &'a TemplateRolloutStatus) -> Option<BoardRow<'a>> {
+        Some(match *self {
+            BoardLine::Wave {
+                wave,
+                updated,
+                total,
+            } => BoardRow::Wave {
+                wave: status.waves.get(wave)?,
+                updated,
+                total,
+            },
+            BoardLine::Cluster(i) => BoardRow::Cluster(status.clusters.get(i)?),
+        })
+    }
+}
+
 /// The board's waves section: each wave, then its clusters that match the
-/// filter (name, state, revision or reason). A wave none of whose clusters match is
-/// left out while filtering.
-pub fn board_rows<'a>(status: &'a TemplateRolloutStatus, filter: &str) -> Vec<BoardRow<'a>> {
-    let mut rows = Vec::new();
-    for wave in &status.waves {
-        let members: Vec<&ClusterRolloutStatus> = status
-            .clusters
-            .iter()
-            .filter(|c| c.wave == wave.number)
-            .collect();
-        let shown: Vec<&ClusterRolloutStatus> = members
+/// filter (name, state, revision or reason). A wave none of whose clusters
+/// match is left out while filtering. One pass over the clusters, however
+/// many waves.
+pub fn board_lines(status: &TemplateRolloutStatus, filter: &str) -> Vec<BoardLine> {
+    let filter = Filter::parse(filter);
+    let mut by_wave: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, c) in status.clusters.iter().enumerate() {
+        by_wave.entry(c.wave).or_default().push(i);
+    }
+    let mut lines = Vec::with_capacity(status.clusters.len() + status.waves.len());
+    for (w, wave) in status.waves.iter().enumerate() {
+        let members = by_wave.get(&wave.number).map_or(&[][..], Vec::as_slice);
+        let shown: Vec<usize> = members
             .iter()
             .copied()
-            .filter(|c| {
+            .filter(|i| {
+                let c = &status.clusters[*i];
                 filter.is_empty()
-                    || matches(
-                        filter,
-                        &[
-                            &c.name,
-                            &c.state.to_string(),
-                            &c.from_revision.map(|r| r.to_string()).unwrap_or_default(),
-                            c.reason.as_deref().unwrap_or_default(),
-                        ],
-                    )
+                    || filter.keeps(&[
+                        &c.name,
+                        &c.state.to_string(),
+                        &c.from_revision.map(|r| r.to_string()).unwrap_or_default(),
+                        c.reason.as_deref().unwrap_or_default(),
+                    ])
             })
             .collect();
         if shown.is_empty() && !filter.is_empty() {
             continue;
         }
-        rows.push(BoardRow::Wave {
-            wave,
+        lines.push(BoardLine::Wave {
+            wave: w,
             updated: members
                 .iter()
-                .filter(|c| c.state == ClusterRolloutState::Updated)
+                .filter(|i| status.clusters[**i].state == ClusterRolloutState::Updated)
                 .count(),
             total: members.len(),
         });
-        rows.extend(shown.into_iter().map(BoardRow::Cluster));
+        lines.extend(shown.into_iter().map(BoardLine::Cluster));
     }
-    rows
+    lines
+}
+
+/// [`board_lines`], borrowed from the status.
+pub fn board_rows<'a>(status: &'a TemplateRolloutStatus, filter: &str) -> Vec<BoardRow<'a>> {
+    board_lines(status, filter)
+        .iter()
+        .filter_map(|l| l.row(status))
+        .collect()
+}
+
+/// A cluster's REVISION on the board of the rollout of `revision`:
+/// `2 → 3`, or `2 ← 3` once it went back.
+pub fn cluster_revision(revision: i64, c: &ClusterRolloutStatus) -> String {
+    let from = |n: Option<i64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
+    match c.state {
+        ClusterRolloutState::RolledBack | ClusterRolloutState::Skipped => format!(
+            "{} ← {revision}",
+            from(c.rollback_revision.or(c.from_revision))
+        ),
+        _ => format!("{} → {revision}", from(c.from_revision)),
+    }
 }
 
 /// The clusters of the board, in the order the cursor walks them.

@@ -4,13 +4,12 @@
 use std::sync::Arc;
 
 use k8s_openapi::api::events::v1::Event;
-use kube::ResourceExt;
 use kube::api::ObjectMeta;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::tui::model::events;
-use crate::tui::model::filter::matches;
-use crate::tui::model::health::{Health, cluster_ready, services_ready};
+use crate::tui::model::filter::{Filter, matches};
+use crate::tui::model::health::{Health, cluster_ready_ref, services_ready_ref};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rollouts::{self, BoardRow};
 use crate::tui::model::snapshot::Snapshot;
@@ -105,33 +104,109 @@ impl TemplateRef<'_> {
     }
 }
 
-/// The clusters the clusters screen shows: the filter sees every column
-/// but the age.
+/// The texts of a row of the clusters screen but its age, borrowed from
+/// the cluster where they can be: what the screen draws, and what its
+/// columns are as wide as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterTexts<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    /// The `Ready` condition's status, its colour and its message.
+    pub ready: &'a str,
+    pub health: Health,
+    pub message: &'a str,
+    pub template: &'a str,
+    /// The revision it is given, or where a moving rollout stands with it
+    /// (`1→2 ⏸ wave 2`).
+    pub revision: String,
+    /// The colour of that rollout's mark; `None` for a plain revision.
+    pub pending: Option<Health>,
+    /// `servicesReady` and its colour.
+    pub services: &'a str,
+    pub services_health: Health,
+}
+
+impl<'a> ClusterTexts<'a> {
+    pub fn of(data: &Snapshot, mc: &'a ManagedCluster) -> ClusterTexts<'a> {
+        let (ready, health, message) = cluster_ready_ref(mc);
+        let (services, services_health) = services_ready_ref(mc);
+        let pending = if data.pending.is_empty() {
+            None
+        } else {
+            data.pending
+                .get(&ObjKey::of(Kind::ManagedCluster, &mc.metadata))
+        };
+        let (revision, pending) = match pending {
+            Some(p) => (p.label(), Some(p.health())),
+            None => (
+                mc.status
+                    .as_ref()
+                    .and_then(|s| s.revision)
+                    .map_or_else(|| "-".to_string(), |r| r.to_string()),
+                None,
+            ),
+        };
+        ClusterTexts {
+            namespace: mc.metadata.namespace.as_deref().unwrap_or_default(),
+            name: mc
+                .metadata
+                .name
+                .as_deref()
+                .or(mc.metadata.generate_name.as_deref())
+                .unwrap_or_default(),
+            ready,
+            health,
+            message,
+            template: &mc.spec.template,
+            revision,
+            pending,
+            services,
+            services_health,
+        }
+    }
+}
+
+/// Whether the clusters screen keeps `mc` under `filter`: the filter sees
+/// every column but the age.
+fn keeps_cluster(filter: &Filter, mc: &ManagedCluster) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    let (ready, _, message) = cluster_ready_ref(mc);
+    filter.keeps(&[
+        mc.metadata.namespace.as_deref().unwrap_or_default(),
+        mc.metadata.name.as_deref().unwrap_or_default(),
+        ready,
+        &mc.spec.template,
+        &mc.status
+            .as_ref()
+            .and_then(|s| s.revision)
+            .map(|r| r.to_string())
+            .unwrap_or_default(),
+        services_ready_ref(mc).0,
+        message,
+    ])
+}
+
+/// The clusters the clusters screen shows, in the snapshot's order.
 pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<ManagedCluster>> {
+    let filter = Filter::parse(filter);
     data.clusters
         .iter()
-        .filter(|c| {
-            if filter.is_empty() {
-                return true;
-            }
-            let (ready, _, message) = cluster_ready(c);
-            matches(
-                filter,
-                &[
-                    &c.namespace().unwrap_or_default(),
-                    &c.name_any(),
-                    &ready,
-                    &c.spec.template,
-                    &c.status
-                        .as_ref()
-                        .and_then(|s| s.revision)
-                        .map(|r| r.to_string())
-                        .unwrap_or_default(),
-                    &services_ready(c).0,
-                    &message,
-                ],
-            )
-        })
+        .filter(|c| keeps_cluster(&filter, c))
+        .collect()
+}
+
+/// [`cluster_rows`], each with its index in the snapshot.
+pub fn indexed_cluster_rows<'a>(
+    data: &'a Snapshot,
+    filter: &str,
+) -> Vec<(usize, &'a Arc<ManagedCluster>)> {
+    let filter = Filter::parse(filter);
+    data.clusters
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| keeps_cluster(&filter, c))
         .collect()
 }
 

@@ -11,7 +11,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::ObjectMeta;
 
 use crate::api::{ManagedCluster, TemplateRollout};
-use crate::tui::model::health::{Health, cluster_ready};
+use crate::tui::model::health::{Health, cluster_ready_ref};
 use crate::tui::model::key::ObjKey;
 use crate::tui::model::rollouts::{phase, phase_health};
 use crate::tui::model::rows::TemplateRef;
@@ -92,9 +92,9 @@ fn keys(meta: &ObjectMeta, status: (u8, String, usize)) -> Keys {
     }
 }
 
-/// Sorts `rows` in place; ties always fall back to name and namespace, so
-/// the order is stable whatever the data.
-fn sort_by<T>(rows: &mut [T], sort: Option<Sort>, keys: impl Fn(&T) -> Keys) {
+/// Sorts `rows`; ties always fall back to name and namespace, so the order
+/// is stable whatever the data. Each row's keys are made once.
+fn sort_by<T>(rows: &mut Vec<T>, sort: Option<Sort>, keys: impl Fn(&T) -> Keys) {
     let Some(sort) = sort else {
         return;
     };
@@ -113,20 +113,29 @@ fn sort_by<T>(rows: &mut [T], sort: Option<Sort>, keys: impl Fn(&T) -> Keys) {
         };
         first.then_with(|| by_name(a, b))
     };
-    rows.sort_by(|a, b| {
-        let o = order(&keys(a), &keys(b));
+    let mut keyed: Vec<(Keys, T)> = rows.drain(..).map(|r| (keys(&r), r)).collect();
+    keyed.sort_by(|(a, _), (b, _)| {
+        let o = order(a, b);
         if sort.reverse { o.reverse() } else { o }
     });
+    rows.extend(keyed.into_iter().map(|(_, r)| r));
 }
 
 /// The clusters screen's rows in `sort`'s order; status is readiness.
-pub fn clusters(
-    mut rows: Vec<&Arc<ManagedCluster>>,
+pub fn clusters(rows: Vec<&Arc<ManagedCluster>>, sort: Option<Sort>) -> Vec<&Arc<ManagedCluster>> {
+    clusters_by(rows, sort, |mc| mc)
+}
+
+/// Rows of clusters, whatever else they carry, in `sort`'s order.
+pub fn clusters_by<T>(
+    mut rows: Vec<T>,
     sort: Option<Sort>,
-) -> Vec<&Arc<ManagedCluster>> {
-    sort_by(&mut rows, sort, |mc| {
-        let (ready, health, _) = cluster_ready(mc);
-        keys(&mc.metadata, (rank(health), ready, 0))
+    cluster: impl Fn(&T) -> &ManagedCluster,
+) -> Vec<T> {
+    sort_by(&mut rows, sort, |row| {
+        let mc = cluster(row);
+        let (ready, health, _) = cluster_ready_ref(mc);
+        keys(&mc.metadata, (rank(health), ready.to_string(), 0))
     });
     rows
 }

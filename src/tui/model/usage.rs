@@ -20,7 +20,10 @@ fn template_of<'a>(
     let ns = mc.metadata.namespace.as_deref();
     templates
         .iter()
-        .find(|t| t.metadata.namespace.as_deref() == ns && t.name_any() == mc.spec.template)
+        .find(|t| {
+            t.metadata.namespace.as_deref() == ns
+                && t.metadata.name.as_deref() == Some(mc.spec.template.as_str())
+        })
         .map(Arc::as_ref)
 }
 
@@ -35,16 +38,12 @@ fn services_at(template: Option<&ClusterTemplate>, revision: Option<i64>) -> &[T
 }
 
 /// The ServiceTemplates a cluster runs at `revision`, each once.
-fn service_templates(
-    mc: &ManagedCluster,
-    template: Option<&ClusterTemplate>,
+fn service_templates<'a>(
+    mc: &'a ManagedCluster,
+    template: Option<&'a ClusterTemplate>,
     revision: Option<i64>,
-) -> Vec<String> {
-    let mut used: Vec<String> =
-        service_templates_of(services_at(template, revision), &mc.spec.services)
-            .into_iter()
-            .map(str::to_string)
-            .collect();
+) -> Vec<&'a str> {
+    let mut used = service_templates_of(services_at(template, revision), &mc.spec.services);
     used.sort_unstable();
     used.dedup();
     used
@@ -59,24 +58,34 @@ fn key(kind: Kind, mc: &ManagedCluster, name: &str) -> ObjKey {
 }
 
 /// How many clusters use each template now: a ServiceTemplate counts
-/// where the revision a cluster is given has it.
+/// where the revision a cluster is given has it. Counted under borrowed
+/// names, each key made once.
 pub fn usage(
     clusters: &[Arc<ManagedCluster>],
     templates: &[Arc<ClusterTemplate>],
 ) -> HashMap<ObjKey, usize> {
-    let mut usage: HashMap<ObjKey, usize> = HashMap::new();
+    let mut counts: HashMap<(Kind, &str, &str), usize> = HashMap::new();
     for mc in clusters {
-        *usage
-            .entry(key(Kind::ClusterTemplate, mc, &mc.spec.template))
+        let ns = mc.metadata.namespace.as_deref().unwrap_or_default();
+        *counts
+            .entry((Kind::ClusterTemplate, ns, &mc.spec.template))
             .or_default() += 1;
         let given = mc.status.as_ref().and_then(|s| s.target_revision);
         for st in service_templates(mc, template_of(mc, templates), given) {
-            *usage
-                .entry(key(Kind::ServiceTemplate, mc, &st))
-                .or_default() += 1;
+            *counts.entry((Kind::ServiceTemplate, ns, st)).or_default() += 1;
         }
     }
-    usage
+    counts
+        .into_iter()
+        .map(|((kind, namespace, name), n)| {
+            let key = ObjKey {
+                kind,
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+            };
+            (key, n)
+        })
+        .collect()
 }
 
 /// How many clusters a moving rollout is yet to give each ServiceTemplate:
@@ -112,7 +121,7 @@ pub fn pending_usage(
         }
         for st in service_templates(mc, template, Some(p.to)) {
             if !now.contains(&st) {
-                *out.entry(key(Kind::ServiceTemplate, mc, &st)).or_default() += 1;
+                *out.entry(key(Kind::ServiceTemplate, mc, st)).or_default() += 1;
             }
         }
     }

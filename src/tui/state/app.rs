@@ -15,11 +15,13 @@ use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
 use crate::tui::model::chart::{ChartId, ChartSource, ChartStatus, ChartValues};
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::listing::{BoardListing, ClusterListing};
 use crate::tui::model::places::Places;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::warnings::{Warning, Warnings};
 use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
 use crate::tui::state::flash::{Flash, FlashLevel};
+use crate::tui::state::listings::Listings;
 use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
@@ -215,6 +217,8 @@ pub struct App {
     /// `:ns` changes what the console shows, and the header says so.
     pub engine_scope: Option<Option<String>>,
     pub quit: bool,
+    /// The long lists of the views, for [`App::data`] as it is.
+    pub(crate) listings: Listings,
 }
 
 impl App {
@@ -241,7 +245,26 @@ impl App {
             places: Places::default(),
             engine_scope: None,
             quit: false,
+            listings: Listings::default(),
         }
+    }
+
+    /// Swaps in new data: the long lists are worked out again when next
+    /// asked for.
+    pub(crate) fn set_snapshot(&mut self, data: Snapshot) {
+        self.data = data;
+        self.listings.renew();
+    }
+
+    /// The clusters screen's rows for `view`'s filter and order.
+    pub fn cluster_listing(&self, view: &View) -> Arc<ClusterListing> {
+        self.listings.clusters(&self.data, view)
+    }
+
+    /// The lines of the board of the rollout `key` for `view`'s filter;
+    /// `None` while the rollout has no status (or no longer exists).
+    pub fn board_listing(&self, view: &View, key: &ObjKey) -> Option<Arc<BoardListing>> {
+        self.listings.board(&self.data, view, key)
     }
 
     pub fn view(&self) -> &View {

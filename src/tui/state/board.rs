@@ -8,11 +8,10 @@ use crate::plan::rollout::Request;
 use crate::tui::keys::Action;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::pending::rollout_of;
-use crate::tui::model::rollouts::{self, BoardRow};
-use crate::tui::model::rows::board;
+use crate::tui::model::rollouts;
 use crate::tui::state::app::{App, Command, Modal, refuse_writes};
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::navigation::{fit_at, push, selected_key};
+use crate::tui::state::navigation::{fit_at, push, row_id, selected_key};
 use crate::tui::state::view::Screen;
 
 /// The rollout of the board on screen, with its status.
@@ -35,16 +34,10 @@ fn board_rollout(app: &App) -> Result<(ObjKey, &TemplateRollout, &TemplateRollou
 /// The cluster under the board's cursor.
 pub(crate) fn board_cluster(app: &App) -> Option<String> {
     let view = app.view();
-    let Screen::Rollout(key) = &view.screen else {
+    if !matches!(view.screen, Screen::Rollout(_)) {
         return None;
-    };
-    board(&app.data, key, &view.filter)
-        .into_iter()
-        .filter_map(|r| match r {
-            BoardRow::Cluster(c) => Some(c.name.clone()),
-            BoardRow::Wave { .. } => None,
-        })
-        .nth(view.selected)
+    }
+    row_id(app, view, view.selected)
 }
 
 /// Builds a request from the rollout's status and the selected cluster

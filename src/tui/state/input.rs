@@ -9,8 +9,6 @@ use crate::plan::rollout::Request;
 use crate::tui::keys::{self, Action, Goto, Mode};
 use crate::tui::layout;
 use crate::tui::model::key::Kind;
-use crate::tui::model::rollouts::cluster_on_line;
-use crate::tui::model::rows;
 use crate::tui::model::sort::SortBy;
 use crate::tui::model::values::ValuesKey;
 use crate::tui::state::app::{App, Command, Input, Modal, quit};
@@ -394,9 +392,9 @@ pub(crate) fn on_mouse(app: &mut App, mouse: MouseEvent) {
             }
             let line = app.view().offset + usize::from(y - area.y);
             let index = match &app.view().screen {
-                Screen::Rollout(key) => {
-                    cluster_on_line(&rows::board(&app.data, key, &app.view().filter), line)
-                }
+                Screen::Rollout(key) => app
+                    .board_listing(app.view(), key)
+                    .and_then(|l| l.cluster_on_line(line)),
                 _ => Some(line),
             };
             if let Some(index) = index.filter(|i| *i < app.row_count()) {

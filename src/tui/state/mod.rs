@@ -5,7 +5,8 @@
 //!
 //! By topic: [`app`] the state and its messages, [`applies`] whether an
 //! action applies now, [`view`] the screens,
-//! [`navigation`] rows, selection, crumbs and fitting, [`input`] keys,
+//! [`navigation`] rows, selection, crumbs and fitting, [`listings`] the
+//! long lists kept between frames, [`input`] keys,
 //! prompts, questions and the mouse, [`board`] the rollout board's
 //! requests, [`editing`] and [`editor`] the values editor, [`flash`] the
 //! status line's messages, [`search`] `/` in the yaml and values views;
@@ -18,6 +19,7 @@ pub mod editing;
 pub mod editor;
 pub mod flash;
 pub mod input;
+pub mod listings;
 pub mod navigation;
 pub mod objects;
 pub mod places;

@@ -2,14 +2,16 @@
 //! through them, the crumbs, and fitting every selection on screen when the
 //! data, the size or the banner changes.
 
+use std::sync::Arc;
+
 use kube::ResourceExt;
 
+use crate::api::TemplateRolloutStatus;
 use crate::tui::layout;
 use crate::tui::model::key::{Kind, ObjKey};
-use crate::tui::model::rollouts::BoardRow;
+use crate::tui::model::listing::BoardListing;
 use crate::tui::model::rows::{
-    self, board, cluster_rows, event_rows, rollout_rows, service_rows, template_rows,
-    template_service_rows,
+    self, event_rows, rollout_rows, service_rows, template_rows, template_service_rows,
 };
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::{self, ValuesKey};
@@ -33,16 +35,8 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             .into_iter()
             .map(|r| format!("{}/{}", r.namespace().unwrap_or_default(), r.name_any()))
             .collect(),
-        Screen::Rollout(key) => board(&app.data, key, &view.filter)
-            .into_iter()
-            .filter_map(|r| match r {
-                BoardRow::Cluster(c) => Some(c.name.clone()),
-                BoardRow::Wave { .. } => None,
-            })
-            .collect(),
-        Screen::Clusters => sort::clusters(cluster_rows(&app.data, &view.filter), view.sort)
-            .into_iter()
-            .map(|c| format!("{}/{}", c.namespace().unwrap_or_default(), c.name_any()))
+        Screen::Rollout(_) | Screen::Clusters => (0..row_count(app, view))
+            .filter_map(|i| row_id(app, view, i))
             .collect(),
         Screen::Templates => sorted_templates(app, view)
             .into_iter()
@@ -116,10 +110,9 @@ fn sorted_templates<'a>(app: &'a App, view: &View) -> Vec<rows::TemplateRef<'a>>
 /// Changes the current view (its order, say) with the selection kept on
 /// its row.
 pub(crate) fn keep_selection(app: &mut App, change: impl FnOnce(&mut View)) {
-    let before = row_ids(app, app.view()).get(app.view().selected).cloned();
+    let before = row_id(app, app.view(), app.view().selected);
     change(app.view_mut());
-    let after = row_ids(app, app.view());
-    if let Some(pos) = before.and_then(|id| after.iter().position(|x| *x == id)) {
+    if let Some(pos) = before.and_then(|id| find_row(app, app.view(), &id)) {
         app.view_mut().selected = pos;
     }
     let last = app.stack.len() - 1;
@@ -159,14 +152,63 @@ pub fn selected_values(app: &App) -> Option<ValuesKey> {
 /// the long lists are counted without making their ids.
 fn row_count(app: &App, view: &View) -> usize {
     match &view.screen {
-        Screen::Clusters => cluster_rows(&app.data, &view.filter).len(),
-        Screen::Rollout(key) => board(&app.data, key, &view.filter)
-            .iter()
-            .filter(|r| r.is_cluster())
-            .count(),
+        Screen::Clusters => app.cluster_listing(view).rows.len(),
+        Screen::Rollout(key) => app.board_listing(view, key).map_or(0, |l| l.clusters.len()),
         Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter).len(),
         Screen::Yaml(key) => app.data.yaml(key).map_or(0, |y| y.lines().count()),
         _ => row_ids(app, view).len(),
+    }
+}
+
+/// The identity of a view's row at `index` (see [`row_ids`]); the long
+/// lists make only this one.
+pub(crate) fn row_id(app: &App, view: &View, index: usize) -> Option<String> {
+    match &view.screen {
+        Screen::Clusters => {
+            let listing = app.cluster_listing(view);
+            let mc = app.data.clusters.get(*listing.rows.get(index)?)?;
+            Some(format!(
+                "{}/{}",
+                mc.namespace().unwrap_or_default(),
+                mc.name_any()
+            ))
+        }
+        Screen::Rollout(key) => {
+            let (listing, status) = board_of(app, view, key)?;
+            Some(status.clusters.get(listing.cluster(index)?)?.name.clone())
+        }
+        _ => row_ids(app, view).get(index).cloned(),
+    }
+}
+
+/// A board's lines and the status they index.
+fn board_of<'a>(
+    app: &'a App,
+    view: &View,
+    key: &ObjKey,
+) -> Option<(Arc<BoardListing>, &'a TemplateRolloutStatus)> {
+    let listing = app.board_listing(view, key)?;
+    let rollout = app.data.rollout(&key.namespace, &key.name)?;
+    Some((listing, rollout.status.as_ref()?))
+}
+
+/// Where the row `id` (see [`row_id`]) is in a view now.
+fn find_row(app: &App, view: &View, id: &str) -> Option<usize> {
+    match &view.screen {
+        Screen::Clusters => {
+            let (namespace, name) = id.split_once('/')?;
+            app.cluster_listing(view).find(&app.data, namespace, name)
+        }
+        Screen::Rollout(key) => {
+            let (listing, status) = board_of(app, view, key)?;
+            (0..listing.clusters.len()).find(|n| {
+                listing
+                    .cluster(*n)
+                    .and_then(|i| status.clusters.get(i))
+                    .is_some_and(|c| c.name == id)
+            })
+        }
+        _ => row_ids(app, view).iter().position(|x| x == id),
     }
 }
 
@@ -174,8 +216,11 @@ fn row_count(app: &App, view: &View) -> usize {
 pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
     let view = app.view();
     match &view.screen {
-        Screen::Clusters => sort::clusters(cluster_rows(&app.data, &view.filter), view.sort)
+        Screen::Clusters => app
+            .cluster_listing(view)
+            .rows
             .get(view.selected)
+            .and_then(|i| app.data.clusters.get(*i))
             .map(|c| ObjKey::of(Kind::ManagedCluster, &c.metadata)),
         Screen::Templates => sorted_templates(app, view)
             .into_iter()
@@ -207,16 +252,16 @@ pub(crate) fn set_data(app: &mut App, snapshot: Snapshot) {
     let before: Vec<Option<String>> = app
         .stack
         .iter()
-        .map(|v| row_ids(app, v).get(v.selected).cloned())
+        .map(|v| row_id(app, v, v.selected))
         .collect();
-    app.data = snapshot;
+    app.set_snapshot(snapshot);
     for (i, id) in before.into_iter().enumerate() {
-        let ids = row_ids(app, &app.stack[i]);
-        let view = &mut app.stack[i];
-        if let Some(pos) = id.and_then(|id| ids.iter().position(|x| *x == id))
-            && !view.screen.scrolls()
-        {
-            view.selected = pos;
+        let view = &app.stack[i];
+        if view.screen.scrolls() {
+            continue;
+        }
+        if let Some(pos) = id.and_then(|id| find_row(app, view, &id)) {
+            app.stack[i].selected = pos;
         }
     }
     fit_all(app);
@@ -232,10 +277,12 @@ pub(crate) fn fit_all(app: &mut App) {
 /// Keeps one view's selection in range and on screen.
 pub(crate) fn fit_at(app: &mut App, i: usize) {
     let height = rows_height(app, &app.stack[i]);
-    if let Screen::Rollout(key) = &app.stack[i].screen {
-        let rows = board(&app.data, key, &app.stack[i].filter);
-        let lines: Vec<bool> = rows.iter().map(|r| r.is_cluster()).collect();
-        fit_board(&mut app.stack[i], &lines, height);
+    let board = match &app.stack[i].screen {
+        Screen::Rollout(key) => Some(app.board_listing(&app.stack[i], key).unwrap_or_default()),
+        _ => None,
+    };
+    if let Some(listing) = board {
+        fit_board(&mut app.stack[i], &listing, height);
         return;
     }
     let count = row_count(app, &app.stack[i]);
@@ -245,20 +292,14 @@ pub(crate) fn fit_at(app: &mut App, i: usize) {
 /// The board scrolls by lines (waves and their clusters) while the cursor
 /// walks the clusters: the selected cluster stays on screen, with its
 /// wave's heading when it is the wave's first.
-fn fit_board(view: &mut View, clusters: &[bool], height: usize) {
+fn fit_board(view: &mut View, listing: &BoardListing, height: usize) {
     let height = height.max(1);
-    let count = clusters.iter().filter(|c| **c).count();
+    let count = listing.clusters.len();
     view.selected = view.selected.min(count.saturating_sub(1));
-    let line = clusters
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| **c)
-        .nth(view.selected)
-        .map_or(0, |(i, _)| i);
-    let top = if line > 0 && !clusters[line - 1] {
-        line - 1
-    } else {
-        line
+    let line = listing.clusters.get(view.selected).copied().unwrap_or(0);
+    let top = match line.checked_sub(1).and_then(|l| listing.lines.get(l)) {
+        Some(above) if !above.is_cluster() => line - 1,
+        _ => line,
     };
     if top < view.offset {
         view.offset = top;
@@ -266,7 +307,7 @@ fn fit_board(view: &mut View, clusters: &[bool], height: usize) {
     if line >= view.offset + height {
         view.offset = line + 1 - height;
     }
-    view.offset = view.offset.min(clusters.len().saturating_sub(height));
+    view.offset = view.offset.min(listing.lines.len().saturating_sub(height));
 }
 
 /// Keeps a list's selection (or a text's scroll) in range and on screen.

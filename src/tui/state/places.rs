@@ -267,7 +267,7 @@ pub fn switched(
     app.target.context = context;
     app.target.cluster = cluster;
     app.target.namespace = namespace;
-    app.data = Snapshot::default();
+    app.set_snapshot(Snapshot::default());
     app.synced = false;
     app.problems = Default::default();
     if new_context {

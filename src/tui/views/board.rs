@@ -10,18 +10,19 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Col, Text, body_block, col, ellipsize, empty_note, flex, section, widths};
-use crate::api::{ClusterRolloutState, ClusterRolloutStatus, RolloutStrategy, TemplateRollout};
+use crate::api::{ClusterRolloutStatus, RolloutStrategy, TemplateRollout};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
 use crate::tui::model::key::ObjKey;
 use crate::tui::model::rollouts::{
-    Approval, BoardRow, approval, board_rows, cluster_health, line_of_cluster, phase_health,
-    wave_health, wave_state_name,
+    Approval, BoardRow, approval, cluster_health, cluster_revision, phase_health, wave_health,
+    wave_state_name,
 };
 use crate::tui::state::app::App;
 use crate::tui::state::applies::applies;
+use crate::tui::state::view::Screen;
 
 const SYMBOL: &str = "▶ ";
 /// Clusters sit under their wave's heading.
@@ -224,15 +225,6 @@ const COLS: [Col; 5] = [
 fn cluster_cells(app: &App, r: &TemplateRollout, c: &ClusterRolloutStatus) -> Vec<Text> {
     let t = &app.theme;
     let health = cluster_health(c.state);
-    let from = |n: Option<i64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
-    let revision = match c.state {
-        ClusterRolloutState::RolledBack | ClusterRolloutState::Skipped => format!(
-            "{} ← {}",
-            from(c.rollback_revision.or(c.from_revision)),
-            r.spec.revision
-        ),
-        _ => format!("{} → {}", from(c.from_revision), r.spec.revision),
-    };
     let reason_style = match health {
         Health::Failed => t.health(Health::Failed),
         _ => t.muted(),
@@ -240,20 +232,24 @@ fn cluster_cells(app: &App, r: &TemplateRollout, c: &ClusterRolloutStatus) -> Ve
     vec![
         (c.name.clone(), Style::new()),
         (c.state.to_string(), t.health(health)),
-        (revision, Style::new()),
+        (cluster_revision(r.spec.revision, c), Style::new()),
         (age(app.now, c.since.as_ref()), t.muted()),
         (c.reason.clone().unwrap_or_default(), reason_style),
     ]
 }
 
-/// The waves, each with its clusters, scrolled so the cursor shows.
+/// The waves, each with its clusters, scrolled so the cursor shows. Only
+/// the lines on screen are made.
 fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let view = app.view();
     let Some(status) = r.status.as_ref() else {
         return;
     };
-    let rows = board_rows(status, &view.filter);
+    let Screen::Rollout(key) = &view.screen else {
+        return;
+    };
+    let listing = app.board_listing(view, key).unwrap_or_default();
     let clusters = status.clusters.len();
     let title = format!(" waves ({}) · clusters ({clusters}) ", status.waves.len());
     frame.render_widget(section(app, title), area);
@@ -261,14 +257,15 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
         return;
     }
     let lead = super::width(SYMBOL) + super::width(INDENT);
-    let cells: Vec<Vec<Text>> = rows
-        .iter()
-        .filter_map(|row| match row {
-            BoardRow::Cluster(c) => Some(cluster_cells(app, r, c)),
-            BoardRow::Wave { .. } => None,
-        })
-        .collect();
-    let w = widths(&COLS, &cells, area.width.saturating_sub(lead), 1);
+    let most = &listing.widest;
+    let widest = [
+        most.name,
+        most.state,
+        most.revision,
+        listing.since.widest(app.now),
+        most.reason,
+    ];
+    let w = widths(&COLS, &widest, area.width.saturating_sub(lead), 1);
     let line = |cells: Vec<Text>| -> Vec<Span<'static>> {
         let mut spans = Vec::new();
         for (((text, style), w), c) in cells.into_iter().zip(&w).zip(&COLS) {
@@ -301,7 +298,7 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
         height: area.height.saturating_sub(2),
         ..area
     };
-    if rows.is_empty() {
+    if listing.lines.is_empty() {
         let text = if view.filter.is_empty() {
             "no clusters in this rollout".to_string()
         } else {
@@ -310,19 +307,17 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
         empty_note(app, frame, body, text);
         return;
     }
-    let selected = line_of_cluster(&rows, view.selected);
-    let mut cluster_cells = cells.into_iter();
-    for (i, row) in rows.iter().enumerate() {
-        let Some(y) = i.checked_sub(view.offset) else {
-            // Above the window: its cells are still consumed in order.
-            if row.is_cluster() {
-                cluster_cells.next();
-            }
+    let selected = listing.clusters.get(view.selected).copied();
+    let shown = listing
+        .lines
+        .iter()
+        .enumerate()
+        .skip(view.offset)
+        .take(usize::from(body.height));
+    for (y, (i, l)) in shown.enumerate() {
+        let Some(row) = l.row(status) else {
             continue;
         };
-        if y >= usize::from(body.height) {
-            break;
-        }
         let at = Rect {
             y: body.y + y as u16,
             height: 1,
@@ -389,8 +384,8 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
                 }
                 spans
             }
-            BoardRow::Cluster(_) => {
-                let cells = cluster_cells.next().unwrap_or_default();
+            BoardRow::Cluster(c) => {
+                let cells = cluster_cells(app, r, c);
                 let mut spans = vec![if is_selected {
                     Span::styled(SYMBOL, t.accent())
                 } else {

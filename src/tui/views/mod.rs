@@ -3,6 +3,7 @@
 
 mod board;
 mod clusters;
+mod columns;
 mod describe;
 mod detail;
 mod editor;
@@ -41,6 +42,8 @@ use crate::tui::state::editor::Stage;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
+
+pub(crate) use columns::{widest, widths};
 
 /// Draws the whole console.
 pub fn draw(app: &App, frame: &mut Frame) {
@@ -494,136 +497,6 @@ fn width(s: &str) -> u16 {
     s.chars().count().min(u16::MAX as usize) as u16
 }
 
-/// Widths that fit `avail`, `None` for a hidden column: see [`Col`].
-pub(crate) fn widths(
-    cols: &[Col],
-    rows: &[Vec<Text>],
-    avail: u16,
-    spacing: u16,
-) -> Vec<Option<u16>> {
-    let mut shown: Vec<bool> = vec![true; cols.len()];
-    // As wide as the widest cell (or the title), within the column's bounds;
-    // a column never needs more than its content.
-    let natural: Vec<u16> = cols
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let widest = rows
-                .iter()
-                .map(|r| r.get(i).map_or(0, |(s, _)| width(s)))
-                .max()
-                .unwrap_or(0)
-                .max(width(c.title) + u16::from(c.arrow.is_some()));
-            if c.flex { c.min } else { widest.min(c.max) }
-        })
-        .collect();
-    // The narrowest a column gets, and the narrowest it gets while a
-    // column that gives way is still shown: an identity column's whole text.
-    let least: Vec<u16> = cols
-        .iter()
-        .zip(&natural)
-        .map(|(c, n)| c.min.min(*n))
-        .collect();
-    let floor: Vec<u16> = cols
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            if c.is_identity() && !c.flex {
-                natural[i]
-            } else {
-                least[i]
-            }
-        })
-        .collect();
-    let gaps = |shown: &[bool]| {
-        u32::from(spacing) * (shown.iter().filter(|s| **s).count() as u32).saturating_sub(1)
-    };
-    let need = |shown: &[bool]| -> u32 {
-        floor
-            .iter()
-            .zip(shown)
-            .filter(|(_, s)| **s)
-            .map(|(f, _)| u32::from(*f))
-            .sum::<u32>()
-            + gaps(shown)
-    };
-    // The column that gives way next: the highest drop priority shown.
-    let victim = |shown: &[bool]| {
-        cols.iter()
-            .enumerate()
-            .filter(|(i, c)| shown[*i] && !c.is_identity())
-            .max_by_key(|(i, c)| (c.drop, *i))
-            .map(|(i, _)| i)
-    };
-    let mut w;
-    loop {
-        while need(&shown) > u32::from(avail) {
-            match victim(&shown) {
-                Some(i) => shown[i] = false,
-                None => break,
-            }
-        }
-        w = allot(cols, &natural, &least, &floor, &shown, avail, spacing);
-        // No column is shown while one before it in priority is cut.
-        let cut = (0..cols.len())
-            .filter(|i| shown[*i] && !cols[*i].flex && w[*i] < natural[*i])
-            .map(|i| cols[i].drop)
-            .min();
-        match (cut, victim(&shown)) {
-            (Some(d), Some(v)) if cols[v].drop > d => shown[v] = false,
-            _ => break,
-        }
-    }
-    w.into_iter()
-        .zip(shown)
-        .map(|(w, s)| s.then_some(w))
-        .collect()
-}
-
-/// The widths of the `shown` columns: their floors; identity columns cut
-/// (widest first) when even those do not fit; then the room left to each
-/// column in priority order up to its natural width, and the rest to the
-/// flex column.
-fn allot(
-    cols: &[Col],
-    natural: &[u16],
-    least: &[u16],
-    floor: &[u16],
-    shown: &[bool],
-    avail: u16,
-    spacing: u16,
-) -> Vec<u16> {
-    let mut w: Vec<u16> = floor
-        .iter()
-        .zip(shown)
-        .map(|(f, s)| if *s { *f } else { 0 })
-        .collect();
-    let gaps = u32::from(spacing) * (shown.iter().filter(|s| **s).count() as u32).saturating_sub(1);
-    let total = |w: &[u16]| w.iter().map(|x| u32::from(*x)).sum::<u32>() + gaps;
-    while total(&w) > u32::from(avail) {
-        let widest = (0..cols.len())
-            .filter(|i| shown[*i] && w[*i] > least[*i])
-            .max_by_key(|i| (w[*i], usize::MAX - i));
-        match widest {
-            Some(i) => w[i] -= 1,
-            None => break,
-        }
-    }
-    let mut order: Vec<usize> = (0..cols.len())
-        .filter(|i| shown[*i] && !cols[*i].flex)
-        .collect();
-    order.sort_by_key(|i| (cols[*i].drop, *i));
-    for i in order {
-        let room = u32::from(avail).saturating_sub(total(&w));
-        let grow = u32::from(natural[i].saturating_sub(w[i])).min(room);
-        w[i] += grow as u16;
-    }
-    if let Some(i) = cols.iter().position(|c| c.flex).filter(|i| shown[*i]) {
-        w[i] += u32::from(avail).saturating_sub(total(&w)) as u16;
-    }
-    w
-}
-
 /// Cuts `s` to `w` columns in the middle, with `…` when it had to: the
 /// end of a name tells it from its siblings.
 pub(crate) fn ellipsize_middle(s: &str, w: u16) -> String {
@@ -667,11 +540,57 @@ pub(crate) fn table(
     view: &View,
     selectable: bool,
 ) {
+    let widest = widest(cols.len(), &rows);
+    let len = rows.len();
+    let mut rows = rows.into_iter();
+    let mut next = 0;
+    // The rows on screen are asked for in order.
+    let cells = |i: usize| {
+        let skipped = i - next;
+        next = i + 1;
+        rows.nth(skipped).unwrap_or_default()
+    };
+    let rows = Rows {
+        len,
+        widest: &widest,
+        cells,
+    };
+    long_table(app, frame, area, cols, rows, view, selectable);
+}
+
+/// The rows of a table, made only when on screen.
+pub(crate) struct Rows<'a, F> {
+    /// How many.
+    pub len: usize,
+    /// Each column's widest cell, over every row.
+    pub widest: &'a [u16],
+    /// The cells of the row at an index; asked only for the rows on
+    /// screen, in order.
+    pub cells: F,
+}
+
+/// Draws a list as a table with a selection, inside `area`, its columns
+/// sized from every row but only the rows on screen made, scrolled as
+/// ratatui's table would scroll them.
+pub(crate) fn long_table<F: FnMut(usize) -> Vec<Text>>(
+    app: &App,
+    frame: &mut Frame,
+    area: Rect,
+    cols: &[Col],
+    rows: Rows<F>,
+    view: &View,
+    selectable: bool,
+) {
+    let Rows {
+        len,
+        widest,
+        mut cells,
+    } = rows;
     const SYMBOL: &str = "▶ ";
     const SPACING: u16 = 1;
     let t: &Theme = &app.theme;
     let avail = area.width.saturating_sub(width(SYMBOL));
-    let w = widths(cols, &rows, avail, SPACING);
+    let w = widths(cols, widest, avail, SPACING);
     let header = Row::new(
         cols.iter()
             .zip(&w)
@@ -679,22 +598,18 @@ pub(crate) fn table(
             .collect::<Vec<_>>(),
     )
     .style(t.header());
-    // The widths come from every row; only the rows on screen are made
-    // into the table, scrolled as the table would scroll them.
     let shown = on_screen(
-        rows.len(),
+        len,
         view.offset,
         selectable.then_some(view.selected),
         usize::from(area.height.saturating_sub(1)),
     );
     let first = shown.start;
-    let body: Vec<Row> = rows
-        .into_iter()
-        .skip(first)
-        .take(shown.len())
-        .map(|r| {
+    let body: Vec<Row> = shown
+        .map(|i| {
             Row::new(
-                r.into_iter()
+                cells(i)
+                    .into_iter()
                     .zip(&w)
                     .zip(cols)
                     .filter_map(|(((s, style), w), c)| {

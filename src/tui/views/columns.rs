@@ -1,0 +1,142 @@
+//! How wide each column of a table is: from each column's widest cell and
+//! the room there is, the columns that give way hidden first (see
+//! [`Col`]).
+
+use super::{Col, Text, width};
+
+/// The widest cell of each of `cols` columns.
+pub(crate) fn widest(cols: usize, rows: &[Vec<Text>]) -> Vec<u16> {
+    (0..cols)
+        .map(|i| {
+            rows.iter()
+                .map(|r| r.get(i).map_or(0, |(s, _)| width(s)))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// Widths that fit `avail`, `None` for a hidden column, from each column's
+/// widest cell: see [`Col`].
+pub(crate) fn widths(cols: &[Col], widest: &[u16], avail: u16, spacing: u16) -> Vec<Option<u16>> {
+    let mut shown: Vec<bool> = vec![true; cols.len()];
+    // As wide as the widest cell (or the title), within the column's bounds;
+    // a column never needs more than its content.
+    let natural: Vec<u16> = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let widest = widest
+                .get(i)
+                .copied()
+                .unwrap_or(0)
+                .max(width(c.title) + u16::from(c.arrow.is_some()));
+            if c.flex { c.min } else { widest.min(c.max) }
+        })
+        .collect();
+    // The narrowest a column gets, and the narrowest it gets while a
+    // column that gives way is still shown: an identity column's whole text.
+    let least: Vec<u16> = cols
+        .iter()
+        .zip(&natural)
+        .map(|(c, n)| c.min.min(*n))
+        .collect();
+    let floor: Vec<u16> = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if c.is_identity() && !c.flex {
+                natural[i]
+            } else {
+                least[i]
+            }
+        })
+        .collect();
+    let gaps = |shown: &[bool]| {
+        u32::from(spacing) * (shown.iter().filter(|s| **s).count() as u32).saturating_sub(1)
+    };
+    let need = |shown: &[bool]| -> u32 {
+        floor
+            .iter()
+            .zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(f, _)| u32::from(*f))
+            .sum::<u32>()
+            + gaps(shown)
+    };
+    // The column that gives way next: the highest drop priority shown.
+    let victim = |shown: &[bool]| {
+        cols.iter()
+            .enumerate()
+            .filter(|(i, c)| shown[*i] && !c.is_identity())
+            .max_by_key(|(i, c)| (c.drop, *i))
+            .map(|(i, _)| i)
+    };
+    let mut w;
+    loop {
+        while need(&shown) > u32::from(avail) {
+            match victim(&shown) {
+                Some(i) => shown[i] = false,
+                None => break,
+            }
+        }
+        w = allot(cols, &natural, &least, &floor, &shown, avail, spacing);
+        // No column is shown while one before it in priority is cut.
+        let cut = (0..cols.len())
+            .filter(|i| shown[*i] && !cols[*i].flex && w[*i] < natural[*i])
+            .map(|i| cols[i].drop)
+            .min();
+        match (cut, victim(&shown)) {
+            (Some(d), Some(v)) if cols[v].drop > d => shown[v] = false,
+            _ => break,
+        }
+    }
+    w.into_iter()
+        .zip(shown)
+        .map(|(w, s)| s.then_some(w))
+        .collect()
+}
+
+/// The widths of the `shown` columns: their floors; identity columns cut
+/// (widest first) when even those do not fit; then the room left to each
+/// column in priority order up to its natural width, and the rest to the
+/// flex column.
+fn allot(
+    cols: &[Col],
+    natural: &[u16],
+    least: &[u16],
+    floor: &[u16],
+    shown: &[bool],
+    avail: u16,
+    spacing: u16,
+) -> Vec<u16> {
+    let mut w: Vec<u16> = floor
+        .iter()
+        .zip(shown)
+        .map(|(f, s)| if *s { *f } else { 0 })
+        .collect();
+    let gaps = u32::from(spacing) * (shown.iter().filter(|s| **s).count() as u32).saturating_sub(1);
+    let total = |w: &[u16]| w.iter().map(|x| u32::from(*x)).sum::<u32>() + gaps;
+    while total(&w) > u32::from(avail) {
+        let widest = (0..cols.len())
+            .filter(|i| shown[*i] && w[*i] > least[*i])
+            .max_by_key(|i| (w[*i], usize::MAX - i));
+        match widest {
+            Some(i) => w[i] -= 1,
+            None => break,
+        }
+    }
+    let mut order: Vec<usize> = (0..cols.len())
+        .filter(|i| shown[*i] && !cols[*i].flex)
+        .collect();
+    order.sort_by_key(|i| (cols[*i].drop, *i));
+    for i in order {
+        let room = u32::from(avail).saturating_sub(total(&w));
+        let grow = u32::from(natural[i].saturating_sub(w[i])).min(room);
+        w[i] += grow as u16;
+    }
+    if let Some(i) = cols.iter().position(|c| c.flex).filter(|i| shown[*i]) {
+        w[i] += u32::from(avail).saturating_sub(total(&w)) as u16;
+    }
+    w
+}
