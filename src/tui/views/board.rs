@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Col, Text, body_block, col, ellipsize, empty_note, flex, section, widths};
-use crate::api::{ClusterRolloutStatus, RolloutStrategy, TemplateRollout};
+use crate::api::{ClusterRolloutStatus, RolloutStrategy, TemplateRollout, TemplateRolloutStatus};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::age::age;
@@ -54,7 +54,9 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
 /// The phase line and the message.
 fn summary(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let status = r.status.clone().unwrap_or_default();
+    // Borrowed: the status lists every cluster of the rollout.
+    let none = TemplateRolloutStatus::default();
+    let status = r.status.as_ref().unwrap_or(&none);
     let health = phase_health(status.phase);
     let label = |s: &'static str| Span::styled(s, t.muted());
     let policy = &r.spec.policy;
