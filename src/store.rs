@@ -452,7 +452,12 @@ where
     // applied the event: no second copy of every object in flight.
     let reader = store.clone();
     let mut relisted: Vec<ObjectRef<K>> = Vec::new();
-    let stream = watcher(api, config)
+    // Lists are served from the API server's watch cache (resourceVersion
+    // 0), as client-go's informers list, not read from etcd: with 10,000
+    // clusters the read from etcd is most of the time a start takes. The
+    // watch then carries on from that list's version, so the store is as
+    // current as before once it has caught up.
+    let stream = watcher(api, config.any_semantic())
         .default_backoff()
         .modify(strip)
         .try_filter(move |event| {

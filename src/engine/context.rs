@@ -86,35 +86,14 @@ impl Default for EngineOptions {
             source_interval: "10m".into(),
             source_timeout: "60s".into(),
             release_interval: "10m".into(),
-            // From the environment, so that the console's engine follows
-            // the same variables as the headless one's flags.
-            system_namespace: from_env("HMC_SYSTEM_NAMESPACE", SYSTEM_NAMESPACE),
-            default_repository: from_env("HMC_DEFAULT_REPOSITORY", DEFAULT_REPOSITORY),
-            shards: shards_from_env(),
+            // The flags' defaults; the binary passes what the command line
+            // (or its environment variables) says, to the headless engine
+            // and the console's alike.
+            system_namespace: SYSTEM_NAMESPACE.into(),
+            default_repository: DEFAULT_REPOSITORY.into(),
+            shards: Vec::new(),
         }
     }
-}
-
-/// The value of environment variable `name`, or `default` when it is unset
-/// or empty.
-fn from_env(name: &str, default: &str) -> String {
-    std::env::var(name)
-        .ok()
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| default.to_string())
-}
-
-/// The shard keys of `HMC_SHARDS`, for an engine started without flags
-/// (the console's): the same keys as the headless engine's, so the two
-/// never move releases back and forth. A value with a key that is not a
-/// label value is said in the log and not used (the headless engine
-/// refuses to start with it).
-fn shards_from_env() -> Vec<String> {
-    let text = std::env::var("HMC_SHARDS").unwrap_or_default();
-    crate::plan::shard::keys(&text).unwrap_or_else(|error| {
-        tracing::warn!(%error, "HMC_SHARDS is not used");
-        Vec::new()
-    })
 }
 
 /// Counters the tests and `/metrics` read.
