@@ -420,6 +420,18 @@ where
     reflected_where(api, config, |_| true, without_managed_fields, None, watches)
 }
 
+/// The names and labels of every object of a kind in scope that is not the
+/// engine's: what the ownership check needs of others' objects, and no more.
+fn others_names<K>(
+    api: Api<PartialObjectMeta<K>>,
+    watches: &mut Watches,
+) -> Reflection<PartialObjectMeta<K>>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    reflected_where(api, not_ours(), |_| true, names_only, None, watches)
+}
+
 /// [`reflected_with_applied`], keeping only the objects `keep` selects
 /// (for what a field selector cannot select), each after `strip` took
 /// from it what no reader needs, and keeping `index` as the store changes.
@@ -625,30 +637,9 @@ impl Stores {
             None,
             &mut w,
         );
-        let other_releases = reflected_where(
-            scope.api(client),
-            not_ours(),
-            |_| true,
-            names_only,
-            None,
-            &mut w,
-        );
-        let other_charts = reflected_where(
-            scope.api(client),
-            not_ours(),
-            |_| true,
-            names_only,
-            None,
-            &mut w,
-        );
-        let other_repositories = reflected_where(
-            scope.api(client),
-            not_ours(),
-            |_| true,
-            names_only,
-            None,
-            &mut w,
-        );
+        let other_releases = others_names(scope.api(client), &mut w);
+        let other_charts = others_names(scope.api(client), &mut w);
+        let other_repositories = others_names(scope.api(client), &mut w);
         let stores = Stores {
             service_templates: service_templates.0,
             cluster_templates: cluster_templates.0,

@@ -128,6 +128,14 @@ async fn first_frame_over_a_large_fleet() {
         json!(o.status)
     })
     .await;
+    // Only a refusal for its size is expected; anything else (e.g. an engine
+    // that made the rollout first) means the measurement is not of the fleet.
+    if let Err(e) = &rollout
+        && !too_large(e)
+    {
+        ns.cleanup_and_wait(Duration::from_secs(600)).await;
+        panic!("create the rollout: {e}");
+    }
     eprintln!(
         "created {n} clusters, their templates and rollout in {} in {:.1} s{}",
         ns.name,
@@ -172,4 +180,10 @@ async fn first_frame_over_a_large_fleet() {
         median(|f| f.2)
     );
     ns.cleanup_and_wait(Duration::from_secs(600)).await;
+}
+
+/// Whether the API server (or etcd behind it) refused an object for its size.
+fn too_large(e: &kube::Error) -> bool {
+    let text = e.to_string().to_lowercase();
+    text.contains("too large") || text.contains("413")
 }

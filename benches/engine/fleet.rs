@@ -6,8 +6,8 @@
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
+use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
-use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
 use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
@@ -197,39 +197,4 @@ pub async fn delete_releases(client: &Client, ns: &str) {
         .delete_collection(&Default::default(), &ListParams::default())
         .await
         .unwrap_or_else(|e| panic!("delete the releases in {ns}: {e}"));
-}
-
-/// Takes the engine's finalizer off every kubeconfig secret in `ns` that
-/// holds it, `SETUP_CONCURRENCY` at a time (the namespace's cleanup would
-/// do it one by one).
-pub async fn let_go_of_secrets(client: &Client, ns: &str) {
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
-    let Ok(list) = secrets.list_metadata(&ListParams::default()).await else {
-        return;
-    };
-    let held = list.items.into_iter().filter(|s| {
-        s.finalizers()
-            .iter()
-            .any(|f| f == hmc_tui::api::labels::FINALIZER)
-    });
-    futures::stream::iter(held)
-        .for_each_concurrent(SETUP_CONCURRENCY, |s| {
-            let secrets = &secrets;
-            async move {
-                let rest: Vec<&String> = s
-                    .finalizers()
-                    .iter()
-                    .filter(|f| *f != hmc_tui::api::labels::FINALIZER)
-                    .collect();
-                let patch = json!({"metadata": {"finalizers": rest}});
-                let _ = secrets
-                    .patch_metadata(
-                        &s.name_any(),
-                        &PatchParams::default(),
-                        &Patch::Merge(&patch),
-                    )
-                    .await;
-            }
-        })
-        .await;
 }

@@ -234,8 +234,6 @@ async fn done(
     progress("cleaning up");
     fleet::delete_releases(&client, &ns).await;
     fleet::delete_releases(&client, &base).await;
-    fleet::let_go_of_secrets(&client, &ns).await;
-    fleet::let_go_of_secrets(&client, &base).await;
     engine_ns.cleanup_and_wait(Duration::from_secs(600)).await;
     base_ns.cleanup_and_wait(Duration::from_secs(600)).await;
     run

@@ -210,27 +210,40 @@ impl TestNamespace {
                 .await;
         }
         // The engine holds kubeconfig secrets with the same finalizer while
-        // services are installed through them: only ours is removed.
+        // services are installed through them: only ours is removed, a few
+        // dozen at a time like the rest (a benchmark's namespace holds
+        // thousands).
         let secrets: Api<k8s_openapi::api::core::v1::Secret> =
             Api::namespaced(self.client.clone(), &self.name);
         let Ok(list) = secrets.list_metadata(&Default::default()).await else {
             return;
         };
-        for s in list.items {
-            let held = s.metadata.finalizers.clone().unwrap_or_default();
-            if !held.iter().any(|f| f == hmc_tui::api::labels::FINALIZER) {
-                continue;
-            }
-            let rest: Vec<&String> = held
+        let held = list.items.into_iter().filter(|s| {
+            s.metadata
+                .finalizers
                 .iter()
-                .filter(|f| *f != hmc_tui::api::labels::FINALIZER)
-                .collect();
-            let patch = serde_json::json!({"metadata": {"finalizers": rest}});
-            let name = s.metadata.name.unwrap_or_default();
-            let _ = secrets
-                .patch_metadata(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                .await;
-        }
+                .flatten()
+                .any(|f| f == hmc_tui::api::labels::FINALIZER)
+        });
+        futures::stream::iter(held)
+            .for_each_concurrent(32, |s| {
+                let secrets = &secrets;
+                async move {
+                    let rest: Vec<String> = s
+                        .metadata
+                        .finalizers
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|f| f != hmc_tui::api::labels::FINALIZER)
+                        .collect();
+                    let patch = serde_json::json!({"metadata": {"finalizers": rest}});
+                    let name = s.metadata.name.unwrap_or_default();
+                    let _ = secrets
+                        .patch_metadata(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                        .await;
+                }
+            })
+            .await;
     }
 }
 
