@@ -137,38 +137,6 @@ impl Metrics {
     }
 }
 
-/// The engine run by `wrapper` (`heaptrack`, say, for a profile of its
-/// memory; its peak memory is then the wrapper's), otherwise as
-/// [`Headless::start`] runs it.
-fn wrapped(
-    wrapper: &str,
-    ns: &str,
-    port: u16,
-    kubeconfig: &std::path::Path,
-    env: &[(&str, &str)],
-) -> Headless {
-    let log = std::env::temp_dir().join(format!("hmc-tui-{ns}-{port}.log"));
-    let file = std::fs::File::create(&log).expect("create the engine's log file");
-    let mut words = wrapper.split_whitespace();
-    let child = tokio::process::Command::new(words.next().expect("a wrapper"))
-        .args(words)
-        .arg(env!("CARGO_BIN_EXE_hmc-tui"))
-        .args(["--reconcile", "-n", ns, "--kubeconfig"])
-        .arg(kubeconfig)
-        .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
-        .env("HMC_LEASE_NAMESPACE", ns)
-        .env("RUST_LOG", "info,kube=warn")
-        .envs(env.iter().copied())
-        .stdout(std::process::Stdio::from(
-            file.try_clone().expect("the log"),
-        ))
-        .stderr(std::process::Stdio::from(file))
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the wrapped engine");
-    Headless { child, port, log }
-}
-
 impl Engine {
     pub fn start(ns: &str, port: u16) -> Self {
         let kubeconfig = harness_dir().join("mgmt.kubeconfig");
@@ -176,7 +144,14 @@ impl Engine {
         let wrapper = std::env::var("HMC_BENCH_ENGINE_WRAPPER").unwrap_or_default();
         let process = match wrapper.as_str() {
             "" => Headless::start(Some(ns), port, &kubeconfig, ns, &env),
-            wrapper => wrapped(wrapper, ns, port, &kubeconfig, &env),
+            // `heaptrack`, say, for a profile of its memory; its peak
+            // memory is then the wrapper's.
+            wrapper => {
+                let words: Vec<&str> = wrapper.split_whitespace().collect();
+                let args = ["--reconcile", "-n", ns].map(String::from).to_vec();
+                let env = [env.as_slice(), &[("HMC_LEASE_NAMESPACE", ns)]].concat();
+                Headless::start_under(&words, ns, args, port, &kubeconfig, &env)
+            }
         };
         let pid = process.child.id().expect("the engine runs");
         Self {

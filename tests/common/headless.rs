@@ -57,6 +57,19 @@ impl Headless {
     /// its log goes to a file named after `name` and the port.
     pub fn start_args(
         name: &str,
+        args: Vec<String>,
+        port: u16,
+        kubeconfig: &std::path::Path,
+        env: &[(&str, &str)],
+    ) -> Self {
+        Self::start_under(&[], name, args, port, kubeconfig, env)
+    }
+
+    /// As [`start_args`](Self::start_args), run by `wrapper` (a program and
+    /// its arguments, e.g. `heaptrack`) when it is not empty.
+    pub fn start_under(
+        wrapper: &[&str],
+        name: &str,
         mut args: Vec<String>,
         port: u16,
         kubeconfig: &std::path::Path,
@@ -70,7 +83,16 @@ impl Headless {
             "--metrics-addr".into(),
             format!("127.0.0.1:{port}"),
         ]);
-        let child = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
+        let binary = env!("CARGO_BIN_EXE_hmc-tui");
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut c = Command::new(program);
+                c.args(rest).arg(binary);
+                c
+            }
+            None => Command::new(binary),
+        };
+        let child = command
             .args(args)
             .env(
                 "RUST_LOG",
