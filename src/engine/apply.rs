@@ -228,11 +228,13 @@ fn owned_fields<K: Written>(obj: &K) -> Result<Value> {
 /// their store, the names and labels of everyone else's in another (see
 /// [`Written::others`]); only when that one cannot tell is the name read
 /// from the API first.
+///
+/// Returns the object as written, when a write was sent.
 pub async fn apply_if_changed<K: Written>(
     ctx: &Context,
     desired: &K,
     current: Option<&K>,
-) -> Result<bool> {
+) -> Result<Option<K>> {
     let ns = desired
         .namespace()
         .ok_or(Error::MissingField("metadata.namespace"))?;
@@ -263,26 +265,28 @@ pub async fn apply_if_changed<K: Written>(
     if let Some(current) = current.or(occupant.as_deref())
         && contains(&serde_json::to_value(current)?, &owned_fields(desired)?)
     {
-        return Ok(false);
+        return Ok(None);
     }
     ctx.wrote();
-    api.patch(
-        &name,
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(desired),
-    )
-    .await?;
-    Ok(true)
+    let written = api
+        .patch(
+            &name,
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(desired),
+        )
+        .await?;
+    Ok(Some(written))
 }
 
 /// Server-side applies `status` unless it equals `current`, or this engine
-/// already wrote it over exactly this version of `obj`.
+/// already wrote it over exactly this version of `obj`. Returns the object
+/// as written, when a write was sent.
 pub async fn status_if_changed<K, S>(
     ctx: &Context,
     obj: &K,
     current: Option<&S>,
     status: &S,
-) -> Result<bool>
+) -> Result<Option<K>>
 where
     K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
         + Clone
@@ -291,11 +295,11 @@ where
     S: Serialize + PartialEq,
 {
     if current == Some(status) {
-        return Ok(false);
+        return Ok(None);
     }
     let hash = hash_of(status)?;
     if ctx.written.is_known(obj, hash) {
-        return Ok(false);
+        return Ok(None);
     }
     let ns = obj
         .namespace()
@@ -307,14 +311,15 @@ where
         "status": status,
     });
     ctx.wrote();
-    api.patch_status(
-        &obj.name_any(),
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(&body),
-    )
-    .await?;
+    let written = api
+        .patch_status(
+            &obj.name_any(),
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&body),
+        )
+        .await?;
     ctx.written.remember(obj, hash);
-    Ok(true)
+    Ok(Some(written))
 }
 
 /// Deletes an object; a missing object is not an error.
@@ -327,6 +332,7 @@ where
 {
     let api: Api<K> = Api::namespaced(ctx.client.clone(), namespace);
     ctx.wrote();
+    ctx.echoes.forget::<K>(namespace, name);
     match api.delete(name, &Default::default()).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),

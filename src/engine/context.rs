@@ -3,11 +3,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use kube::Client;
-use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 
 use super::error::Result;
+use super::recorder::{Recorder, Reporter, Told};
 
 use crate::store::Stores;
 
@@ -104,6 +104,9 @@ pub struct Counters {
     /// Every finished reconcile, all controllers together.
     pub reconciles: AtomicU64,
     pub errors: AtomicU64,
+    /// Events dropped because the queue to the API server was full (see
+    /// [`super::recorder`]).
+    pub events_dropped: AtomicU64,
     /// Per controller: reconciles, errors, durations, in flight.
     pub controllers: super::metrics::ControllerMetrics,
     /// Every request sent to the API server, when the client counts them
@@ -129,6 +132,9 @@ pub struct Context {
     pub options: EngineOptions,
     /// The statuses this engine wrote, see [`super::apply::status_if_changed`].
     pub written: WrittenStatuses,
+    /// The cluster controller's own writes, which trigger no second look
+    /// (see [`super::echoes`]).
+    pub echoes: super::echoes::Echoes,
     /// The namespaces namespace-scoped engines hold; a cluster-wide engine
     /// leaves them alone (see [`super::claims`]).
     pub claims: super::claims::Claims,
@@ -149,9 +155,9 @@ impl Context {
     ) -> Self {
         let reporter = Reporter {
             controller: REPORTER.into(),
-            instance: std::env::var("POD_NAME").ok(),
+            instance: std::env::var("POD_NAME").unwrap_or_else(|_| REPORTER.into()),
         };
-        let recorder = Recorder::new(client.clone(), reporter);
+        let recorder = Recorder::new(client.clone(), reporter, counters.clone());
         Self {
             client,
             stores,
@@ -159,6 +165,7 @@ impl Context {
             counters,
             options,
             written: Default::default(),
+            echoes: Default::default(),
             claims: Default::default(),
             backoff: Default::default(),
             failed_downloads: Default::default(),
@@ -171,9 +178,10 @@ impl Context {
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Records a Kubernetes Event on `obj`. A failure to record is logged,
+    /// Records a Kubernetes Event on `obj`, without waiting for it to be
+    /// written (see [`super::recorder`]). A failure to record is logged,
     /// never fatal: events are a courtesy, status is the truth.
-    pub async fn event<K>(&self, obj: &K, warning: bool, reason: &str, note: String)
+    pub fn event<K>(&self, obj: &K, warning: bool, reason: &str, note: String)
     where
         K: Resource<DynamicType = ()>,
     {
@@ -185,21 +193,13 @@ impl Context {
         // hold multi-byte characters (`→`) or a long list of clusters.
         let action = truncate_bytes(&note, 128).to_string();
         let note = truncate_bytes(&note, 1024).to_string();
-        let ev = Event {
-            type_: if warning {
-                EventType::Warning
-            } else {
-                EventType::Normal
-            },
+        self.recorder.tell(Told {
+            warning,
             reason: reason.into(),
-            note: Some(note),
             action,
-            secondary: None,
-        };
-        self.wrote();
-        if let Err(error) = self.recorder.publish(&ev, &obj.object_ref(&())).await {
-            tracing::warn!(%error, object = %obj.name_any(), "could not record event");
-        }
+            note,
+            regarding: obj.object_ref(&()),
+        });
     }
 }
 

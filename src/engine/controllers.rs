@@ -127,8 +127,21 @@ fn controller<K>(applied: &broadcast::Sender<Arc<K>>, store: &Store<K>) -> Contr
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
+    controller_where(applied, store, |_| true)
+}
+
+/// A controller of `K`, triggered by the objects its shared store applies
+/// that `changed` accepts.
+fn controller_where<K>(
+    applied: &broadcast::Sender<Arc<K>>,
+    store: &Store<K>,
+    changed: impl Fn(&K) -> bool + Send + 'static,
+) -> Controller<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
     Controller::for_shared_stream(
-        triggers::shared(applied.subscribe(), store.clone()),
+        triggers::shared(applied.subscribe(), store.clone(), changed),
         store.clone(),
     )
     .with_config(Config::default().concurrency(16))
@@ -290,81 +303,91 @@ pub(super) fn managed_clusters(
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
     let (a, b, d) = (s.clone(), s.clone(), s.clone());
-    let controller = controller(&s.applied.managed_clusters, &s.managed_clusters)
-        // Everything a cluster depends on triggers from the stores, after
-        // the store has the change: the reconcile always sees it.
-        .reconcile_on(triggers::from_applied(
-            s.applied.releases.subscribe(),
-            |r: &HelmRelease| {
-                let cluster = r.labels().get(labels::CLUSTER)?;
-                Some(ObjectRef::new(cluster).within(&r.namespace()?))
-            },
-            triggers::all(s.managed_clusters.clone()),
-        ))
-        // The release controller reverted (or failed to revert) changes
-        // made by hand: the cluster of that release says so.
-        .reconcile_on(triggers::from_applied(
-            s.applied.drift_events.subscribe(),
-            move |e: &Event| {
-                let r = e.regarding.as_ref()?;
-                let ns = r.namespace.as_deref()?;
-                let release = get(&d.releases, ns, r.name.as_deref()?)?;
-                let cluster = release.labels().get(labels::CLUSTER)?;
-                Some(ObjectRef::new(cluster).within(ns))
-            },
-            triggers::all(s.managed_clusters.clone()),
-        ))
-        .reconcile_on(triggers::from_applied(
-            s.applied.capi_clusters.subscribe(),
-            |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
-            triggers::all(s.managed_clusters.clone()),
-        ))
-        .reconcile_on(triggers::from_applied(
-            s.applied.kubeconfigs.subscribe(),
-            |sec: &PartialObjectMeta<Secret>| {
-                let cluster = clusters::access::cluster_of(sec)?;
-                Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
-            },
-            triggers::all(s.managed_clusters.clone()),
-        ))
-        .reconcile_on(triggers::from_applied(
-            s.applied.cluster_templates.subscribe(),
-            move |ct: &ClusterTemplate| {
-                let name = ct.name_any();
-                clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
-            },
-            triggers::all(s.managed_clusters.clone()),
-        ))
-        .reconcile_on(triggers::from_applied(
-            s.applied.service_templates.subscribe(),
-            move |st: &ServiceTemplate| {
-                let name = st.name_any();
-                let ns = st.namespace();
-                let templates: Vec<String> = b
-                    .cluster_templates
-                    .state()
-                    .iter()
-                    .filter(|t| {
-                        t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
-                    })
-                    .map(|t| t.name_any())
-                    .collect();
-                clusters_where(&b, ns, |c| {
-                    templates.contains(&c.spec.template)
-                        || c.spec
-                            .services
-                            .iter()
-                            .any(|x| x.template.as_deref() == Some(&name))
+    // What a reconcile wrote comes back through the stores: the cluster is
+    // not looked at again for it (see `echoes`).
+    let (own_status, own_releases) = (ctx.clone(), ctx.clone());
+    let controller = controller_where(
+        &s.applied.managed_clusters,
+        &s.managed_clusters,
+        move |mc: &ManagedCluster| !own_status.echoes.is_echo(mc),
+    )
+    // Everything a cluster depends on triggers from the stores, after
+    // the store has the change: the reconcile always sees it.
+    .reconcile_on(triggers::from_applied(
+        s.applied.releases.subscribe(),
+        move |r: &HelmRelease| {
+            if own_releases.echoes.is_echo(r) {
+                return None;
+            }
+            let cluster = r.labels().get(labels::CLUSTER)?;
+            Some(ObjectRef::new(cluster).within(&r.namespace()?))
+        },
+        triggers::all(s.managed_clusters.clone()),
+    ))
+    // The release controller reverted (or failed to revert) changes
+    // made by hand: the cluster of that release says so.
+    .reconcile_on(triggers::from_applied(
+        s.applied.drift_events.subscribe(),
+        move |e: &Event| {
+            let r = e.regarding.as_ref()?;
+            let ns = r.namespace.as_deref()?;
+            let release = get(&d.releases, ns, r.name.as_deref()?)?;
+            let cluster = release.labels().get(labels::CLUSTER)?;
+            Some(ObjectRef::new(cluster).within(ns))
+        },
+        triggers::all(s.managed_clusters.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.capi_clusters.subscribe(),
+        |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
+        triggers::all(s.managed_clusters.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.kubeconfigs.subscribe(),
+        |sec: &PartialObjectMeta<Secret>| {
+            let cluster = clusters::access::cluster_of(sec)?;
+            Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
+        },
+        triggers::all(s.managed_clusters.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.cluster_templates.subscribe(),
+        move |ct: &ClusterTemplate| {
+            let name = ct.name_any();
+            clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
+        },
+        triggers::all(s.managed_clusters.clone()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        s.applied.service_templates.subscribe(),
+        move |st: &ServiceTemplate| {
+            let name = st.name_any();
+            let ns = st.namespace();
+            let templates: Vec<String> = b
+                .cluster_templates
+                .state()
+                .iter()
+                .filter(|t| {
+                    t.namespace() == ns && t.spec.services.iter().any(|x| x.template == name)
                 })
-            },
-            triggers::all(s.managed_clusters.clone()),
-        ))
-        // A rollout reaching a cluster (or giving it back its last good
-        // revision): only those clusters, once the store has it.
-        .reconcile_on(triggers::rollout_clusters(
-            s.applied.rollouts.subscribe(),
-            s.managed_clusters.clone(),
-        ));
+                .map(|t| t.name_any())
+                .collect();
+            clusters_where(&b, ns, |c| {
+                templates.contains(&c.spec.template)
+                    || c.spec
+                        .services
+                        .iter()
+                        .any(|x| x.template.as_deref() == Some(&name))
+            })
+        },
+        triggers::all(s.managed_clusters.clone()),
+    ))
+    // A rollout reaching a cluster (or giving it back its last good
+    // revision): only those clusters, once the store has it.
+    .reconcile_on(triggers::rollout_clusters(
+        s.applied.rollouts.subscribe(),
+        s.managed_clusters.clone(),
+    ));
     start(
         controller,
         "managedclusters",

@@ -125,6 +125,7 @@ struct Snapshot {
     leader: bool,
     synced: bool,
     writes: u64,
+    events_dropped: u64,
     requests: BTreeMap<(&'static str, String), u64>,
     controllers: BTreeMap<&'static str, ControllerStats>,
     /// ManagedClusters by their Ready condition.
@@ -141,6 +142,9 @@ impl Snapshot {
             leader: role == Role::Leader,
             synced: stores.is_ready(),
             writes: counters.writes(),
+            events_dropped: counters
+                .events_dropped
+                .load(std::sync::atomic::Ordering::Relaxed),
             requests: counters.requests.snapshot(),
             controllers: counters.controllers.snapshot(),
             ..Default::default()
@@ -253,6 +257,12 @@ impl Collector for Snapshot {
             "hmc_engine_writes",
             "Create, apply, patch and delete requests sent.",
             self.writes,
+        )?;
+        counter(
+            &mut e,
+            "hmc_events_dropped",
+            "Events not recorded because too many were waiting to be written.",
+            self.events_dropped,
         )?;
         family(
             &mut e,
@@ -471,6 +481,7 @@ mod tests {
             leader: true,
             synced: true,
             writes: 42,
+            events_dropped: 3,
             requests: BTreeMap::from([
                 (("get", "managedclusters".to_string()), 5),
                 (("patch", "helmreleases".to_string()), 3),
@@ -492,6 +503,7 @@ mod tests {
             ("hmc_engine_leader", 1.0),
             ("hmc_engine_stores_synced", 1.0),
             ("hmc_engine_writes_total", 42.0),
+            ("hmc_events_dropped_total", 3.0),
             ("hmc_api_requests_total", 8.0),
             ("hmc_reconcile_total", 4.0),
             ("hmc_reconcile_errors_total", 1.0),

@@ -70,14 +70,16 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         status.superseded_by = Some(revision);
         status.finished_at = Some(Time(now));
         summarize(&old.spec, &mut status);
-        if status_if_changed(ctx, old.as_ref(), old.status.as_ref(), &status).await? {
+        if status_if_changed(ctx, old.as_ref(), old.status.as_ref(), &status)
+            .await?
+            .is_some()
+        {
             ctx.event(
                 old.as_ref(),
                 false,
                 "RolloutSuperseded",
                 format!("revision {revision} takes over"),
-            )
-            .await;
+            );
         }
     }
 
@@ -133,7 +135,7 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
     notes.extend(advance(&current.spec, &mut status, &health, now));
     status_if_changed(ctx, current, current.status.as_ref(), &status).await?;
     for n in notes {
-        ctx.event(current, n.warning, n.reason, n.message).await;
+        ctx.event(current, n.warning, n.reason, n.message);
     }
     if request.is_some() {
         clear_request(ctx, current).await?;
@@ -197,15 +199,13 @@ async fn start(
             "revision {revision}: {} clusters in {waves} waves; {summary}",
             status.clusters.len()
         ),
-    )
-    .await;
+    );
     ctx.event(
         ct,
         false,
         "RolloutPlanned",
         format!("revision {revision} rolls out as {}", obj.name_any()),
-    )
-    .await;
+    );
     // Its first step comes with the watch event of the new status.
     Ok(Action::requeue(Duration::from_secs(5)))
 }

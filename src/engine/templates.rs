@@ -238,21 +238,23 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
     };
     let was_valid = obj.chart_status().map(|s| s.valid);
     let next = obj.next_status(chart.clone(), &ctx.stores);
-    let changed = status_if_changed(ctx, obj, obj.status(), &next).await?;
+    let changed = status_if_changed(ctx, obj, obj.status(), &next)
+        .await?
+        .is_some();
     if changed && (was_valid != Some(chart.valid) || spec_problem.is_some()) {
         match (&chart.valid, &chart.validation_error) {
             (false, Some(why)) if spec_problem.is_some() => {
-                ctx.event(obj, true, "InvalidSpec", why.clone()).await
+                ctx.event(obj, true, "InvalidSpec", why.clone())
             }
             (true, _) => {
                 let what = format!("chart {} is ready", obj.helm().describe());
-                ctx.event(obj, false, "ChartReady", what).await;
+                ctx.event(obj, false, "ChartReady", what);
             }
             // Still being fetched (at start-up, say) is no failure.
             (false, Some(why)) if is_fetching(why) => {
-                ctx.event(obj, false, "ChartFetching", why.clone()).await
+                ctx.event(obj, false, "ChartFetching", why.clone())
             }
-            (false, Some(why)) => ctx.event(obj, true, "ChartNotReady", why.clone()).await,
+            (false, Some(why)) => ctx.event(obj, true, "ChartNotReady", why.clone()),
             (false, None) => {}
         }
     }
@@ -294,8 +296,11 @@ async fn cleanup<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
     let why = format!("cannot be deleted while in use by {}", users.join(", "));
     chart.validation_error = Some(why.clone());
     let next = obj.next_status(chart, &ctx.stores);
-    if status_if_changed(ctx, obj, obj.status(), &next).await? {
-        ctx.event(obj, true, "DeletionBlocked", why).await;
+    if status_if_changed(ctx, obj, obj.status(), &next)
+        .await?
+        .is_some()
+    {
+        ctx.event(obj, true, "DeletionBlocked", why);
     }
     Ok(Action::requeue(Duration::from_secs(30)))
 }
@@ -387,7 +392,9 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
             let cur_chart = get(&ctx.stores.charts, &ns, &chart.name_any());
             let applied = match apply_if_changed(ctx, &repo, cur_repo.as_deref()).await {
-                Ok(_) => apply_if_changed(ctx, &chart, cur_chart.as_deref()).await,
+                Ok(_) => apply_if_changed(ctx, &chart, cur_chart.as_deref())
+                    .await
+                    .map(drop),
                 Err(e) => Err(e),
             };
             match applied {

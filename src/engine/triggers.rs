@@ -164,9 +164,13 @@ where
 /// The store may have listed long before the controller starts (an engine
 /// that takes the lease later): what it holds then is where the
 /// controller's first pass starts, read when the stream is first polled.
+///
+/// Of the objects applied later, only those `changed` accepts trigger (the
+/// controller's own writes coming back, see `echoes`, need no second look).
 pub fn shared<K>(
     rx: broadcast::Receiver<Arc<K>>,
     store: Store<K>,
+    changed: impl Fn(&K) -> bool + Send + 'static,
 ) -> impl Stream<Item = Arc<K>> + Send + 'static
 where
     K: kube::Resource + Clone + Send + Sync + 'static,
@@ -174,7 +178,11 @@ where
 {
     let first = store.clone();
     let initial = stream::once(async move { stream::iter(first.state()) }).flatten();
-    let updates = follow(rx, Some, move || store.state());
+    let updates = follow(
+        rx,
+        move |obj: Arc<K>| changed(&obj).then_some(obj),
+        move || store.state(),
+    );
     initial.chain(updates)
 }
 
@@ -211,10 +219,14 @@ mod tests {
         let (tx, rx) = broadcast::channel(4);
         // Listed before the controller subscribed: no broadcast reaches it.
         writer.apply_watcher_event(&watcher::Event::Apply(cm("listed")));
-        let mut stream = Box::pin(shared(rx, reader.clone()));
+        let mut stream = Box::pin(shared(rx, reader.clone(), |cm: &ConfigMap| {
+            cm.name_any() != "echo"
+        }));
         assert_eq!(stream.next().await.unwrap().name_any(), "listed");
         // Later changes come from the broadcast.
         writer.apply_watcher_event(&watcher::Event::Apply(cm("new")));
+        // One that is not a change to look at is passed over.
+        tx.send(Arc::new(cm("echo"))).unwrap();
         tx.send(Arc::new(cm("new"))).unwrap();
         assert_eq!(stream.next().await.unwrap().name_any(), "new");
         // A receiver that fell behind gets everything in the store.

@@ -119,8 +119,7 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
                 false,
                 "ClusterChartRemoving",
                 "services uninstalled; removing the cluster".into(),
-            )
-            .await;
+            );
         } else if force && stuck {
             drop_finalizers::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
         }
@@ -135,6 +134,8 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
     }
     finalizer::remove(ctx, mc).await?;
     ctx.written.forget(mc);
+    ctx.echoes
+        .forget::<ManagedCluster>(&mc.namespace().unwrap_or_default(), &mc.name_any());
     Ok(Action::await_change())
 }
 

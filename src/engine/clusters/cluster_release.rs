@@ -41,12 +41,14 @@ pub(super) async fn apply(
         // Another release interval alone installs nothing again.
         let same_install = carry_installs_as(&mut desired, cluster_release_obj.as_deref());
         match apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await {
-            Ok(true) if same_install => {}
-            Ok(true) => {
-                applied.cluster_chart = Some(t.spec.helm.describe());
-                cluster_release_obj = None; // its status describes the previous spec
+            Ok(Some(written)) => {
+                ctx.echoes.wrote(&written);
+                if !same_install {
+                    applied.cluster_chart = Some(t.spec.helm.describe());
+                    cluster_release_obj = None; // its status describes the previous spec
+                }
             }
-            Ok(false) => {}
+            Ok(None) => {}
             Err(Error::NameConflict(c)) => conflict = Some(c.to_string()),
             Err(e) => return Err(e),
         }

@@ -40,33 +40,32 @@ impl Applied {
 }
 
 /// Tells what this reconcile applied, if anything.
-pub(super) async fn applied(
+pub(super) fn applied(
     mc: &ManagedCluster,
     ctx: &Context,
     applied: &Applied,
     revision: Option<i64>,
 ) {
     if let Some((reason, note)) = applied.event(revision) {
-        ctx.event(mc, false, reason, note).await;
+        ctx.event(mc, false, reason, note);
     }
 }
 
 /// Tells that a service is being uninstalled.
-pub(super) async fn removing(mc: &ManagedCluster, ctx: &Context, service: &str) {
+pub(super) fn removing(mc: &ManagedCluster, ctx: &Context, service: &str) {
     ctx.event(
         mc,
         false,
         "ServiceRemoving",
         format!("uninstalling {service}"),
-    )
-    .await;
+    );
 }
 
 /// Transitions people want to hear about: a service that became installed,
 /// or failed, since the status the cluster has. (A correction of changes
 /// made by hand that failed fails the service, and is told here as any
 /// failure; one that worked is told by [`corrections`].)
-pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
+pub(super) fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
     let old_services = mc
         .status
         .as_ref()
@@ -98,8 +97,7 @@ pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[
                     "ServiceInstalled"
                 },
                 note,
-            )
-            .await;
+            );
         }
     }
 }
@@ -108,7 +106,7 @@ pub(super) async fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[
 /// did not tell yet, once: a reconcile may read the cluster before the
 /// store has the status that tells it, so the engine also remembers what
 /// it told. Called once the status is written.
-pub(super) async fn corrections(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
+pub(super) fn corrections(mc: &ManagedCluster, ctx: &Context, services: &[ServiceStatus]) {
     let old_services = mc
         .status
         .as_ref()
@@ -130,8 +128,7 @@ pub(super) async fn corrections(mc: &ManagedCluster, ctx: &Context, services: &[
                 false,
                 "ServiceDriftCorrected",
                 format!("{}: {message}", s.name),
-            )
-            .await;
+            );
         }
     }
 }

@@ -48,7 +48,10 @@ pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Act
             // gets its releases in this reconcile, not after another trip
             // through the watch and the queue.
             match finalizer::add(&ctx, mc.as_ref()).await? {
-                Some(updated) => apply(&updated, &ctx).await,
+                Some(updated) => {
+                    ctx.echoes.wrote(&updated);
+                    apply(&updated, &ctx).await
+                }
                 None => Ok(Action::await_change()),
             }
         } else {
@@ -72,16 +75,17 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     let mut applied = Applied::default();
     let cluster = cluster_release::apply(mc, ctx, &given, &mut applied).await?;
     let mut services = services::apply(mc, ctx, &given, &cluster, &mut applied).await?;
-    events::applied(mc, ctx, &applied, given.revision).await;
+    events::applied(mc, ctx, &applied, given.revision);
     services::uninstall_unwanted(mc, ctx, &given, &mut services).await?;
     if !services.through_kubeconfig && !given.existing.iter().any(|r| given::is_service(r)) {
         // No service is installed through the kubeconfig any more.
         access::release(ctx, &given.ns, &given.name).await?;
     }
-    events::transitions(mc, ctx, &services.statuses).await;
+    events::transitions(mc, ctx, &services.statuses);
     let (status, look_again) = status::of(mc, &given, cluster, services);
-    if status_if_changed(ctx, mc, mc.status.as_ref(), &status).await? {
-        events::corrections(mc, ctx, &status.services).await;
+    if let Some(written) = status_if_changed(ctx, mc, mc.status.as_ref(), &status).await? {
+        ctx.echoes.wrote(&written);
+        events::corrections(mc, ctx, &status.services);
     }
     Ok(look_again)
 }
@@ -103,8 +107,11 @@ async fn refuse_name(mc: &ManagedCluster, ctx: &Context, why: &str) -> Result<Ac
         observed_generation: mc.meta().generation,
         ..status::status_with(mc, &desired)
     };
-    if status_if_changed(ctx, mc, mc.status.as_ref(), &status).await? {
-        ctx.event(mc, true, INVALID_NAME, message).await;
+    if status_if_changed(ctx, mc, mc.status.as_ref(), &status)
+        .await?
+        .is_some()
+    {
+        ctx.event(mc, true, INVALID_NAME, message);
     }
     Ok(Action::await_change())
 }

@@ -184,7 +184,11 @@ async fn install(
             // installed again, and the status the release has still holds.
             let same_install = carry_installs_as(&mut desired, current.as_deref());
             let wrote = match apply_if_changed(ctx, &desired, current.as_deref()).await {
-                Ok(wrote) => wrote,
+                Ok(Some(written)) => {
+                    ctx.echoes.wrote(&written);
+                    true
+                }
+                Ok(None) => false,
                 Err(Error::NameConflict(c)) => {
                     conflicts.push(d.name.clone());
                     break 'apply Observed {
@@ -323,7 +327,7 @@ pub(super) async fn uninstall_unwanted(
                 .unwrap_or_else(|| rel.name_any());
             if rel.metadata.deletion_timestamp.is_none() {
                 delete::<HelmRelease>(ctx, &given.ns, &rel.name_any()).await?;
-                events::removing(mc, ctx, &service).await;
+                events::removing(mc, ctx, &service);
             }
             services.statuses.push(ServiceStatus {
                 name: service,
