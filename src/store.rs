@@ -432,6 +432,20 @@ where
     reflected_where(api, not_ours(), |_| true, names_only, None, watches)
 }
 
+/// Whether a relisted object is news: the store did not have it, or had
+/// another version. A watch that expired relists everything; announcing
+/// 40,000 unchanged releases would overflow every receiver's broadcast and
+/// make each controller look at everything again, for nothing.
+fn changed_on_relist<K: Resource>(before: Option<&K>, relisted: &K) -> bool {
+    match (
+        before.and_then(|b| b.meta().resource_version.as_ref()),
+        &relisted.meta().resource_version,
+    ) {
+        (Some(old), Some(new)) => old != new,
+        _ => true,
+    }
+}
+
 /// [`reflected_with_applied`], keeping only the objects `keep` selects
 /// (for what a field selector cannot select), each after `strip` took
 /// from it what no reader needs, and keeping `index` as the store changes.
@@ -495,8 +509,13 @@ where
                     match event {
                         watcher::Event::Init => relisted.clear(),
                         // A relist's objects show in the store only at its
-                        // end: announce them then.
-                        watcher::Event::InitApply(o) => relisted.push(ObjectRef::from_obj(&o)),
+                        // end: announce them then, those that changed.
+                        watcher::Event::InitApply(o) => {
+                            let r = ObjectRef::from_obj(&o);
+                            if changed_on_relist(reader.get(&r).as_deref(), &o) {
+                                relisted.push(r);
+                            }
+                        }
                         watcher::Event::InitDone => {
                             listed_tx.send_replace(true);
                             for o in relisted.drain(..).filter_map(|r| reader.get(&r)) {
@@ -733,6 +752,28 @@ where
 mod tests {
     use super::*;
     use kube::core::Status;
+
+    #[test]
+    fn a_relist_announces_what_is_new_or_changed_only() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let at = |version: Option<&str>| {
+            let mut cm = ConfigMap::default();
+            cm.metadata.name = Some("x".into());
+            cm.metadata.resource_version = version.map(String::from);
+            cm
+        };
+        assert!(changed_on_relist(None, &at(Some("7"))), "new");
+        assert!(
+            changed_on_relist(Some(&at(Some("6"))), &at(Some("7"))),
+            "changed"
+        );
+        assert!(
+            !changed_on_relist(Some(&at(Some("7"))), &at(Some("7"))),
+            "the same"
+        );
+        // Without versions nothing can be told apart: announced.
+        assert!(changed_on_relist(Some(&at(None)), &at(None)));
+    }
 
     #[test]
     fn others_names_keep_only_what_tells_whose_they_are() {

@@ -91,10 +91,18 @@ fn progress(what: &str) {
     eprintln!("[bench {}] {what}", report::clock());
 }
 
+/// The label value of this benchmark's namespaces (see
+/// `common::TestNamespace::remove_leftovers`).
+const MARKER: &str = "engine-bench";
+
 async fn run_once(n: usize, converge_only: bool) -> report::Run {
     let client = common::mgmt().await;
-    let engine_ns = common::TestNamespace::create(&client, &format!("bench-{n}")).await;
-    let base_ns = common::TestNamespace::create(&client, &format!("bench-{n}-base")).await;
+    let marked = |prefix: String| {
+        let client = client.clone();
+        async move { common::TestNamespace::create_marked(&client, &prefix, Some(MARKER)).await }
+    };
+    let engine_ns = marked(format!("bench-{n}")).await;
+    let base_ns = marked(format!("bench-{n}-base")).await;
     let (ns, base) = (engine_ns.name.clone(), base_ns.name.clone());
     let mut run = report::Run {
         n,
@@ -243,6 +251,8 @@ async fn done(
 async fn main() {
     let options = options();
     engine::check_shards();
+    let client = common::mgmt().await;
+    common::TestNamespace::remove_leftovers(&client, MARKER, Duration::from_secs(600)).await;
     let mut runs = Vec::new();
     for &n in &options.sizes {
         for i in 0..options.runs {

@@ -246,9 +246,14 @@ struct Run {
     spread: Vec<(String, usize)>,
 }
 
+/// The label value of this benchmark's namespaces (see
+/// `common::TestNamespace::remove_leftovers`).
+const MARKER: &str = "flux-bench";
+
 async fn run_once(n: usize, k: usize) -> Run {
     let client = common::mgmt().await;
-    let test_ns = common::TestNamespace::create(&client, &format!("flux-{n}-{k}")).await;
+    let test_ns =
+        common::TestNamespace::create_marked(&client, &format!("flux-{n}-{k}"), Some(MARKER)).await;
     let ns = test_ns.name.clone();
     templates(&client, &ns).await;
     let engine = Headless::start(
@@ -355,6 +360,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 async fn main() {
     let options = options();
     let _ = started();
+    let client = common::mgmt().await;
+    common::TestNamespace::remove_leftovers(&client, MARKER, Duration::from_secs(600)).await;
     let mut runs = Vec::new();
     for &n in &options.sizes {
         for &k in &options.shards {

@@ -122,8 +122,18 @@ pub struct TestNamespace {
     client: Client,
 }
 
+/// The label on a benchmark's namespaces: the benchmark's name. A run
+/// that was killed leaves its namespaces (thousands of clusters) behind,
+/// and the next run removes them first.
+pub const LEFT_BY: &str = "hmc-tui.test/left-by";
+
 impl TestNamespace {
     pub async fn create(client: &Client, prefix: &str) -> Self {
+        Self::create_marked(client, prefix, None).await
+    }
+
+    /// As [`create`](Self::create), labelled with [`LEFT_BY`]` = marker`.
+    pub async fn create_marked(client: &Client, prefix: &str, marker: Option<&str>) -> Self {
         let suffix = format!(
             "{:x}",
             std::time::SystemTime::now()
@@ -134,8 +144,12 @@ impl TestNamespace {
         );
         let name = format!("{prefix}-{suffix}");
         let api: Api<Namespace> = Api::all(client.clone());
-        let ns: Namespace =
-            serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+        let labels: std::collections::BTreeMap<&str, &str> =
+            marker.map(|m| (LEFT_BY, m)).into_iter().collect();
+        let ns: Namespace = serde_json::from_value(
+            serde_json::json!({"metadata": {"name": name, "labels": labels}}),
+        )
+        .unwrap();
         api.create(&PostParams::default(), &ns)
             .await
             .expect("create namespace");
@@ -158,6 +172,27 @@ impl TestNamespace {
             Api::namespaced(self.client.clone(), "kube-system");
         let lease = engine::claims::lease_name(Some(&self.name));
         let _ = leases.delete(&lease, &DeleteParams::default()).await;
+    }
+
+    /// Removes the namespaces labelled [`LEFT_BY`]` = marker`, as
+    /// [`cleanup_and_wait`](Self::cleanup_and_wait) does: what a killed run
+    /// of that benchmark left.
+    pub async fn remove_leftovers(client: &Client, marker: &str, timeout: Duration) {
+        let api: Api<Namespace> = Api::all(client.clone());
+        let selector = format!("{LEFT_BY}={marker}");
+        let list = api
+            .list_metadata(&kube::api::ListParams::default().labels(&selector))
+            .await
+            .expect("list namespaces");
+        for ns in list.items {
+            let name = ns.metadata.name.unwrap_or_default();
+            eprintln!("removing {name}, left by an earlier run of {marker}");
+            let left = Self {
+                name,
+                client: client.clone(),
+            };
+            left.cleanup_and_wait(timeout).await;
+        }
     }
 
     /// As [`cleanup`](Self::cleanup), and waits until the namespace is gone
