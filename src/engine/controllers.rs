@@ -276,6 +276,7 @@ pub(super) fn cluster_templates(
 /// reconciles ClusterTemplates, whose rollouts it starts and moves on.
 pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl Future<Output = ()> {
     let s = &ctx.stores;
+    let clusters = s.managed_clusters.clone();
     let controller = controller(&s.applied.cluster_templates, &s.cluster_templates)
         .reconcile_on(triggers::rollout_templates(
             s.applied.rollouts.subscribe(),
@@ -285,7 +286,14 @@ pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl F
         // once, one look per template and interval takes them all in.
         .reconcile_on(throttle::throttled(
             templates_of_clusters(s),
-            rollouts::CLUSTER_TRIGGER_INTERVAL,
+            throttle::Throttle::per_key(Box::new(move |t: &ObjectRef<ClusterTemplate>| {
+                let made_from = clusters
+                    .state()
+                    .iter()
+                    .filter(|c| c.spec.template == t.name && c.namespace() == t.namespace)
+                    .count();
+                rollouts::look_interval(made_from)
+            })),
         ));
     start(
         controller,

@@ -129,3 +129,13 @@ fn one_look_at_ten_thousand_clusters() {
         );
     }
 }
+
+#[test]
+fn a_larger_fleet_is_looked_at_less_often() {
+    let sec = std::time::Duration::from_secs(1);
+    assert_eq!(look_interval(0), sec);
+    assert_eq!(look_interval(1), sec);
+    assert_eq!(look_interval(1000), sec);
+    assert_eq!(look_interval(1001), 2 * sec);
+    assert_eq!(look_interval(10_000), 10 * sec);
+}
