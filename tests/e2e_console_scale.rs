@@ -7,7 +7,14 @@
 //! first full frame was drawn. No engine runs: the statuses are the
 //! fleet's.
 //!
-//! Ignored (a measurement, and it writes 2N objects); N is 10,000, or
+//! Next to each cluster it also writes what the engine and Cluster API
+//! would have made for it (see [`made_for`]): its cluster release and three
+//! service releases (labelled for a shard no release controller watches,
+//! so nothing acts on them), a provisioned CAPI Cluster and its kubeconfig
+//! secret. A console that lists kinds it does not show pays for them here.
+//! `HMC_CONSOLE_BARE=1` leaves them out.
+//!
+//! Ignored (a measurement, and it writes 9N objects); N is 10,000, or
 //! `HMC_CONSOLE_FLEET`:
 //!
 //! ```sh
@@ -19,7 +26,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use futures::{StreamExt, TryStreamExt};
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -27,6 +35,8 @@ use serde_json::json;
 
 use common::console::Console;
 use common::{TestNamespace, harness_dir};
+use hmc_tui::api::labels;
+use hmc_tui::flux::SHARD_LABEL;
 use hmc_tui::tui::fixtures::fleet::fleet;
 
 /// Requests in flight while creating the fleet.
@@ -121,6 +131,16 @@ async fn first_frame_over_a_large_fleet() {
         ns.cleanup_and_wait(Duration::from_secs(600)).await;
         panic!("create the fleet: {e}");
     }
+    if std::env::var("HMC_CONSOLE_BARE").is_err() {
+        let names = fleet
+            .clusters
+            .iter()
+            .filter_map(|c| c.metadata.name.clone());
+        if let Err(e) = made_for(&client, &ns.name, names.collect()).await {
+            ns.cleanup_and_wait(Duration::from_secs(600)).await;
+            panic!("create what the engine makes: {e}");
+        }
+    }
     // The rollout's status lists every cluster: at 10,000 it may be more
     // than the API server takes in one object. The console then shows the
     // rollout without one.
@@ -147,8 +167,10 @@ async fn first_frame_over_a_large_fleet() {
     );
 
     let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+    let log = Console::dir_of(&ns.name).join("state/hmc-tui/hmc-tui.log");
     let mut figures = Vec::new();
     for run in 0..RUNS {
+        let logged = std::fs::metadata(&log).map_or(0, |m| m.len() as usize);
         let console = Console::start_with(
             &ns.name,
             "",
@@ -166,6 +188,13 @@ async fn first_frame_over_a_large_fleet() {
             figure.1,
             figure.2
         );
+        // When each store had its first list, from the console's log.
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        for line in text.get(logged..).unwrap_or_default().lines() {
+            if let Some(i) = line.find("first list") {
+                eprintln!("  {}", &line[i..]);
+            }
+        }
         figures.push(figure);
     }
     let median = |f: fn(&(f64, f64, f64)) -> f64| {
@@ -180,6 +209,91 @@ async fn first_frame_over_a_large_fleet() {
         median(|f| f.2)
     );
     ns.cleanup_and_wait(Duration::from_secs(600)).await;
+}
+
+/// The label no release controller watches (see the harness's shards).
+const UNWATCHED: &str = "unwatched";
+const SERVICES: [&str; 3] = ["ingress-nginx", "cert-manager", "external-dns"];
+
+/// What the engine and Cluster API make for each of `clusters`: the
+/// cluster's release and one per service (as the engine writes them, for a
+/// shard nobody watches, without a status), a provisioned CAPI Cluster and
+/// its kubeconfig secret.
+async fn made_for(client: &Client, ns: &str, clusters: Vec<String>) -> kube::Result<()> {
+    let releases: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        ns,
+        &common::ar(
+            "helm.toolkit.fluxcd.io",
+            "v2",
+            "HelmRelease",
+            "helmreleases",
+        ),
+    );
+    let capi: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        ns,
+        &common::ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
+    );
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let kubeconfig = common::child_kubeconfig_text(1);
+    futures::stream::iter(clusters)
+        .map(|name| {
+            let (releases, capi, secrets, kubeconfig) = (&releases, &capi, &secrets, &kubeconfig);
+            async move {
+                let cluster_release = release(&name, &name, None);
+                releases
+                    .create(&PostParams::default(), &cluster_release)
+                    .await?;
+                for service in SERVICES {
+                    let r = release(&format!("{name}-{service}"), &name, Some(service));
+                    releases.create(&PostParams::default(), &r).await?;
+                }
+                common::capi::provision(capi, &name).await?;
+                common::capi::kubeconfig_secret(secrets, &name, kubeconfig).await
+            }
+        })
+        .buffer_unordered(IN_FLIGHT)
+        .try_collect::<Vec<()>>()
+        .await
+        .map(drop)
+}
+
+/// A release as the engine writes one for `cluster` (its own chart when
+/// `service` is `None`), with a few values.
+fn release(name: &str, cluster: &str, service: Option<&str>) -> DynamicObject {
+    let mut labels = json!({
+        (labels::MANAGED_BY): labels::MANAGED_BY_VALUE,
+        (labels::CLUSTER): cluster,
+        (labels::ROLE): if service.is_some() { "service" } else { "cluster" },
+        (SHARD_LABEL): UNWATCHED,
+    });
+    if let Some(service) = service {
+        labels[labels::SERVICE] = json!(service);
+    }
+    let chart = service.unwrap_or("aws-standalone-cp");
+    let mut spec = json!({
+        "interval": "10m",
+        "releaseName": service.unwrap_or(cluster),
+        "chart": {"spec": {
+            "chart": chart, "version": "1.0.0",
+            "sourceRef": {"kind": "HelmRepository", "name": format!("{chart}-1-0-0")},
+        }},
+        "install": {"remediation": {"retries": 3}},
+        "upgrade": {"remediation": {"retries": 3}},
+        "values": {"cluster": {"name": cluster, "region": "eu-west-1",
+                               "controlPlane": {"replicas": 3}, "workers": {"replicas": 5}}},
+    });
+    if let Some(service) = service {
+        spec["targetNamespace"] = json!(service);
+        spec["kubeConfig"] = json!({"secretRef": {"name": format!("{cluster}-kubeconfig")}});
+    }
+    serde_json::from_value(json!({
+        "apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+        "metadata": {"name": name, "labels": labels},
+        "spec": spec,
+    }))
+    .expect("a release")
 }
 
 /// Whether the API server (or etcd behind it) refused an object for its size.
