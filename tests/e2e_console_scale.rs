@@ -14,6 +14,10 @@
 //! secret. A console that lists kinds it does not show pays for them here.
 //! `HMC_CONSOLE_BARE=1` leaves them out.
 //!
+//! `HMC_CONSOLE_COMPARE=<path of another hmc-tui build>` runs that build
+//! too, taking turns with this one over the same fleet, and gives the
+//! medians of each.
+//!
 //! Ignored (a measurement, and it writes 9N objects); N is 10,000, or
 //! `HMC_CONSOLE_FLEET`:
 //!
@@ -23,6 +27,7 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures::{StreamExt, TryStreamExt};
@@ -168,47 +173,67 @@ async fn first_frame_over_a_large_fleet() {
 
     let kubeconfig = harness_dir().join("mgmt.kubeconfig");
     let log = Console::dir_of(&ns.name).join("state/hmc-tui/hmc-tui.log");
-    let mut figures = Vec::new();
-    for run in 0..RUNS {
-        let logged = std::fs::metadata(&log).map_or(0, |m| m.len() as usize);
-        let console = Console::start_with(
-            &ns.name,
-            "",
-            &kubeconfig,
-            &format!("--readonly --exit-after-first-frame -n {}", ns.name),
-        );
-        let screen = console
-            .wait_text(&["[console exited: 0]"], Duration::from_secs(120))
-            .await;
-        let figure = parse(&screen).unwrap_or_else(|| panic!("no first frame: {screen}"));
-        eprintln!(
-            "run {}: stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
-            run + 1,
-            figure.0,
-            figure.1,
-            figure.2
-        );
-        // When each store had its first list, from the console's log.
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        for line in text.get(logged..).unwrap_or_default().lines() {
-            if let Some(i) = line.find("first list") {
-                eprintln!("  {}", &line[i..]);
-            }
-        }
-        figures.push(figure);
+    // This build, and the one to compare with, taking turns on one fleet.
+    let mut binaries = vec![(
+        "this build".to_string(),
+        PathBuf::from(env!("CARGO_BIN_EXE_hmc-tui")),
+    )];
+    if let Some(other) = std::env::var_os("HMC_CONSOLE_COMPARE") {
+        let other = PathBuf::from(other);
+        binaries.push((other.display().to_string(), other));
     }
-    let median = |f: fn(&(f64, f64, f64)) -> f64| {
-        let mut v: Vec<f64> = figures.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    eprintln!(
-        "medians of {RUNS}: stores synced {:.0} ms; first full frame {:.1} ms later; {:.0} ms after start",
-        median(|f| f.0),
-        median(|f| f.1),
-        median(|f| f.2)
-    );
+    let mut figures = vec![Vec::new(); binaries.len()];
+    for run in 0..RUNS {
+        for ((label, bin), figures) in binaries.iter().zip(&mut figures) {
+            let figure = first_frame(bin, &ns.name, &kubeconfig, &log).await;
+            eprintln!(
+                "run {} ({label}): stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
+                run + 1,
+                figure.0,
+                figure.1,
+                figure.2
+            );
+            figures.push(figure);
+        }
+    }
+    for ((label, _), figures) in binaries.iter().zip(&figures) {
+        let median = |f: fn(&(f64, f64, f64)) -> f64| {
+            let mut v: Vec<f64> = figures.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        eprintln!(
+            "medians of {RUNS} ({label}): stores synced {:.0} ms; first full frame {:.1} ms later; {:.0} ms after start",
+            median(|f| f.0),
+            median(|f| f.1),
+            median(|f| f.2)
+        );
+    }
     ns.cleanup_and_wait(Duration::from_secs(600)).await;
+}
+
+/// One read-only console of `bin` over `ns` until its first full frame:
+/// (stores synced, first full frame after it, after start) in ms. Prints
+/// when each store had its first list, from the console's `log`.
+async fn first_frame(bin: &Path, ns: &str, kubeconfig: &Path, log: &Path) -> (f64, f64, f64) {
+    let console = Console::start_binary(
+        bin,
+        ns,
+        "",
+        kubeconfig,
+        &format!("--readonly --exit-after-first-frame -n {ns}"),
+    );
+    let screen = console
+        .wait_text(&["[console exited: 0]"], Duration::from_secs(120))
+        .await;
+    let figure = parse(&screen).unwrap_or_else(|| panic!("no first frame: {screen}"));
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    for line in text.lines() {
+        if let Some(i) = line.find("first list") {
+            eprintln!("  {}", &line[i..]);
+        }
+    }
+    figure
 }
 
 /// The label no release controller watches (see the harness's shards).
