@@ -120,18 +120,20 @@ pub async fn check_crds(
             .await
             .map_err(|e| request_failed(&e, target))?
     } else {
+        // At once, and only their metadata: the schemas are most of a
+        // CRD, and nothing here reads them.
         let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-        let mut missing = Vec::new();
-        for name in CONSOLE_CRDS {
-            let found = api
-                .get_opt(name)
-                .await
-                .map_err(|e| request_failed(&e, target))?;
-            if found.is_none() {
-                missing.push(name.to_string());
-            }
-        }
-        missing
+        let found = futures::future::try_join_all(
+            CONSOLE_CRDS.iter().map(|name| api.get_metadata_opt(name)),
+        )
+        .await
+        .map_err(|e| request_failed(&e, target))?;
+        CONSOLE_CRDS
+            .iter()
+            .zip(found)
+            .filter(|(_, crd)| crd.is_none())
+            .map(|(name, _)| name.to_string())
+            .collect()
     };
     if missing.is_empty() {
         return Ok(());

@@ -478,6 +478,7 @@ where
     // applied the event: no second copy of every object in flight.
     let reader = store.clone();
     let mut relisted: Vec<ObjectRef<K>> = Vec::new();
+    let set_up = std::time::Instant::now();
     // Lists are served from the API server's watch cache (resourceVersion
     // 0), as client-go's informers list, not read from etcd: with 10,000
     // clusters the read from etcd is most of the time a start takes. The
@@ -517,7 +518,14 @@ where
                             }
                         }
                         watcher::Event::InitDone => {
-                            listed_tx.send_replace(true);
+                            if !listed_tx.send_replace(true) {
+                                tracing::debug!(
+                                    %kind,
+                                    objects = relisted.len(),
+                                    ms = set_up.elapsed().as_millis() as u64,
+                                    "first list"
+                                );
+                            }
                             for o in relisted.drain(..).filter_map(|r| reader.get(&r)) {
                                 let _ = sender.send(o);
                             }
@@ -611,11 +619,39 @@ fn recover_when_quiet(health: std::sync::Arc<watch::Sender<WatchHealth>>) -> Rec
     Recovery { last_failure, run }
 }
 
+/// Which kinds a set of stores watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kinds {
+    /// Every kind: what the engine reads.
+    All,
+    /// Only the kinds the console shows: the templates, the clusters and
+    /// the rollouts. The other stores stay empty and never list (their
+    /// `listed` flags end unset), so a console that does not share the
+    /// engine's stores lists and decodes nothing it does not show.
+    Shown,
+}
+
 impl Stores {
     /// Sets up one watch per kind. Nothing is read until the returned
     /// watches are driven.
     pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
+        Stores::watching(client, scope, Kinds::All)
+    }
+
+    /// Sets up the watches of `kinds`; the stores of the other kinds stay
+    /// empty. Nothing is read until the returned watches are driven.
+    pub fn watching(client: &Client, scope: &Scope, kinds: Kinds) -> (Stores, Watches) {
+        let mut shown = Watches::new();
+        // The watches of the kinds the console does not show.
         let mut w = Watches::new();
+        let service_templates =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
+        let cluster_templates =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
+        let managed_clusters =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
+        let rollouts =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
         let secrets: Api<PartialObjectMeta<Secret>> = scope.api(client);
         let kubeconfigs = reflected_where(
             secrets,
@@ -625,14 +661,6 @@ impl Stores {
             None,
             &mut w,
         );
-        let service_templates =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
-        let cluster_templates =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
-        let managed_clusters =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
-        let rollouts =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
         let releases_by_cluster = index::Index::new(cluster_of);
         let releases = reflected_where(
             scope.api(client),
@@ -735,7 +763,11 @@ impl Stores {
                 other_repositories: other_repositories.1,
             },
         };
-        (stores, w)
+        // Unread, the other kinds' watches are dropped before they list.
+        if kinds == Kinds::All {
+            shown.extend(w);
+        }
+        (stores, shown)
     }
 }
 
@@ -870,6 +902,34 @@ mod tests {
         // Nothing to recover from.
         assert!(!quiet_again(&WatchHealth::Ok, Some(failed), at(600)));
         assert!(!quiet_again(&failing, None, at(600)));
+    }
+
+    /// Stores of the kinds the console shows watch only those; the
+    /// engine's watch every kind. The others never list, and whoever waits
+    /// for them learns so instead of waiting for ever.
+    #[tokio::test]
+    async fn only_the_kinds_asked_for_are_watched() {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        let client = Client::try_from(config).unwrap();
+        let scope = Scope::default();
+        let (all, every) = Stores::watching(&client, &scope, Kinds::All);
+        assert_eq!(every.len(), all.health.all().len());
+        let (shown, watches) = Stores::watching(&client, &scope, Kinds::Shown);
+        assert_eq!(watches.len(), 4);
+        for unread in [
+            shown.listed.releases.clone(),
+            shown.listed.capi_clusters.clone(),
+            shown.listed.kubeconfigs.clone(),
+            shown.listed.other_releases.clone(),
+        ] {
+            assert!(listed(unread).await.is_err());
+        }
+        assert!(!shown.is_ready());
+        // The shown kinds list once their watches are driven: their flags
+        // still have a sender.
+        assert!(shown.listed.managed_clusters.has_changed().is_ok());
+        drop(watches);
+        assert!(shown.listed.managed_clusters.has_changed().is_err());
     }
 
     fn api(code: u16, message: &str) -> kube::Error {

@@ -7,7 +7,18 @@
 //! first full frame was drawn. No engine runs: the statuses are the
 //! fleet's.
 //!
-//! Ignored (a measurement, and it writes 2N objects); N is 10,000, or
+//! Next to each cluster it also writes what the engine and Cluster API
+//! would have made for it (see [`made_for`]): its cluster release and three
+//! service releases (labelled for a shard no release controller watches,
+//! so nothing acts on them), a provisioned CAPI Cluster and its kubeconfig
+//! secret. A console that lists kinds it does not show pays for them here.
+//! `HMC_CONSOLE_BARE=1` leaves them out.
+//!
+//! `HMC_CONSOLE_COMPARE=<path of another hmc-tui build>` runs that build
+//! too, taking turns with this one over the same fleet, and gives the
+//! medians of each.
+//!
+//! Ignored (a measurement, and it writes 9N objects); N is 10,000, or
 //! `HMC_CONSOLE_FLEET`:
 //!
 //! ```sh
@@ -16,10 +27,12 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures::{StreamExt, TryStreamExt};
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -27,6 +40,8 @@ use serde_json::json;
 
 use common::console::Console;
 use common::{TestNamespace, harness_dir};
+use hmc_tui::api::labels;
+use hmc_tui::flux::SHARD_LABEL;
 use hmc_tui::tui::fixtures::fleet::fleet;
 
 /// Requests in flight while creating the fleet.
@@ -121,6 +136,16 @@ async fn first_frame_over_a_large_fleet() {
         ns.cleanup_and_wait(Duration::from_secs(600)).await;
         panic!("create the fleet: {e}");
     }
+    if std::env::var("HMC_CONSOLE_BARE").is_err() {
+        let names = fleet
+            .clusters
+            .iter()
+            .filter_map(|c| c.metadata.name.clone());
+        if let Err(e) = made_for(&client, &ns.name, names.collect()).await {
+            ns.cleanup_and_wait(Duration::from_secs(600)).await;
+            panic!("create what the engine makes: {e}");
+        }
+    }
     // The rollout's status lists every cluster: at 10,000 it may be more
     // than the API server takes in one object. The console then shows the
     // rollout without one.
@@ -147,39 +172,153 @@ async fn first_frame_over_a_large_fleet() {
     );
 
     let kubeconfig = harness_dir().join("mgmt.kubeconfig");
-    let mut figures = Vec::new();
-    for run in 0..RUNS {
-        let console = Console::start_with(
-            &ns.name,
-            "",
-            &kubeconfig,
-            &format!("--readonly --exit-after-first-frame -n {}", ns.name),
-        );
-        let screen = console
-            .wait_text(&["[console exited: 0]"], Duration::from_secs(120))
-            .await;
-        let figure = parse(&screen).unwrap_or_else(|| panic!("no first frame: {screen}"));
-        eprintln!(
-            "run {}: stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
-            run + 1,
-            figure.0,
-            figure.1,
-            figure.2
-        );
-        figures.push(figure);
+    let log = Console::dir_of(&ns.name).join("state/hmc-tui/hmc-tui.log");
+    // This build, and the one to compare with, taking turns on one fleet.
+    let mut binaries = vec![(
+        "this build".to_string(),
+        PathBuf::from(env!("CARGO_BIN_EXE_hmc-tui")),
+    )];
+    if let Some(other) = std::env::var_os("HMC_CONSOLE_COMPARE") {
+        let other = PathBuf::from(other);
+        binaries.push((other.display().to_string(), other));
     }
-    let median = |f: fn(&(f64, f64, f64)) -> f64| {
-        let mut v: Vec<f64> = figures.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    eprintln!(
-        "medians of {RUNS}: stores synced {:.0} ms; first full frame {:.1} ms later; {:.0} ms after start",
-        median(|f| f.0),
-        median(|f| f.1),
-        median(|f| f.2)
-    );
+    let mut figures = vec![Vec::new(); binaries.len()];
+    for run in 0..RUNS {
+        for ((label, bin), figures) in binaries.iter().zip(&mut figures) {
+            let figure = first_frame(bin, &ns.name, &kubeconfig, &log).await;
+            eprintln!(
+                "run {} ({label}): stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
+                run + 1,
+                figure.0,
+                figure.1,
+                figure.2
+            );
+            figures.push(figure);
+        }
+    }
+    for ((label, _), figures) in binaries.iter().zip(&figures) {
+        let median = |f: fn(&(f64, f64, f64)) -> f64| {
+            let mut v: Vec<f64> = figures.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        eprintln!(
+            "medians of {RUNS} ({label}): stores synced {:.0} ms; first full frame {:.1} ms later; {:.0} ms after start",
+            median(|f| f.0),
+            median(|f| f.1),
+            median(|f| f.2)
+        );
+    }
     ns.cleanup_and_wait(Duration::from_secs(600)).await;
+}
+
+/// One read-only console of `bin` over `ns` until its first full frame:
+/// (stores synced, first full frame after it, after start) in ms. Prints
+/// when each store had its first list, from the console's `log`.
+async fn first_frame(bin: &Path, ns: &str, kubeconfig: &Path, log: &Path) -> (f64, f64, f64) {
+    let console = Console::start_binary(
+        bin,
+        ns,
+        "",
+        kubeconfig,
+        &format!("--readonly --exit-after-first-frame -n {ns}"),
+    );
+    let screen = console
+        .wait_text(&["[console exited: 0]"], Duration::from_secs(120))
+        .await;
+    let figure = parse(&screen).unwrap_or_else(|| panic!("no first frame: {screen}"));
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    for line in text.lines() {
+        if let Some(i) = line.find("first list") {
+            eprintln!("  {}", &line[i..]);
+        }
+    }
+    figure
+}
+
+/// The label no release controller watches (see the harness's shards).
+const UNWATCHED: &str = "unwatched";
+const SERVICES: [&str; 3] = ["ingress-nginx", "cert-manager", "external-dns"];
+
+/// What the engine and Cluster API make for each of `clusters`: the
+/// cluster's release and one per service (as the engine writes them, for a
+/// shard nobody watches, without a status), a provisioned CAPI Cluster and
+/// its kubeconfig secret.
+async fn made_for(client: &Client, ns: &str, clusters: Vec<String>) -> kube::Result<()> {
+    let releases: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        ns,
+        &common::ar(
+            "helm.toolkit.fluxcd.io",
+            "v2",
+            "HelmRelease",
+            "helmreleases",
+        ),
+    );
+    let capi: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        ns,
+        &common::ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
+    );
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let kubeconfig = common::child_kubeconfig_text(1);
+    futures::stream::iter(clusters)
+        .map(|name| {
+            let (releases, capi, secrets, kubeconfig) = (&releases, &capi, &secrets, &kubeconfig);
+            async move {
+                let cluster_release = release(&name, &name, None);
+                releases
+                    .create(&PostParams::default(), &cluster_release)
+                    .await?;
+                for service in SERVICES {
+                    let r = release(&format!("{name}-{service}"), &name, Some(service));
+                    releases.create(&PostParams::default(), &r).await?;
+                }
+                common::capi::provision(capi, &name).await?;
+                common::capi::kubeconfig_secret(secrets, &name, kubeconfig).await
+            }
+        })
+        .buffer_unordered(IN_FLIGHT)
+        .try_collect::<Vec<()>>()
+        .await
+        .map(drop)
+}
+
+/// A release as the engine writes one for `cluster` (its own chart when
+/// `service` is `None`), with a few values.
+fn release(name: &str, cluster: &str, service: Option<&str>) -> DynamicObject {
+    let mut labels = json!({
+        (labels::MANAGED_BY): labels::MANAGED_BY_VALUE,
+        (labels::CLUSTER): cluster,
+        (labels::ROLE): if service.is_some() { "service" } else { "cluster" },
+        (SHARD_LABEL): UNWATCHED,
+    });
+    if let Some(service) = service {
+        labels[labels::SERVICE] = json!(service);
+    }
+    let chart = service.unwrap_or("aws-standalone-cp");
+    let mut spec = json!({
+        "interval": "10m",
+        "releaseName": service.unwrap_or(cluster),
+        "chart": {"spec": {
+            "chart": chart, "version": "1.0.0",
+            "sourceRef": {"kind": "HelmRepository", "name": format!("{chart}-1-0-0")},
+        }},
+        "install": {"remediation": {"retries": 3}},
+        "upgrade": {"remediation": {"retries": 3}},
+        "values": {"cluster": {"name": cluster, "region": "eu-west-1",
+                               "controlPlane": {"replicas": 3}, "workers": {"replicas": 5}}},
+    });
+    if let Some(service) = service {
+        spec["targetNamespace"] = json!(service);
+        spec["kubeConfig"] = json!({"secretRef": {"name": format!("{cluster}-kubeconfig")}});
+    }
+    serde_json::from_value(json!({
+        "apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+        "metadata": {"name": name, "labels": labels},
+        "spec": spec,
+    }))
+    .expect("a release")
 }
 
 /// Whether the API server (or etcd behind it) refused an object for its size.

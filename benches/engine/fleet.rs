@@ -7,7 +7,7 @@
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
-use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use serde_json::{Value, json};
 
 use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
@@ -132,9 +132,9 @@ pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
             async move {
                 let name = cluster_name(i);
                 if provisioned {
-                    provision(capi, &name).await?;
+                    common::capi::provision(capi, &name).await?;
                 }
-                kubeconfig_secret(secrets, &name, kubeconfig).await?;
+                common::capi::kubeconfig_secret(secrets, &name, kubeconfig).await?;
                 let mc: ManagedCluster = serde_json::from_value(json!({
                     "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ManagedCluster",
                     "metadata": {"name": name},
@@ -148,47 +148,6 @@ pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
         .try_collect::<Vec<()>>()
         .await
         .unwrap_or_else(|e| panic!("create the fleet in {ns}: {e}"));
-}
-
-/// What Cluster API and its providers write for a cluster whose control
-/// plane is up, the way `tests/harness/harness provision` writes it.
-async fn provision(capi: &Api<DynamicObject>, name: &str) -> kube::Result<()> {
-    let cluster: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
-        "metadata": {"name": name},
-        "spec": {},
-    }))
-    .expect("a CAPI Cluster");
-    capi.create(&PostParams::default(), &cluster).await?;
-    let status = json!({"status": {
-        "phase": "Provisioned",
-        "controlPlaneReady": true,
-        "initialization": {"controlPlaneInitialized": true},
-        "conditions": [{"type": "ControlPlaneInitialized", "status": "True",
-                        "lastTransitionTime": "2026-01-01T00:00:00Z"}],
-    }});
-    capi.patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .map(drop)
-}
-
-/// The cluster's kubeconfig secret, as Cluster API writes it.
-async fn kubeconfig_secret(
-    secrets: &Api<Secret>,
-    name: &str,
-    kubeconfig: &str,
-) -> kube::Result<()> {
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": format!("{name}-kubeconfig"),
-                     "labels": {"cluster.x-k8s.io/cluster-name": name}},
-        "type": "cluster.x-k8s.io/secret",
-        "stringData": {"value": kubeconfig},
-    }))
-    .expect("a kubeconfig secret");
-    secrets
-        .create(&PostParams::default(), &secret)
-        .await
-        .map(drop)
 }
 
 /// Deletes every release in `ns` at once.

@@ -54,6 +54,19 @@ impl Console {
     /// Starts `hmc-tui --kubeconfig <kubeconfig> <args>` as [`Console::start`]
     /// does; `args` are shell words.
     pub fn start_with(ns: &str, settings: &str, kubeconfig: &Path, args: &str) -> Console {
+        let bin = Path::new(env!("CARGO_BIN_EXE_hmc-tui"));
+        Console::start_binary(bin, ns, settings, kubeconfig, args)
+    }
+
+    /// [`Console::start_with`], running the binary `bin` (another build,
+    /// to compare with).
+    pub fn start_binary(
+        bin: &Path,
+        ns: &str,
+        settings: &str,
+        kubeconfig: &Path,
+        args: &str,
+    ) -> Console {
         let dir = Console::dir_of(ns);
         std::fs::create_dir_all(dir.join("config/hmc-tui")).expect("the console's folder");
         std::fs::write(dir.join("config/hmc-tui/config.yaml"), settings)
@@ -66,7 +79,7 @@ impl Console {
              echo \"[console exited: $?]\"; sleep 3600",
             state = quote(&dir.join("state")),
             config = quote(&dir.join("config")),
-            bin = quote(std::path::Path::new(env!("CARGO_BIN_EXE_hmc-tui"))),
+            bin = quote(bin),
             kc = quote(kubeconfig),
         );
         let console = Console {

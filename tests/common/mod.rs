@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod accounts;
+pub mod capi;
 pub mod cases;
 pub mod console;
 pub mod headless;

@@ -142,8 +142,9 @@ pub fn spawn(
         (Kind::TemplateRollout, changes.rollouts.clone()),
         (Kind::Event, events.changes.clone()),
     ];
-    // Every watch's health, the engine's kinds too: the banner says which
-    // the console cannot list, or that it cannot reach the API server.
+    // Every watch's health, the engine's kinds too when these are the
+    // engine's stores (a kind not watched never fails): the banner says
+    // which the console cannot list, or that it cannot reach the API server.
     let health = stores
         .health
         .all()

@@ -4,7 +4,8 @@
 //! - [`Watched`]: the stores of one scope with their watches, which stop
 //!   when the last holder lets go.
 //! - [`Place`]: one context and namespace: the client, the stores it reads
-//!   (the engine's own when they cover the namespace, else its own), the
+//!   (the engine's own when they cover the namespace, else its own, of
+//!   the kinds it shows only: [`Kinds::Shown`]), the
 //!   feeds, and a channel of its own, so nothing from a place left behind
 //!   reaches the loop.
 //! - The engine keeps the scope it started with (`-n`, else all
@@ -25,7 +26,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Context, Counters, EngineOptions};
-use crate::store::{Scope, Stores};
+use crate::store::{Kinds, Scope, Stores};
 use crate::tui::runtime::connect::{Connection, connect};
 use crate::tui::runtime::engine_task::{spawn_engine, stop_engine};
 use crate::tui::runtime::feeds::{self, EventStore, Readers};
@@ -42,12 +43,12 @@ pub struct Watched {
 }
 
 impl Watched {
-    /// Starts watching `namespace` (`None`: all).
-    pub fn start(client: &kube::Client, namespace: Option<String>) -> Arc<Watched> {
+    /// Starts watching `kinds` in `namespace` (`None`: all).
+    pub fn start(client: &kube::Client, namespace: Option<String>, kinds: Kinds) -> Arc<Watched> {
         let scope = Scope {
             namespace: namespace.clone(),
         };
-        let (stores, mut watches) = Stores::new(client, &scope);
+        let (stores, mut watches) = Stores::watching(client, &scope, kinds);
         let (events, event_watches) = feeds::watch_events(client, &scope);
         watches.extend(event_watches);
         let watches = tokio::spawn(async move {
@@ -201,7 +202,8 @@ fn place_at(
 ) -> Place {
     let watched = match engine {
         Some(engine) if engine.watched.covers(namespace.as_deref()) => engine.watched.clone(),
-        _ => Watched::start(&client, namespace.clone()),
+        // Its own: only what the console shows.
+        _ => Watched::start(&client, namespace.clone(), Kinds::Shown),
     };
     Place::start(client, context, cluster, namespace, watched)
 }
@@ -239,7 +241,7 @@ impl Live {
             conn.kubeconfig_user.clone(),
         ));
         let engine = start.engine.clone().map(|scope| {
-            let watched = Watched::start(&conn.client, scope);
+            let watched = Watched::start(&conn.client, scope, Kinds::All);
             EngineRun::start(
                 conn.client.clone(),
                 watched,
@@ -288,7 +290,7 @@ impl Live {
             if let Some(before) = &before {
                 before.shutdown.cancel();
             }
-            let watched = Watched::start(&conn.client, scope);
+            let watched = Watched::start(&conn.client, scope, Kinds::All);
             self.engine = Some(EngineRun::start(
                 conn.client.clone(),
                 watched,
