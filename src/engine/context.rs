@@ -7,7 +7,7 @@ use kube::{Resource, ResourceExt};
 use serde::Serialize;
 
 use super::error::Result;
-use super::recorder::{Recorder, Reporter, Told};
+use super::recorder::{Recorder, Reporter, Tally, Told};
 
 use crate::store::Stores;
 
@@ -157,7 +157,15 @@ impl Context {
             controller: REPORTER.into(),
             instance: std::env::var("POD_NAME").unwrap_or_else(|_| REPORTER.into()),
         };
-        let recorder = Recorder::new(client.clone(), reporter, counters.clone());
+        let tally = counters.clone();
+        let count = Arc::new(move |t: Tally| {
+            let counter = match t {
+                Tally::Written => &tally.writes,
+                Tally::Dropped => &tally.events_dropped,
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+        });
+        let recorder = Recorder::new(client.clone(), reporter, count);
         Self {
             client,
             stores,

@@ -1,7 +1,8 @@
 //! The engine's Events, written off the reconcile's path.
 //!
-//! A reconcile hands its Event to a queue and goes on; one task writes them
-//! in the order they were told, as client-go's event broadcaster does. An
+//! A reconcile hands its Event to a queue and goes on; [`WRITERS`] tasks
+//! write them, each object's always by the same task, in the order they
+//! were told (client-go's event broadcaster has one). An
 //! Event told again within [`SERIES_WINDOW`] (same object version, type,
 //! reason and action) counts up the series of the first instead of making
 //! another.
@@ -20,7 +21,6 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -32,15 +32,29 @@ use kube::{Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::context::Counters;
+/// What the recorder counts, for the engine's metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tally {
+    /// A request sent to write an Event.
+    Written,
+    /// An Event dropped because its writer's queue was full.
+    Dropped,
+}
+
+/// Where the recorder counts.
+pub type Count = Arc<dyn Fn(Tally) + Send + Sync>;
 
 /// How long a repeat of an Event counts up its series (kube's and
 /// client-go's window).
 pub const SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);
 /// How many series are remembered; the oldest are forgotten first.
 pub const REMEMBERED: usize = 4096;
-/// How many Events may wait to be written.
+/// How many Events may wait to be written, all writers together.
 pub const QUEUED: usize = 4096;
+/// How many Events are written at once. At 10,000 clusters getting a new
+/// revision, one writer (an Event per 20 ms or so) fell behind and a third
+/// of the Events were dropped.
+pub const WRITERS: usize = 4;
 
 /// What the engine tells of one object.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +67,14 @@ pub struct Told {
 }
 
 impl Told {
+    /// Which writer writes the Events of this object.
+    fn writer(&self) -> usize {
+        let r = &self.regarding;
+        let mut h = DefaultHasher::new();
+        (&r.kind, &r.namespace, &r.name).hash(&mut h);
+        (h.finish() % WRITERS as u64) as usize
+    }
+
     /// What makes a repeat the same Event.
     fn series_key(&self) -> u64 {
         let r = &self.regarding;
@@ -70,10 +92,18 @@ impl Told {
 }
 
 /// Hands Events to the writer task.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Recorder {
-    queue: mpsc::Sender<Told>,
-    counters: Arc<Counters>,
+    queues: Vec<mpsc::Sender<Told>>,
+    count: Count,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("writers", &self.queues.len())
+            .finish()
+    }
 }
 
 /// Who writes the Events, as the API server records it.
@@ -84,18 +114,24 @@ pub struct Reporter {
 }
 
 impl Recorder {
-    /// A recorder and its writer, which runs until every recorder is
-    /// dropped and then writes what is still queued.
-    pub fn new(client: Client, reporter: Reporter, counters: Arc<Counters>) -> Self {
-        let (queue, rx) = mpsc::channel(QUEUED);
-        tokio::spawn(write_all(client, reporter, rx, counters.clone()));
-        Self { queue, counters }
+    /// A recorder and its writers, which run until every recorder is
+    /// dropped and then write what is still queued.
+    pub fn new(client: Client, reporter: Reporter, count: Count) -> Self {
+        let queues = (0..WRITERS)
+            .map(|_| {
+                let (queue, rx) = mpsc::channel(QUEUED / WRITERS);
+                let (client, reporter) = (client.clone(), reporter.clone());
+                tokio::spawn(write_all(client, reporter, rx, count.clone()));
+                queue
+            })
+            .collect();
+        Self { queues, count }
     }
 
-    /// Queues `told`; drops it when the queue is full.
+    /// Queues `told`; drops it when its writer's queue is full.
     pub fn tell(&self, told: Told) {
-        if let Err(e) = self.queue.try_send(told) {
-            self.counters.events_dropped.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = self.queues[told.writer()].try_send(told) {
+            (self.count)(Tally::Dropped);
             tracing::debug!(error = %e, "event queue full: event dropped");
         }
     }
@@ -127,7 +163,7 @@ impl Recent {
     fn insert(&mut self, key: u64, series: Series) {
         self.order.push_back((key, series.started));
         self.series.insert(key, series);
-        while self.series.len() > REMEMBERED {
+        while self.series.len() > REMEMBERED / WRITERS {
             self.pop_oldest();
         }
     }
@@ -153,15 +189,10 @@ impl Recent {
 }
 
 /// The writer: one Event at a time, in order.
-async fn write_all(
-    client: Client,
-    reporter: Reporter,
-    mut rx: mpsc::Receiver<Told>,
-    counters: Arc<Counters>,
-) {
+async fn write_all(client: Client, reporter: Reporter, mut rx: mpsc::Receiver<Told>, count: Count) {
     let mut recent = Recent::default();
     while let Some(told) = rx.recv().await {
-        counters.writes.fetch_add(1, Ordering::Relaxed);
+        count(Tally::Written);
         if let Err(error) = write_one(&client, &reporter, &mut recent, &told).await {
             tracing::warn!(%error, object = ?told.regarding.name, reason = %told.reason, "could not record event");
         }
@@ -272,6 +303,15 @@ mod tests {
     }
 
     #[test]
+    fn an_objects_events_go_to_one_writer_and_objects_spread_over_all() {
+        assert_eq!(told("a", "R").writer(), told("a", "S").writer());
+        let used: std::collections::BTreeSet<usize> = (0..100)
+            .map(|i| told(&format!("c{i:05}"), "R").writer())
+            .collect();
+        assert_eq!(used.len(), WRITERS);
+    }
+
+    #[test]
     fn series_are_forgotten_after_the_window() {
         let mut recent = Recent::default();
         let t0 = Instant::now();
@@ -285,12 +325,13 @@ mod tests {
     fn at_most_so_many_series_are_remembered_the_oldest_going_first() {
         let mut recent = Recent::default();
         let t0 = Instant::now();
-        for k in 0..(REMEMBERED as u64 + 10) {
+        let each = (REMEMBERED / WRITERS) as u64;
+        for k in 0..(each + 10) {
             recent.insert(k, series("e", t0));
         }
-        assert_eq!(recent.series.len(), REMEMBERED);
+        assert_eq!(recent.series.len(), REMEMBERED / WRITERS);
         assert!(recent.get(0, t0).is_none());
-        assert!(recent.get(REMEMBERED as u64 + 9, t0).is_some());
+        assert!(recent.get(each + 9, t0).is_some());
     }
 
     #[test]
