@@ -192,8 +192,7 @@ impl Recent {
 async fn write_all(client: Client, reporter: Reporter, mut rx: mpsc::Receiver<Told>, count: Count) {
     let mut recent = Recent::default();
     while let Some(told) = rx.recv().await {
-        count(Tally::Written);
-        if let Err(error) = write_one(&client, &reporter, &mut recent, &told).await {
+        if let Err(error) = write_one(&client, &reporter, &mut recent, &told, &count).await {
             tracing::warn!(%error, object = ?told.regarding.name, reason = %told.reason, "could not record event");
         }
     }
@@ -204,27 +203,35 @@ async fn write_one(
     reporter: &Reporter,
     recent: &mut Recent,
     told: &Told,
+    count: &Count,
 ) -> Result<(), kube::Error> {
     let key = told.series_key();
     let now = Instant::now();
     if let Some(series) = recent.get(key, now) {
-        series.count += 1;
         let api: Api<Event> = Api::namespaced(client.clone(), &series.namespace);
         let patch = json!({"series": EventSeries {
-            count: series.count,
+            count: series.count + 1,
             last_observed_time: MicroTime(Timestamp::now()),
         }});
+        count(Tally::Written);
         match api
             .patch(&series.name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
+            // Counted once the API server has it: a failed patch is not
+            // a repeat the series shows.
+            Ok(_) => {
+                series.count += 1;
+                return Ok(());
+            }
             Err(kube::Error::Api(s)) if s.code == 404 => {} // expired: a new one
-            other => return other.map(drop),
+            Err(e) => return Err(e),
         }
     }
     let event = new_event(reporter, told);
     let namespace = event.namespace().unwrap_or_else(|| "default".into());
     let api: Api<Event> = Api::namespaced(client.clone(), &namespace);
+    count(Tally::Written);
     let created = api.create(&PostParams::default(), &event).await?;
     recent.insert(
         key,

@@ -225,13 +225,7 @@ impl TestNamespace {
             let Ok(list) = api.list_metadata(&Default::default()).await else {
                 continue;
             };
-            let holding = list.items.into_iter().filter(|o| {
-                o.metadata
-                    .finalizers
-                    .iter()
-                    .flatten()
-                    .any(|f| f == hmc_tui::api::labels::FINALIZER)
-            });
+            let holding = list.items.into_iter().filter(|o| holds_ours(&o.metadata));
             futures::stream::iter(holding)
                 .for_each_concurrent(32, |obj| {
                     let api = &api;
@@ -254,13 +248,7 @@ impl TestNamespace {
         let Ok(list) = secrets.list_metadata(&Default::default()).await else {
             return;
         };
-        let held = list.items.into_iter().filter(|s| {
-            s.metadata
-                .finalizers
-                .iter()
-                .flatten()
-                .any(|f| f == hmc_tui::api::labels::FINALIZER)
-        });
+        let held = list.items.into_iter().filter(|s| holds_ours(&s.metadata));
         futures::stream::iter(held)
             .for_each_concurrent(32, |s| {
                 let secrets = &secrets;
@@ -281,6 +269,14 @@ impl TestNamespace {
             })
             .await;
     }
+}
+
+/// Whether an object holds the engine's finalizer.
+fn holds_ours(meta: &kube::api::ObjectMeta) -> bool {
+    meta.finalizers
+        .iter()
+        .flatten()
+        .any(|f| f == hmc_tui::api::labels::FINALIZER)
 }
 
 pub fn ar(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
