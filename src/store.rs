@@ -17,12 +17,13 @@ use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 
+pub mod announce;
 pub mod index;
 
 macro_rules! kinds {
@@ -44,11 +45,11 @@ macro_rules! kinds {
             pub releases_by_cluster: index::Index<HelmRelease>,
         }
 
-        /// Per kind, a broadcast of each object right after its store
+        /// Per kind, who hears of each object right after its store
         /// applied it: a trigger that never runs ahead of the store.
         #[derive(Clone)]
         pub struct Applied {
-            $(pub $field: broadcast::Sender<std::sync::Arc<$ty>>,)*
+            $(pub $field: announce::Announcer<$ty>,)*
         }
 
         /// Per kind: whether its watch can list and watch, and if not why.
@@ -397,17 +398,17 @@ where
     (store, changes, listed, health)
 }
 
-/// A store, its change counter, its listed flag, its health and the
-/// broadcast of what it applied.
+/// A store, its change counter, its listed flag, its health and who hears
+/// of what it applied.
 type Reflection<K> = (
     Store<K>,
     watch::Receiver<u64>,
     watch::Receiver<bool>,
     WatchState,
-    broadcast::Sender<std::sync::Arc<K>>,
+    announce::Announcer<K>,
 );
 
-/// [`reflected`], plus the broadcast of every object the store applied.
+/// [`reflected`], plus who hears of every object the store applied.
 fn reflected_with_applied<K>(
     api: Api<K>,
     config: watcher::Config,
@@ -434,8 +435,8 @@ where
 
 /// Whether a relisted object is news: the store did not have it, or had
 /// another version. A watch that expired relists everything; announcing
-/// 40,000 unchanged releases would overflow every receiver's broadcast and
-/// make each controller look at everything again, for nothing.
+/// 40,000 unchanged releases would make each controller look at everything
+/// again, for nothing.
 fn changed_on_relist<K: Resource>(before: Option<&K>, relisted: &K) -> bool {
     match (
         before.and_then(|b| b.meta().resource_version.as_ref()),
@@ -470,12 +471,8 @@ where
     let last_failure = recovery.last_failure.clone();
     let kind = K::kind(&Default::default()).to_string();
     let resource = K::plural(&Default::default()).to_string();
-    // Large enough for a burst of a few thousand objects; a receiver that
-    // falls behind learns it lagged and falls back to looking at everything.
-    let (applied, _) = broadcast::channel(4096);
-    let sender = applied.clone();
-    // What is announced is the store's own copy, looked up after the store
-    // applied the event: no second copy of every object in flight.
+    let applied = announce::Announcer::default();
+    let announcer = applied.clone();
     let reader = store.clone();
     let mut relisted: Vec<ObjectRef<K>> = Vec::new();
     let set_up = std::time::Instant::now();
@@ -527,15 +524,11 @@ where
                                 );
                             }
                             for o in relisted.drain(..).filter_map(|r| reader.get(&r)) {
-                                let _ = sender.send(o);
+                                announcer.announce(o.as_ref());
                             }
                         }
-                        watcher::Event::Apply(o) => {
-                            let stored = reader.get(&ObjectRef::from_obj(&o));
-                            let _ = sender.send(stored.unwrap_or_else(|| std::sync::Arc::new(o)));
-                        }
-                        watcher::Event::Delete(o) => {
-                            let _ = sender.send(std::sync::Arc::new(o));
+                        watcher::Event::Apply(o) | watcher::Event::Delete(o) => {
+                            announcer.announce(&o);
                         }
                     }
                     health_tx.send_if_modified(|h| std::mem::take(h) != WatchHealth::Ok);

@@ -15,7 +15,6 @@ use kube::runtime::controller::{Action, Config, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
@@ -24,6 +23,7 @@ use super::{backoff, clusters, releases, rollouts, templates, throttle, triggers
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
+use crate::store::announce::Announcer;
 use crate::store::{Stores, get};
 /// The error policy of `controller`: a failed reconcile is retried after
 /// an exponential, capped, jittered delay per object (see [`backoff`]).
@@ -123,7 +123,7 @@ fn clusters_where(
 }
 
 /// A controller of `K`, triggered by every object its shared store applies.
-fn controller<K>(applied: &broadcast::Sender<Arc<K>>, store: &Store<K>) -> Controller<K>
+fn controller<K>(applied: &Announcer<K>, store: &Store<K>) -> Controller<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
@@ -133,15 +133,15 @@ where
 /// A controller of `K`, triggered by the objects its shared store applies
 /// that `changed` accepts.
 fn controller_where<K>(
-    applied: &broadcast::Sender<Arc<K>>,
+    applied: &Announcer<K>,
     store: &Store<K>,
-    changed: impl Fn(&K) -> bool + Send + 'static,
+    changed: impl Fn(&K) -> bool + Send + Sync + 'static,
 ) -> Controller<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     Controller::for_shared_stream(
-        triggers::shared(applied.subscribe(), store.clone(), changed),
+        triggers::shared(applied, store.clone(), changed),
         store.clone(),
     )
     .with_config(Config::default().concurrency(16))
@@ -170,20 +170,18 @@ where
 }
 
 /// A template is looked at again when a chart source it owns changes.
-fn on_own_sources<T>(controller: Controller<T>, s: &Stores, store: &Store<T>) -> Controller<T>
+fn on_own_sources<T>(controller: Controller<T>, s: &Stores) -> Controller<T>
 where
     T: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     controller
         .reconcile_on(triggers::from_applied(
-            s.applied.charts.subscribe(),
+            &s.applied.charts,
             |c: &HelmChart| triggers::owner::<T>(c),
-            triggers::all(store.clone()),
         ))
         .reconcile_on(triggers::from_applied(
-            s.applied.repositories.subscribe(),
+            &s.applied.repositories,
             |r: &HelmRepository| triggers::owner::<T>(r),
-            triggers::all(store.clone()),
         ))
 }
 
@@ -199,16 +197,12 @@ fn on_clusters_of(
 fn templates_of_clusters(
     s: &Stores,
 ) -> impl futures::Stream<Item = ObjectRef<ClusterTemplate>> + Send + 'static {
-    triggers::from_applied(
-        s.applied.managed_clusters.subscribe(),
-        |mc: &ManagedCluster| {
-            Some(
-                ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
-                    .within(&mc.namespace().unwrap_or_default()),
-            )
-        },
-        triggers::all(s.cluster_templates.clone()),
-    )
+    triggers::from_applied(&s.applied.managed_clusters, |mc: &ManagedCluster| {
+        Some(
+            ObjectRef::<ClusterTemplate>::new(&mc.spec.template)
+                .within(&mc.namespace().unwrap_or_default()),
+        )
+    })
 }
 
 /// ServiceTemplates: their chart sources, and deletion that waits for the
@@ -219,10 +213,10 @@ pub(super) fn service_templates(
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
     let controller = controller(&s.applied.service_templates, &s.service_templates);
-    let controller = on_own_sources(controller, s, &s.service_templates)
+    let controller = on_own_sources(controller, s)
         // Deletion waits for users to go: re-check when they change.
         .reconcile_on(triggers::from_applied(
-            s.applied.cluster_templates.subscribe(),
+            &s.applied.cluster_templates,
             |ct: &ClusterTemplate| {
                 let ns = ct.namespace().unwrap_or_default();
                 ct.spec
@@ -231,10 +225,9 @@ pub(super) fn service_templates(
                     .map(|x| ObjectRef::new(&x.template).within(&ns))
                     .collect::<Vec<_>>()
             },
-            triggers::all(s.service_templates.clone()),
         ))
         .reconcile_on(triggers::from_applied(
-            s.applied.managed_clusters.subscribe(),
+            &s.applied.managed_clusters,
             |mc: &ManagedCluster| {
                 let ns = mc.namespace().unwrap_or_default();
                 mc.spec
@@ -244,7 +237,6 @@ pub(super) fn service_templates(
                     .map(|n| ObjectRef::new(n).within(&ns))
                     .collect::<Vec<_>>()
             },
-            triggers::all(s.service_templates.clone()),
         ));
     start(
         controller,
@@ -262,7 +254,7 @@ pub(super) fn cluster_templates(
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
     let controller = controller(&s.applied.cluster_templates, &s.cluster_templates);
-    let controller = on_clusters_of(on_own_sources(controller, s, &s.cluster_templates), s);
+    let controller = on_clusters_of(on_own_sources(controller, s), s);
     start(
         controller,
         "clustertemplates",
@@ -278,10 +270,7 @@ pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl F
     let s = &ctx.stores;
     let clusters = s.managed_clusters.clone();
     let controller = controller(&s.applied.cluster_templates, &s.cluster_templates)
-        .reconcile_on(triggers::rollout_templates(
-            s.applied.rollouts.subscribe(),
-            s.rollouts.clone(),
-        ))
+        .reconcile_on(triggers::rollout_templates(&s.applied.rollouts))
         // Each look reads every cluster of the template: while many move at
         // once, one look per template and interval takes them all in.
         .reconcile_on(throttle::throttled(
@@ -322,7 +311,7 @@ pub(super) fn managed_clusters(
     // Everything a cluster depends on triggers from the stores, after
     // the store has the change: the reconcile always sees it.
     .reconcile_on(triggers::from_applied(
-        s.applied.releases.subscribe(),
+        &s.applied.releases,
         move |r: &HelmRelease| {
             if own_releases.echoes.is_echo(r) {
                 return None;
@@ -330,12 +319,11 @@ pub(super) fn managed_clusters(
             let cluster = r.labels().get(labels::CLUSTER)?;
             Some(ObjectRef::new(cluster).within(&r.namespace()?))
         },
-        triggers::all(s.managed_clusters.clone()),
     ))
     // The release controller reverted (or failed to revert) changes
     // made by hand: the cluster of that release says so.
     .reconcile_on(triggers::from_applied(
-        s.applied.drift_events.subscribe(),
+        &s.applied.drift_events,
         move |e: &Event| {
             let r = e.regarding.as_ref()?;
             let ns = r.namespace.as_deref()?;
@@ -343,31 +331,27 @@ pub(super) fn managed_clusters(
             let cluster = release.labels().get(labels::CLUSTER)?;
             Some(ObjectRef::new(cluster).within(ns))
         },
-        triggers::all(s.managed_clusters.clone()),
     ))
     .reconcile_on(triggers::from_applied(
-        s.applied.capi_clusters.subscribe(),
+        &s.applied.capi_clusters,
         |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
-        triggers::all(s.managed_clusters.clone()),
     ))
     .reconcile_on(triggers::from_applied(
-        s.applied.kubeconfigs.subscribe(),
+        &s.applied.kubeconfigs,
         |sec: &PartialObjectMeta<Secret>| {
             let cluster = clusters::access::cluster_of(sec)?;
             Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
         },
-        triggers::all(s.managed_clusters.clone()),
     ))
     .reconcile_on(triggers::from_applied(
-        s.applied.cluster_templates.subscribe(),
+        &s.applied.cluster_templates,
         move |ct: &ClusterTemplate| {
             let name = ct.name_any();
             clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
         },
-        triggers::all(s.managed_clusters.clone()),
     ))
     .reconcile_on(triggers::from_applied(
-        s.applied.service_templates.subscribe(),
+        &s.applied.service_templates,
         move |st: &ServiceTemplate| {
             let name = st.name_any();
             let ns = st.namespace();
@@ -388,14 +372,10 @@ pub(super) fn managed_clusters(
                         .any(|x| x.template.as_deref() == Some(&name))
             })
         },
-        triggers::all(s.managed_clusters.clone()),
     ))
     // A rollout reaching a cluster (or giving it back its last good
     // revision): only those clusters, once the store has it.
-    .reconcile_on(triggers::rollout_clusters(
-        s.applied.rollouts.subscribe(),
-        s.managed_clusters.clone(),
-    ));
+    .reconcile_on(triggers::rollout_clusters(&s.applied.rollouts));
     start(
         controller,
         "managedclusters",
@@ -422,14 +402,12 @@ pub(super) fn kubeconfig_holds(
     };
     let controller = controller(&s.applied.kubeconfigs, &s.kubeconfigs)
         .reconcile_on(triggers::from_applied(
-            s.applied.managed_clusters.subscribe(),
+            &s.applied.managed_clusters,
             move |mc: &ManagedCluster| secret_of(mc.namespace(), &mc.name_any()),
-            triggers::all(s.kubeconfigs.clone()),
         ))
         .reconcile_on(triggers::from_applied(
-            s.applied.releases.subscribe(),
+            &s.applied.releases,
             move |r: &HelmRelease| secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?),
-            triggers::all(s.kubeconfigs.clone()),
         ));
     start(
         controller,

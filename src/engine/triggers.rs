@@ -5,7 +5,9 @@
 //! reads the rollout before the store has an operator's request, or a cluster
 //! that reads it before its wave started, finds nothing to do and would wait
 //! for the next periodic look. These triggers come from the stores'
-//! broadcasts of what they applied, so the reconcile always sees the change.
+//! announcements of what they applied, so the reconcile always sees the
+//! change; a controller that falls behind takes each waiting key once (see
+//! `store::announce`).
 
 use futures::{Stream, StreamExt, stream};
 use kube::ResourceExt;
@@ -13,23 +15,17 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tokio::sync::broadcast;
-
 use crate::api::{
     ClusterRolloutState, ClusterTemplate, ManagedCluster, TemplateRollout, TemplateRolloutStatus,
 };
+use crate::store::announce::Announcer;
 
 /// The ClusterTemplate of every rollout the store applied (a request, a
 /// status written, the rollout deleted).
 pub fn rollout_templates(
-    rx: broadcast::Receiver<Arc<TemplateRollout>>,
-    rollouts: Store<TemplateRollout>,
+    applied: &Announcer<TemplateRollout>,
 ) -> impl Stream<Item = ObjectRef<ClusterTemplate>> + Send + 'static {
-    from_applied(
-        rx,
-        |r: &TemplateRollout| Some(template_of(r)),
-        move || rollouts.state().iter().map(|r| template_of(r)).collect(),
-    )
+    applied.listen(|r: &TemplateRollout| Some(template_of(r)))
 }
 
 fn template_of(r: &TemplateRollout) -> ObjectRef<ClusterTemplate> {
@@ -40,35 +36,31 @@ fn template_of(r: &TemplateRollout) -> ObjectRef<ClusterTemplate> {
 /// reached and those a rollback or skip gave back their previous one, each
 /// once, when it enters that state. (Clusters waiting or already updated
 /// keep theirs, and a status write that only updates reasons and summaries
-/// triggers no cluster.)
+/// triggers no cluster.) Every status the store applies is judged, so no
+/// state is missed however far the controller is behind.
 pub fn rollout_clusters(
-    rx: broadcast::Receiver<Arc<TemplateRollout>>,
-    clusters: Store<ManagedCluster>,
+    applied: &Announcer<TemplateRollout>,
 ) -> impl Stream<Item = ObjectRef<ManagedCluster>> + Send + 'static {
     let seen = std::sync::Mutex::new(HashMap::<String, Moved>::new());
-    from_applied(
-        rx,
-        move |r: &TemplateRollout| {
-            let ns = r.namespace().unwrap_or_default();
-            let key = format!("{ns}/{}/{}", r.name_any(), r.uid().unwrap_or_default());
-            let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
-            let moved = seen.entry(key.clone()).or_default();
-            let names = r
-                .status
-                .as_ref()
-                .map(|s| newly_moved(moved, s))
-                .unwrap_or_default();
-            // A finished rollout moves no cluster again.
-            if r.status.as_ref().is_some_and(|s| s.phase.is_terminal()) {
-                seen.remove(&key);
-            }
-            names
-                .into_iter()
-                .map(|c| ObjectRef::new(&c).within(&ns))
-                .collect::<Vec<_>>()
-        },
-        all(clusters),
-    )
+    applied.listen(move |r: &TemplateRollout| {
+        let ns = r.namespace().unwrap_or_default();
+        let key = format!("{ns}/{}/{}", r.name_any(), r.uid().unwrap_or_default());
+        let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+        let moved = seen.entry(key.clone()).or_default();
+        let names = r
+            .status
+            .as_ref()
+            .map(|s| newly_moved(moved, s))
+            .unwrap_or_default();
+        // A finished rollout moves no cluster again.
+        if r.status.as_ref().is_some_and(|s| s.phase.is_terminal()) {
+            seen.remove(&key);
+        }
+        names
+            .into_iter()
+            .map(|c| ObjectRef::new(&c).within(&ns))
+            .collect::<Vec<_>>()
+    })
 }
 
 /// The clusters of one rollout in a state that changes their revision.
@@ -98,91 +90,47 @@ pub fn newly_moved(moved: &mut Moved, status: &TemplateRolloutStatus) -> Vec<Str
     names
 }
 
-/// Turns a store's broadcast of applied objects into triggers, through
-/// `map`. A receiver that fell behind gets `fallback`: everything it might
-/// have missed.
+/// Turns a store's announcements into triggers, through `map`.
 pub fn from_applied<K, T, I>(
-    rx: broadcast::Receiver<Arc<K>>,
-    map: impl Fn(&K) -> I + Send + 'static,
-    fallback: impl Fn() -> Vec<ObjectRef<T>> + Send + 'static,
+    applied: &Announcer<K>,
+    map: impl Fn(&K) -> I + Send + Sync + 'static,
 ) -> impl Stream<Item = ObjectRef<T>> + Send + 'static
 where
-    K: Send + Sync + 'static,
+    K: 'static,
     T: kube::Resource + 'static,
     T::DynamicType: Clone + Eq + std::hash::Hash + Send + Sync,
-    I: IntoIterator<Item = ObjectRef<T>>,
+    I: IntoIterator<Item = ObjectRef<T>> + 'static,
 {
-    follow(rx, move |obj: Arc<K>| map(&obj), fallback)
-}
-
-/// The one receive loop: each broadcast object through `map`; after a lag,
-/// `fallback()`; the end when the broadcast closes.
-fn follow<K, T, I>(
-    rx: broadcast::Receiver<Arc<K>>,
-    map: impl Fn(Arc<K>) -> I + Send + 'static,
-    fallback: impl Fn() -> Vec<T> + Send + 'static,
-) -> impl Stream<Item = T> + Send + 'static
-where
-    K: Send + Sync + 'static,
-    T: Send + 'static,
-    I: IntoIterator<Item = T>,
-{
-    stream::unfold((rx, map, fallback), |(mut rx, map, fallback)| async move {
-        let out: Vec<T> = match rx.recv().await {
-            Ok(obj) => map(obj).into_iter().collect(),
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::debug!(missed, "trigger stream fell behind; looking at everything");
-                fallback()
-            }
-            Err(broadcast::error::RecvError::Closed) => return None,
-        };
-        Some((stream::iter(out), (rx, map, fallback)))
-    })
-    .flatten()
-}
-
-/// Every object in the store, for a trigger stream that fell behind.
-pub fn all<K>(store: Store<K>) -> impl Fn() -> Vec<ObjectRef<K>>
-where
-    K: kube::Resource + Clone + 'static,
-    K::DynamicType: Clone + Eq + std::hash::Hash + Default,
-{
-    move || {
-        store
-            .state()
-            .iter()
-            .map(|o| ObjectRef::from_obj(o.as_ref()))
-            .collect()
-    }
+    applied.listen(map)
 }
 
 /// A controller's own objects, from the store it reads: everything in the
 /// store when the controller starts, then each object the store applies,
-/// and after a lag everything again. The controller then needs no watch
-/// and no store of its own, so the objects are held once.
+/// as the store holds it when the controller takes it. The controller then
+/// needs no watch and no store of its own, so the objects are held once.
 ///
 /// The store may have listed long before the controller starts (an engine
 /// that takes the lease later): what it holds then is where the
 /// controller's first pass starts, read when the stream is first polled.
+/// (Listening starts at once, so nothing applied in between is missed.)
 ///
 /// Of the objects applied later, only those `changed` accepts trigger (the
 /// controller's own writes coming back, see `echoes`, need no second look).
+/// An object deleted before it is taken is passed over: there is nothing
+/// left to reconcile.
 pub fn shared<K>(
-    rx: broadcast::Receiver<Arc<K>>,
+    applied: &Announcer<K>,
     store: Store<K>,
-    changed: impl Fn(&K) -> bool + Send + 'static,
+    changed: impl Fn(&K) -> bool + Send + Sync + 'static,
 ) -> impl Stream<Item = Arc<K>> + Send + 'static
 where
     K: kube::Resource + Clone + Send + Sync + 'static,
-    K::DynamicType: Clone + Eq + std::hash::Hash + Default,
+    K::DynamicType: Clone + Eq + std::hash::Hash + Default + Send + Sync,
 {
+    let updates = applied.listen(move |obj: &K| changed(obj).then(|| ObjectRef::from_obj(obj)));
     let first = store.clone();
     let initial = stream::once(async move { stream::iter(first.state()) }).flatten();
-    let updates = follow(
-        rx,
-        move |obj: Arc<K>| changed(&obj).then_some(obj),
-        move || store.state(),
-    );
+    let updates = updates.filter_map(move |r| std::future::ready(store.get(&r)));
     initial.chain(updates)
 }
 
@@ -216,29 +164,45 @@ mod tests {
     #[tokio::test]
     async fn a_shared_stream_starts_from_what_the_store_already_holds() {
         let (reader, mut writer) = reflector::store::<ConfigMap>();
-        let (tx, rx) = broadcast::channel(4);
-        // Listed before the controller subscribed: no broadcast reaches it.
+        let applied = Announcer::default();
+        // Listed before the controller listened: no announcement reaches it.
         writer.apply_watcher_event(&watcher::Event::Apply(cm("listed")));
-        let mut stream = Box::pin(shared(rx, reader.clone(), |cm: &ConfigMap| {
+        let mut stream = Box::pin(shared(&applied, reader.clone(), |cm: &ConfigMap| {
             cm.name_any() != "echo"
         }));
         assert_eq!(stream.next().await.unwrap().name_any(), "listed");
-        // Later changes come from the broadcast.
-        writer.apply_watcher_event(&watcher::Event::Apply(cm("new")));
+        // Later changes come from the announcements, after the store has them.
+        let mut apply = |o: ConfigMap, gone: bool| {
+            let event = if gone {
+                watcher::Event::Delete(o.clone())
+            } else {
+                watcher::Event::Apply(o.clone())
+            };
+            writer.apply_watcher_event(&event);
+            // Announced after the store applied it, as the stores do.
+            if !gone {
+                applied.announce(&o);
+            }
+        };
         // One that is not a change to look at is passed over.
-        tx.send(Arc::new(cm("echo"))).unwrap();
-        tx.send(Arc::new(cm("new"))).unwrap();
+        apply(cm("echo"), false);
+        apply(cm("new"), false);
         assert_eq!(stream.next().await.unwrap().name_any(), "new");
-        // A receiver that fell behind gets everything in the store.
-        for _ in 0..6 {
-            tx.send(Arc::new(cm("new"))).unwrap();
+        // A burst of changes to one object while the controller is busy:
+        // one look, at the store's newest copy.
+        for version in 0..10_000 {
+            let mut o = cm("new");
+            o.metadata.resource_version = Some(version.to_string());
+            apply(o, false);
         }
-        let mut names: Vec<String> = Vec::new();
-        for _ in 0..2 {
-            names.push(stream.next().await.unwrap().name_any());
-        }
-        names.sort();
-        assert_eq!(names, ["listed", "new"]);
+        // One deleted before the controller took it: nothing to look at.
+        apply(cm("gone"), false);
+        apply(cm("gone"), true);
+        apply(cm("last"), false);
+        let newest = stream.next().await.unwrap();
+        assert_eq!(newest.name_any(), "new");
+        assert_eq!(newest.resource_version().as_deref(), Some("9999"));
+        assert_eq!(stream.next().await.unwrap().name_any(), "last");
     }
 
     fn status(states: &[(&str, ClusterRolloutState)]) -> TemplateRolloutStatus {
