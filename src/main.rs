@@ -68,6 +68,14 @@ struct Cli {
     #[arg(long, env = "HMC_SHARDS", value_name = "KEYS", default_value = "",
           hide_default_value = true, value_parser = hmc_tui::plan::shard::keys)]
     shards: hmc_tui::plan::shard::Keys,
+    /// The engine: the most bytes a rollout's status may take. It lists
+    /// every cluster of the template, and the API server stores an object
+    /// in one etcd request (etcd's --max-request-bytes, 1.5 MiB by default):
+    /// past this, the clusters' reasons are left out, and a rollout that
+    /// still does not fit stops with a StatusTooLarge Event.
+    #[arg(long, env = "HMC_MAX_ROLLOUT_STATUS_BYTES", value_name = "BYTES",
+          default_value_t = hmc_tui::plan::rollout::MAX_STATUS_BYTES)]
+    max_rollout_status_bytes: usize,
     /// Console theme: default, light, high-contrast, or a path to a .yaml
     /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
     #[arg(long, env = "HMC_TUI_THEME")]
@@ -196,6 +204,7 @@ fn engine_options(cli: &Cli) -> EngineOptions {
         system_namespace: cli.system_namespace.clone(),
         default_repository: cli.default_repository.clone(),
         shards: cli.shards.clone(),
+        max_rollout_status_bytes: cli.max_rollout_status_bytes,
         ..EngineOptions::default()
     }
 }

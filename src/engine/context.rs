@@ -43,6 +43,10 @@ pub struct EngineOptions {
     /// cluster's releases carry one of them (see [`crate::plan::shard`]).
     /// Empty: no shard label, the main release controller takes them all.
     pub shards: Vec<String>,
+    /// The most a rollout's status may take, as JSON
+    /// (`--max-rollout-status-bytes`): under the API server's storage
+    /// limit per object, etcd's `--max-request-bytes` (1.5 MiB by default).
+    pub max_rollout_status_bytes: usize,
 }
 
 /// A release interval as given to `--release-interval`: a duration the
@@ -92,6 +96,7 @@ impl Default for EngineOptions {
             system_namespace: SYSTEM_NAMESPACE.into(),
             default_repository: DEFAULT_REPOSITORY.into(),
             shards: Vec::new(),
+            max_rollout_status_bytes: crate::plan::rollout::MAX_STATUS_BYTES,
         }
     }
 }

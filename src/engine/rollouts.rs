@@ -28,8 +28,8 @@ use crate::api::{
     rollout_name,
 };
 use crate::plan::rollout::{
-    Candidate, Health, Note, Request, advance, apply_request, check_policy, plan, preview_groups,
-    service_changes, summarize,
+    Candidate, Health, Note, Request, advance, apply_request, check_policy, fit_status, plan,
+    preview_groups, service_changes, summarize,
 };
 use crate::plan::services::plan_services;
 
@@ -144,7 +144,17 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         }
     }
     notes.extend(advance(&current.spec, &mut status, &health, now));
-    status_if_changed(ctx, current, current.status.as_ref(), &status).await?;
+    match fit_status(&mut status, ctx.options.max_rollout_status_bytes) {
+        Ok(trimmed) => {
+            status_if_changed(ctx, current, current.status.as_ref(), &status).await?;
+            notes.extend(trimmed);
+        }
+        // Nothing written: the rollout stays where it was, and says why.
+        Err(refused) => {
+            ctx.event(ct, refused.warning, refused.reason, refused.message.clone());
+            notes.push(refused);
+        }
+    }
     for n in notes {
         ctx.event(current, n.warning, n.reason, n.message);
     }
@@ -196,12 +206,26 @@ async fn start(
         status: None,
     };
     apply_if_changed(ctx, &obj, None).await?;
-    let status = planned(ct, ctx, &spec, clusters);
+    let mut status = planned(ct, ctx, &spec, clusters);
     let summary = status.change_summary.clone().unwrap_or_default();
     let waves = status.waves.len();
     // The status subresource needs the object's identity only.
     obj.status = None;
-    status_if_changed(ctx, &obj, None, &status).await?;
+    match fit_status(&mut status, ctx.options.max_rollout_status_bytes) {
+        Ok(trimmed) => {
+            status_if_changed(ctx, &obj, None, &status).await?;
+            if let Some(n) = trimmed {
+                ctx.event(&obj, n.warning, n.reason, n.message);
+            }
+        }
+        // The rollout exists, with no plan: each look tries again, and
+        // says why it cannot plan.
+        Err(refused) => {
+            ctx.event(ct, refused.warning, refused.reason, refused.message.clone());
+            ctx.event(&obj, refused.warning, refused.reason, refused.message);
+            return Ok(Action::requeue(Duration::from_secs(60)));
+        }
+    }
     ctx.event(
         &obj,
         false,

@@ -10,12 +10,14 @@
 //! - `steps`: the next step of a rollout, and its summaries;
 //! - `requests`: what an operator asks of a rollout, carried out;
 //! - `revision`: the revision each cluster should be given;
-//! - `preview`: what a revision changes, cluster by cluster.
+//! - `preview`: what a revision changes, cluster by cluster;
+//! - `size`: a status made to fit what the API server stores.
 
 mod policy;
 mod preview;
 mod requests;
 mod revision;
+mod size;
 mod steps;
 mod waves;
 
@@ -26,6 +28,7 @@ pub use self::policy::{
 pub use self::preview::{preview_groups, service_changes};
 pub use self::requests::{Request, apply_request};
 pub use self::revision::desired_revision;
+pub use self::size::{MAX_STATUS_BYTES, fit_status};
 pub use self::steps::{Health, Note, advance, summarize};
 pub use self::waves::{Candidate, PlannedWave, plan, plan_waves};
 
