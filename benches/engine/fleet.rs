@@ -150,10 +150,24 @@ pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
         .unwrap_or_else(|e| panic!("create the fleet in {ns}: {e}"));
 }
 
-/// Deletes every release in `ns` at once.
+/// Deletes every release in `ns`. One request for 40,000 releases can
+/// outlast the connection (`SendRequest`) while the API server goes on
+/// deleting: it is asked again, for what is left, a few times.
 pub async fn delete_releases(client: &Client, ns: &str) {
-    Api::<hmc_tui::flux::HelmRelease>::namespaced(client.clone(), ns)
-        .delete_collection(&Default::default(), &ListParams::default())
-        .await
-        .unwrap_or_else(|e| panic!("delete the releases in {ns}: {e}"));
+    let api = Api::<hmc_tui::flux::HelmRelease>::namespaced(client.clone(), ns);
+    let mut attempt = 1;
+    loop {
+        match api
+            .delete_collection(&Default::default(), &ListParams::default())
+            .await
+        {
+            Ok(_) => return,
+            Err(e) if attempt < 5 => {
+                eprintln!("deleting the releases in {ns} broke off ({e}); asking again");
+                attempt += 1;
+                tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+            }
+            Err(e) => panic!("delete the releases in {ns}: {e}"),
+        }
+    }
 }

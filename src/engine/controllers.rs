@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
 use super::error::{Error, Result};
+use super::template_reach::{Reach, TemplateReach};
 use super::{backoff, clusters, releases, rollouts, templates, throttle, triggers};
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
@@ -185,12 +186,35 @@ where
         ))
 }
 
-/// A ClusterTemplate is looked at again when a cluster made from it changes.
+/// A ClusterTemplate is looked at again when a cluster made from it changes
+/// (the revisions its clusters still use, the users its deletion waits
+/// for), at most once per look interval.
 fn on_clusters_of(
     controller: Controller<ClusterTemplate>,
     s: &Stores,
 ) -> Controller<ClusterTemplate> {
-    controller.reconcile_on(templates_of_clusters(s))
+    controller.reconcile_on(templates_of_clusters_throttled(s))
+}
+
+/// [`templates_of_clusters`], each template at most once per look interval
+/// of its size (`rollouts::look_interval`): a look at a template reads every
+/// cluster made from it, so while N clusters change at once, one look per
+/// interval takes them all in, instead of N looks of O(N) each.
+fn templates_of_clusters_throttled(
+    s: &Stores,
+) -> impl futures::Stream<Item = ObjectRef<ClusterTemplate>> + Send + 'static {
+    let clusters = s.managed_clusters.clone();
+    throttle::throttled(
+        templates_of_clusters(s),
+        throttle::Throttle::per_key(Box::new(move |t: &ObjectRef<ClusterTemplate>| {
+            let made_from = clusters
+                .state()
+                .iter()
+                .filter(|c| c.spec.template == t.name && c.namespace() == t.namespace)
+                .count();
+            rollouts::look_interval(made_from)
+        })),
+    )
 }
 
 /// The ClusterTemplate of every ManagedCluster the store applies.
@@ -268,22 +292,9 @@ pub(super) fn cluster_templates(
 /// reconciles ClusterTemplates, whose rollouts it starts and moves on.
 pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let clusters = s.managed_clusters.clone();
     let controller = controller(&s.applied.cluster_templates, &s.cluster_templates)
         .reconcile_on(triggers::rollout_templates(&s.applied.rollouts))
-        // Each look reads every cluster of the template: while many move at
-        // once, one look per template and interval takes them all in.
-        .reconcile_on(throttle::throttled(
-            templates_of_clusters(s),
-            throttle::Throttle::per_key(Box::new(move |t: &ObjectRef<ClusterTemplate>| {
-                let made_from = clusters
-                    .state()
-                    .iter()
-                    .filter(|c| c.spec.template == t.name && c.namespace() == t.namespace)
-                    .count();
-                rollouts::look_interval(made_from)
-            })),
-        ));
+        .reconcile_on(templates_of_clusters_throttled(s));
     start(
         controller,
         "rollouts",
@@ -306,18 +317,25 @@ pub(super) fn managed_clusters(
     let controller = controller_where(
         &s.applied.managed_clusters,
         &s.managed_clusters,
-        move |mc: &ManagedCluster| !own_status.echoes.is_echo(mc),
+        move |mc: &ManagedCluster| {
+            !own_status
+                .echoes
+                .is_echo(mc, || Some(ObjectRef::from_obj(mc)))
+        },
     )
     // Everything a cluster depends on triggers from the stores, after
     // the store has the change: the reconcile always sees it.
     .reconcile_on(triggers::from_applied(
         &s.applied.releases,
         move |r: &HelmRelease| {
-            if own_releases.echoes.is_echo(r) {
+            let cluster_of = || {
+                let cluster = r.labels().get(labels::CLUSTER)?;
+                Some(ObjectRef::new(cluster).within(&r.namespace()?))
+            };
+            if own_releases.echoes.is_echo(r, cluster_of) {
                 return None;
             }
-            let cluster = r.labels().get(labels::CLUSTER)?;
-            Some(ObjectRef::new(cluster).within(&r.namespace()?))
+            cluster_of()
         },
     ))
     // The release controller reverted (or failed to revert) changes
@@ -343,13 +361,27 @@ pub(super) fn managed_clusters(
             Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
         },
     ))
-    .reconcile_on(triggers::from_applied(
-        &s.applied.cluster_templates,
+    // A new revision concerns only the clusters that have none yet; the
+    // others wait for its rollout (see `template_reach`).
+    .reconcile_on(triggers::from_applied(&s.applied.cluster_templates, {
+        let reach = std::sync::Mutex::new(TemplateReach::default());
+        let templates = s.cluster_templates.clone();
         move |ct: &ClusterTemplate| {
+            let present = templates.get(&ObjectRef::from_obj(ct)).is_some();
+            let reach = reach
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .reach(ct, present);
+            if reach == Reach::None {
+                return Vec::new();
+            }
             let name = ct.name_any();
-            clusters_where(&a, ct.namespace(), |c| c.spec.template == name)
-        },
-    ))
+            clusters_where(&a, ct.namespace(), |c| {
+                c.spec.template == name
+                    && reach.reaches(c.status.as_ref().and_then(|s| s.target_revision))
+            })
+        }
+    }))
     .reconcile_on(triggers::from_applied(
         &s.applied.service_templates,
         move |st: &ServiceTemplate| {
@@ -375,7 +407,13 @@ pub(super) fn managed_clusters(
     ))
     // A rollout reaching a cluster (or giving it back its last good
     // revision): only those clusters, once the store has it.
-    .reconcile_on(triggers::rollout_clusters(&s.applied.rollouts));
+    .reconcile_on(triggers::rollout_clusters(&s.applied.rollouts))
+    // Versions held while a write was in flight that were not its echo.
+    .reconcile_on(
+        ctx.echoes
+            .late
+            .listen(|c: &ObjectRef<ManagedCluster>| Some(c.clone())),
+    );
     start(
         controller,
         "managedclusters",

@@ -29,6 +29,7 @@ pub mod recorder;
 pub mod releases;
 pub mod requests;
 pub mod rollouts;
+pub mod template_reach;
 pub mod templates;
 pub mod throttle;
 pub mod triggers;

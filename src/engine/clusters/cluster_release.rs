@@ -40,9 +40,10 @@ pub(super) async fn apply(
         let mut desired = cluster_release(mc, chart, &ctx.options);
         // Another release interval alone installs nothing again.
         let same_install = carry_installs_as(&mut desired, cluster_release_obj.as_deref());
+        let writing = ctx.echoes.writing(&desired);
         match apply_if_changed(ctx, &desired, cluster_release_obj.as_deref()).await {
             Ok(Some(written)) => {
-                ctx.echoes.wrote(&written);
+                writing.wrote(&written);
                 if !same_install {
                     applied.cluster_chart = Some(t.spec.helm.describe());
                     cluster_release_obj = None; // its status describes the previous spec

@@ -47,9 +47,10 @@ pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Act
             // Go on with the object as the finalizer left it: a new cluster
             // gets its releases in this reconcile, not after another trip
             // through the watch and the queue.
+            let writing = ctx.echoes.writing(mc.as_ref());
             match finalizer::add(&ctx, mc.as_ref()).await? {
                 Some(updated) => {
-                    ctx.echoes.wrote(&updated);
+                    writing.wrote(&updated);
                     apply(&updated, &ctx).await
                 }
                 None => Ok(Action::await_change()),
@@ -83,8 +84,9 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     }
     events::transitions(mc, ctx, &services.statuses);
     let (status, look_again) = status::of(mc, &given, cluster, services);
+    let writing = ctx.echoes.writing(mc);
     if let Some(written) = status_if_changed(ctx, mc, mc.status.as_ref(), &status).await? {
-        ctx.echoes.wrote(&written);
+        writing.wrote(&written);
         events::corrections(mc, ctx, &status.services);
     }
     Ok(look_again)

@@ -183,9 +183,10 @@ async fn install(
             // Only the release controller's settings changed: nothing is
             // installed again, and the status the release has still holds.
             let same_install = carry_installs_as(&mut desired, current.as_deref());
+            let writing = ctx.echoes.writing(&desired);
             let wrote = match apply_if_changed(ctx, &desired, current.as_deref()).await {
                 Ok(Some(written)) => {
-                    ctx.echoes.wrote(&written);
+                    writing.wrote(&written);
                     true
                 }
                 Ok(None) => false,
