@@ -354,13 +354,19 @@ pub(super) fn managed_clusters(
         &s.applied.capi_clusters,
         |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
     ))
-    .reconcile_on(triggers::from_applied(
-        &s.applied.kubeconfigs,
-        |sec: &PartialObjectMeta<Secret>| {
-            let cluster = clusters::access::cluster_of(sec)?;
-            Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
-        },
-    ))
+    .reconcile_on(triggers::from_applied(&s.applied.kubeconfigs, {
+        let own_holds = ctx.clone();
+        move |sec: &PartialObjectMeta<Secret>| {
+            let cluster_of = || {
+                let cluster = clusters::access::cluster_of(sec)?;
+                Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
+            };
+            if own_holds.echoes.is_echo(sec, cluster_of) {
+                return None;
+            }
+            cluster_of()
+        }
+    }))
     // A new revision concerns only the clusters that have none yet; the
     // others wait for its rollout (see `template_reach`).
     .reconcile_on(triggers::from_applied(&s.applied.cluster_templates, {

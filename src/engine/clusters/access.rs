@@ -131,6 +131,8 @@ async fn set(ctx: &Context, s: &PartialObjectMeta<Secret>, finalizers: Vec<Strin
     let patch =
         json!({"metadata": {"finalizers": finalizers, "resourceVersion": s.resource_version()}});
     ctx.wrote();
+    // The cluster that holds it need not look again when it comes back.
+    let writing = ctx.echoes.writing(s);
     match api
         .patch_metadata(
             &s.name_any(),
@@ -139,7 +141,10 @@ async fn set(ctx: &Context, s: &PartialObjectMeta<Secret>, finalizers: Vec<Strin
         )
         .await
     {
-        Ok(_) => Ok(()),
+        Ok(written) => {
+            writing.wrote(&written);
+            Ok(())
+        }
         Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
         Err(e) => Err(e.into()),
     }
