@@ -26,6 +26,9 @@ pub(super) struct Given {
     /// The template's services at that revision, when it still holds them.
     pub(super) services_spec: Option<ClusterTemplateSpec>,
     pub(super) dry_run: bool,
+    /// How many clusters the engine holds: the safety net's looks spread
+    /// over more time as the fleet grows (see `status::next_look`).
+    pub(super) fleet: usize,
 }
 
 impl Given {
@@ -49,6 +52,7 @@ impl Given {
             revision,
             services_spec,
             dry_run,
+            fleet: ctx.stores.managed_clusters.len(),
         }
     }
 
