@@ -11,6 +11,7 @@ use common::rollouts::*;
 use common::*;
 use hmc_tui::api::{ManagedCluster, RolloutPhase};
 use hmc_tui::engine::context::EngineOptions;
+use kube::ResourceExt;
 use kube::api::Api;
 use serde_json::json;
 
@@ -60,11 +61,19 @@ async fn a_rollout_too_large_to_store_stops_and_says_so() {
         "no plan was written: {:?}",
         r.status
     );
+    // An operator's request meanwhile is not lost: it waits for a look
+    // that can write what it asks.
+    request(&mgmt, &ns.name, "fleet-2", "resume", "alice").await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(
         charts(&ns.name).await,
         some(&["ingress-nginx-4.11.3"; 3]),
         "no cluster moves while its rollout cannot be written"
+    );
+    let r = rollouts.get("fleet-2").await.unwrap();
+    assert!(
+        r.annotations().contains_key("hmc.mirantis.com/request"),
+        "the request stays while nothing can be written"
     );
     engine.stop().await;
 
@@ -80,6 +89,11 @@ async fn a_rollout_too_large_to_store_stops_and_says_so() {
     )
     .await;
     assert_eq!(charts(&ns.name).await, some(&["ingress-nginx-4.11.4"; 3]));
+    let r = rollouts.get("fleet-2").await.unwrap();
+    assert!(
+        !r.annotations().contains_key("hmc.mirantis.com/request"),
+        "the request was taken once the status could be written"
+    );
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
     for (name, _) in FLEET {
         let st = mcs.get(name).await.unwrap().status.unwrap();

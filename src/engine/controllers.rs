@@ -328,14 +328,10 @@ pub(super) fn managed_clusters(
     .reconcile_on(triggers::from_applied(
         &s.applied.releases,
         move |r: &HelmRelease| {
-            let cluster_of = || {
+            own_releases.echoes.cluster_unless_echo(r, || {
                 let cluster = r.labels().get(labels::CLUSTER)?;
                 Some(ObjectRef::new(cluster).within(&r.namespace()?))
-            };
-            if own_releases.echoes.is_echo(r, cluster_of) {
-                return None;
-            }
-            cluster_of()
+            })
         },
     ))
     // The release controller reverted (or failed to revert) changes
@@ -357,14 +353,10 @@ pub(super) fn managed_clusters(
     .reconcile_on(triggers::from_applied(&s.applied.kubeconfigs, {
         let own_holds = ctx.clone();
         move |sec: &PartialObjectMeta<Secret>| {
-            let cluster_of = || {
+            own_holds.echoes.cluster_unless_echo(sec, || {
                 let cluster = clusters::access::cluster_of(sec)?;
                 Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
-            };
-            if own_holds.echoes.is_echo(sec, cluster_of) {
-                return None;
-            }
-            cluster_of()
+            })
         }
     }))
     // A new revision concerns only the clusters that have none yet; the

@@ -178,6 +178,19 @@ impl Echoes {
         false
     }
 
+    /// The cluster `obj` triggers, unless it is (or may be) an echo; see
+    /// [`Echoes::is_echo`].
+    pub fn cluster_unless_echo<K: Resource<DynamicType = ()>>(
+        &self,
+        obj: &K,
+        cluster: impl Fn() -> Option<ObjectRef<ManagedCluster>>,
+    ) -> Option<ObjectRef<ManagedCluster>> {
+        if self.is_echo(obj, &cluster) {
+            return None;
+        }
+        cluster()
+    }
+
     /// Forgets an object that is gone.
     pub fn forget<K: Resource<DynamicType = ()>>(&self, namespace: &str, name: &str) {
         self.lock().written.remove(&key::<K>(Some(namespace), name));

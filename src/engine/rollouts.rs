@@ -144,16 +144,10 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         }
     }
     notes.extend(advance(&current.spec, &mut status, &health, now));
-    match fit_status(&mut status, ctx.options.max_rollout_status_bytes) {
-        Ok(trimmed) => {
-            status_if_changed(ctx, current, current.status.as_ref(), &status).await?;
-            notes.extend(trimmed);
-        }
-        // Nothing written: the rollout stays where it was, and says why.
-        Err(refused) => {
-            ctx.event(ct, refused.warning, refused.reason, refused.message.clone());
-            notes.push(refused);
-        }
+    if !write_fitted(ctx, ct, current, current.status.as_ref(), &mut status).await? {
+        // Nothing was written: no step is told as taken, and an operator's
+        // request stays for the look that can write it.
+        return Ok(Action::requeue(REFUSED_LOOK));
     }
     for n in notes {
         ctx.event(current, n.warning, n.reason, n.message);
@@ -162,6 +156,36 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         clear_request(ctx, current).await?;
     }
     Ok(next_look(&current.spec, &status, now))
+}
+
+/// How soon a rollout whose status could not be written is looked at again.
+const REFUSED_LOOK: Duration = Duration::from_secs(60);
+
+/// Writes `status` on `rollout` once it fits what the API server stores,
+/// telling the rollout when its clusters' reasons were left out. When it
+/// cannot fit, writes nothing, warns on the rollout and its template, and
+/// returns false.
+async fn write_fitted(
+    ctx: &Context,
+    ct: &ClusterTemplate,
+    rollout: &TemplateRollout,
+    current: Option<&TemplateRolloutStatus>,
+    status: &mut TemplateRolloutStatus,
+) -> Result<bool> {
+    match fit_status(status, ctx.options.max_rollout_status_bytes) {
+        Ok(trimmed) => {
+            status_if_changed(ctx, rollout, current, status).await?;
+            if let Some(n) = trimmed {
+                ctx.event(rollout, n.warning, n.reason, n.message);
+            }
+            Ok(true)
+        }
+        Err(refused) => {
+            ctx.event(ct, refused.warning, refused.reason, refused.message.clone());
+            ctx.event(rollout, refused.warning, refused.reason, refused.message);
+            Ok(false)
+        }
+    }
 }
 
 /// Creates the rollout of `revision` and writes its plan.
@@ -211,20 +235,9 @@ async fn start(
     let waves = status.waves.len();
     // The status subresource needs the object's identity only.
     obj.status = None;
-    match fit_status(&mut status, ctx.options.max_rollout_status_bytes) {
-        Ok(trimmed) => {
-            status_if_changed(ctx, &obj, None, &status).await?;
-            if let Some(n) = trimmed {
-                ctx.event(&obj, n.warning, n.reason, n.message);
-            }
-        }
-        // The rollout exists, with no plan: each look tries again, and
-        // says why it cannot plan.
-        Err(refused) => {
-            ctx.event(ct, refused.warning, refused.reason, refused.message.clone());
-            ctx.event(&obj, refused.warning, refused.reason, refused.message);
-            return Ok(Action::requeue(Duration::from_secs(60)));
-        }
+    if !write_fitted(ctx, ct, &obj, None, &mut status).await? {
+        // The rollout exists, with no plan: each look tries again.
+        return Ok(Action::requeue(REFUSED_LOOK));
     }
     ctx.event(
         &obj,

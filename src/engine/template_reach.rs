@@ -16,10 +16,10 @@
 //! - anything else (summaries, the rollout policy): none.
 
 use std::collections::{BTreeSet, HashMap};
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 use kube::ResourceExt;
 
+use super::context::hash_of;
 use crate::api::ClusterTemplate;
 
 /// The clusters of a template that a change concerns.
@@ -59,12 +59,6 @@ pub struct TemplateReach {
     seen: HashMap<(String, String), Seen>,
 }
 
-fn hash_of(value: impl serde::Serialize) -> u64 {
-    let mut h = DefaultHasher::new();
-    serde_json::to_vec(&value).unwrap_or_default().hash(&mut h);
-    h.finish()
-}
-
 fn seen(ct: &ClusterTemplate) -> Seen {
     let mut spec = ct.spec.clone();
     // Read per revision (services), or by the rollout controller only.
@@ -74,20 +68,23 @@ fn seen(ct: &ClusterTemplate) -> Seen {
     let mut chart = status.chart;
     // Bumped by every edit of the spec, services included.
     chart.observed_generation = None;
-    let read = hash_of((
+    // These types always serialize; 0 stands for one that did not.
+    let read = hash_of(&(
         ct.uid(),
         ct.metadata.deletion_timestamp.is_some(),
         &ct.metadata.finalizers,
         spec,
         chart,
-    ));
+    ))
+    .unwrap_or_default();
     let numbers: Vec<i64> = status.revisions.iter().map(|r| r.revision).collect();
-    let revisions = hash_of((
+    let revisions = hash_of(&(
         status.revision,
         numbers,
         &status.services_hash,
         &ct.spec.services,
-    ));
+    ))
+    .unwrap_or_default();
     Seen { read, revisions }
 }
 
