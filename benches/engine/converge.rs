@@ -47,7 +47,11 @@ impl Goal {
                 let spec = &r.spec;
                 let revision = r.annotations().get(labels::REVISION);
                 revision == Some(&self.revision.to_string())
-                    && spec.values.as_ref().and_then(|v| v.get("bench"))
+                    && spec
+                        .values
+                        .as_ref()
+                        .and_then(|v| v.to_value().get("bench").cloned())
+                        .as_ref()
                         == service_values(service, self.revision).get("bench")
                     && spec.target_namespace.as_deref() == Some(&format!("bench-{service}"))
                     && spec.kube_config.as_ref().is_some_and(|k| {

@@ -49,6 +49,8 @@ pub struct Metrics {
     pub in_flight: i64,
     /// Per controller: reconciles and the seconds they took.
     pub controllers: BTreeMap<String, (u64, f64)>,
+    /// `hmc_reconcile_triggers_total` by (controller, source).
+    pub triggers: BTreeMap<(String, String), u64>,
 }
 
 impl Metrics {
@@ -80,6 +82,10 @@ impl Metrics {
             *n -= before.requests.get(k).copied().unwrap_or(0);
         }
         d.requests.retain(|_, n| *n > 0);
+        for (k, n) in d.triggers.iter_mut() {
+            *n -= before.triggers.get(k).copied().unwrap_or(0);
+        }
+        d.triggers.retain(|_, n| *n > 0);
         for (k, (n, secs)) in d.controllers.iter_mut() {
             let (bn, bs) = before.controllers.get(k).copied().unwrap_or_default();
             *n -= bn;
@@ -110,6 +116,11 @@ impl Metrics {
                 "hmc_api_requests_total" => {
                     if let (Some(verb), Some(resource)) = (label("verb"), label("resource")) {
                         m.requests.insert((verb, resource), value as u64);
+                    }
+                }
+                "hmc_reconcile_triggers_total" => {
+                    if let (Some(c), Some(source)) = (label("controller"), label("source")) {
+                        m.triggers.insert((c, source), value as u64);
                     }
                 }
                 "hmc_engine_writes_total" => m.writes = value as u64,

@@ -248,6 +248,13 @@ pub fn requests(m: &crate::engine::Metrics, n: usize) -> String {
             secs * 1000.0 / (*count).max(1) as f64
         ));
     }
+    out.push_str("\n| controller | trigger source | keys | per cluster |\n|---|---|---|---|\n");
+    for ((c, source), count) in &m.triggers {
+        out.push_str(&format!(
+            "| {c} | {source} | {count} | {:.2} |\n",
+            *count as f64 / n as f64
+        ));
+    }
     out.push_str("\n| verb | resource | requests | per cluster |\n|---|---|---|---|\n");
     for ((verb, resource), count) in &m.requests {
         out.push_str(&format!(

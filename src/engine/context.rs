@@ -114,6 +114,8 @@ pub struct Counters {
     pub events_dropped: AtomicU64,
     /// Per controller: reconciles, errors, durations, in flight.
     pub controllers: super::metrics::ControllerMetrics,
+    /// Per controller and trigger source: the keys it handed.
+    pub triggers: super::metrics::TriggerCounts,
     /// Every request sent to the API server, when the client counts them
     /// (see [`super::requests::counted_client`]).
     pub requests: Arc<super::requests::ApiRequests>,

@@ -123,17 +123,25 @@ fn clusters_where(
         .collect()
 }
 
-/// A controller of `K`, triggered by every object its shared store applies.
-fn controller<K>(applied: &Announcer<K>, store: &Store<K>) -> Controller<K>
+/// A controller of `K` named `name`, triggered by every object its shared
+/// store applies.
+fn controller<K>(
+    ctx: &Context,
+    name: &'static str,
+    applied: &Announcer<K>,
+    store: &Store<K>,
+) -> Controller<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    controller_where(applied, store, |_| true)
+    controller_where(ctx, name, applied, store, |_| true)
 }
 
-/// A controller of `K`, triggered by the objects its shared store applies
-/// that `changed` accepts.
+/// A controller of `K` named `name`, triggered by the objects its shared
+/// store applies that `changed` accepts (counted as its source `self`).
 fn controller_where<K>(
+    ctx: &Context,
+    name: &'static str,
     applied: &Announcer<K>,
     store: &Store<K>,
     changed: impl Fn(&K) -> bool + Send + Sync + 'static,
@@ -141,11 +149,25 @@ fn controller_where<K>(
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    Controller::for_shared_stream(
+    let own = counted(
+        ctx,
+        name,
+        "self",
         triggers::shared(applied, store.clone(), changed),
-        store.clone(),
-    )
-    .with_config(Config::default().concurrency(16))
+    );
+    Controller::for_shared_stream(own, store.clone()).with_config(Config::default().concurrency(16))
+}
+
+/// `stream`, each key it hands counted as a trigger of `controller` from
+/// `source` (`hmc_reconcile_triggers_total`): where reconciles come from.
+fn counted<S: futures::Stream>(
+    ctx: &Context,
+    controller: &'static str,
+    source: &'static str,
+    stream: S,
+) -> impl futures::Stream<Item = S::Item> + use<S> {
+    let counters = ctx.counters.clone();
+    stream.inspect(move |_| counters.triggers.add(controller, source))
 }
 
 /// Runs `controller` with `reconcile` until `shutdown` is cancelled: a
@@ -236,7 +258,12 @@ pub(super) fn service_templates(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let controller = controller(&s.applied.service_templates, &s.service_templates);
+    let controller = controller(
+        &ctx,
+        "servicetemplates",
+        &s.applied.service_templates,
+        &s.service_templates,
+    );
     let controller = on_own_sources(controller, s)
         // Deletion waits for users to go: re-check when they change.
         .reconcile_on(triggers::from_applied(
@@ -277,7 +304,12 @@ pub(super) fn cluster_templates(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let controller = controller(&s.applied.cluster_templates, &s.cluster_templates);
+    let controller = controller(
+        &ctx,
+        "clustertemplates",
+        &s.applied.cluster_templates,
+        &s.cluster_templates,
+    );
     let controller = on_clusters_of(on_own_sources(controller, s), s);
     start(
         controller,
@@ -292,9 +324,25 @@ pub(super) fn cluster_templates(
 /// reconciles ClusterTemplates, whose rollouts it starts and moves on.
 pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let controller = controller(&s.applied.cluster_templates, &s.cluster_templates)
-        .reconcile_on(triggers::rollout_templates(&s.applied.rollouts))
-        .reconcile_on(templates_of_clusters_throttled(s));
+    const ROLLOUTS: &str = "rollouts";
+    let controller = controller(
+        &ctx,
+        ROLLOUTS,
+        &s.applied.cluster_templates,
+        &s.cluster_templates,
+    )
+    .reconcile_on(counted(
+        &ctx,
+        ROLLOUTS,
+        "rollouts",
+        triggers::rollout_templates(&s.applied.rollouts),
+    ))
+    .reconcile_on(counted(
+        &ctx,
+        ROLLOUTS,
+        "clusters",
+        templates_of_clusters_throttled(s),
+    ));
     start(
         controller,
         "rollouts",
@@ -314,7 +362,10 @@ pub(super) fn managed_clusters(
     // What a reconcile wrote comes back through the stores: the cluster is
     // not looked at again for it (see `echoes`).
     let (own_status, own_releases) = (ctx.clone(), ctx.clone());
+    const CLUSTERS: &str = "managedclusters";
     let controller = controller_where(
+        &ctx,
+        CLUSTERS,
         &s.applied.managed_clusters,
         &s.managed_clusters,
         move |mc: &ManagedCluster| {
@@ -325,64 +376,84 @@ pub(super) fn managed_clusters(
     )
     // Everything a cluster depends on triggers from the stores, after
     // the store has the change: the reconcile always sees it.
-    .reconcile_on(triggers::from_applied(
-        &s.applied.releases,
-        move |r: &HelmRelease| {
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "releases",
+        triggers::from_applied(&s.applied.releases, move |r: &HelmRelease| {
             own_releases.echoes.cluster_unless_echo(r, || {
                 let cluster = r.labels().get(labels::CLUSTER)?;
                 Some(ObjectRef::new(cluster).within(&r.namespace()?))
             })
-        },
+        }),
     ))
     // The release controller reverted (or failed to revert) changes
     // made by hand: the cluster of that release says so.
-    .reconcile_on(triggers::from_applied(
-        &s.applied.drift_events,
-        move |e: &Event| {
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "drift",
+        triggers::from_applied(&s.applied.drift_events, move |e: &Event| {
             let r = e.regarding.as_ref()?;
             let ns = r.namespace.as_deref()?;
             let release = get(&d.releases, ns, r.name.as_deref()?)?;
             let cluster = release.labels().get(labels::CLUSTER)?;
             Some(ObjectRef::new(cluster).within(ns))
-        },
+        }),
     ))
-    .reconcile_on(triggers::from_applied(
-        &s.applied.capi_clusters,
-        |c: &capi::Cluster| Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?)),
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "capi-clusters",
+        triggers::from_applied(&s.applied.capi_clusters, |c: &capi::Cluster| {
+            Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?))
+        }),
     ))
-    .reconcile_on(triggers::from_applied(&s.applied.kubeconfigs, {
-        let own_holds = ctx.clone();
-        move |sec: &PartialObjectMeta<Secret>| {
-            own_holds.echoes.cluster_unless_echo(sec, || {
-                let cluster = clusters::access::cluster_of(sec)?;
-                Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
-            })
-        }
-    }))
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "kubeconfigs",
+        triggers::from_applied(&s.applied.kubeconfigs, {
+            let own_holds = ctx.clone();
+            move |sec: &PartialObjectMeta<Secret>| {
+                own_holds.echoes.cluster_unless_echo(sec, || {
+                    let cluster = clusters::access::cluster_of(sec)?;
+                    Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
+                })
+            }
+        }),
+    ))
     // A new revision concerns only the clusters that have none yet; the
     // others wait for its rollout (see `template_reach`).
-    .reconcile_on(triggers::from_applied(&s.applied.cluster_templates, {
-        let reach = std::sync::Mutex::new(TemplateReach::default());
-        let templates = s.cluster_templates.clone();
-        move |ct: &ClusterTemplate| {
-            let present = templates.get(&ObjectRef::from_obj(ct)).is_some();
-            let reach = reach
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .reach(ct, present);
-            if reach == Reach::None {
-                return Vec::new();
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "cluster-templates",
+        triggers::from_applied(&s.applied.cluster_templates, {
+            let reach = std::sync::Mutex::new(TemplateReach::default());
+            let templates = s.cluster_templates.clone();
+            move |ct: &ClusterTemplate| {
+                let present = templates.get(&ObjectRef::from_obj(ct)).is_some();
+                let reach = reach
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .reach(ct, present);
+                if reach == Reach::None {
+                    return Vec::new();
+                }
+                let name = ct.name_any();
+                clusters_where(&a, ct.namespace(), |c| {
+                    c.spec.template == name
+                        && reach.reaches(c.status.as_ref().and_then(|s| s.target_revision))
+                })
             }
-            let name = ct.name_any();
-            clusters_where(&a, ct.namespace(), |c| {
-                c.spec.template == name
-                    && reach.reaches(c.status.as_ref().and_then(|s| s.target_revision))
-            })
-        }
-    }))
-    .reconcile_on(triggers::from_applied(
-        &s.applied.service_templates,
-        move |st: &ServiceTemplate| {
+        }),
+    ))
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "service-templates",
+        triggers::from_applied(&s.applied.service_templates, move |st: &ServiceTemplate| {
             let name = st.name_any();
             let ns = st.namespace();
             let templates: Vec<String> = b
@@ -401,20 +472,28 @@ pub(super) fn managed_clusters(
                         .iter()
                         .any(|x| x.template.as_deref() == Some(&name))
             })
-        },
+        }),
     ))
     // A rollout reaching a cluster (or giving it back its last good
     // revision): only those clusters, once the store has it.
-    .reconcile_on(triggers::rollout_clusters(&s.applied.rollouts))
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "rollouts",
+        triggers::rollout_clusters(&s.applied.rollouts),
+    ))
     // Versions held while a write was in flight that were not its echo.
-    .reconcile_on(
+    .reconcile_on(counted(
+        &ctx,
+        CLUSTERS,
+        "late-versions",
         ctx.echoes
             .late
             .listen(|c: &ObjectRef<ManagedCluster>| Some(c.clone())),
-    );
+    ));
     start(
         controller,
-        "managedclusters",
+        CLUSTERS,
         clusters::reconcile,
         ctx.clone(),
         shutdown,
@@ -436,15 +515,20 @@ pub(super) fn kubeconfig_holds(
                 .within(&ns?),
         )
     };
-    let controller = controller(&s.applied.kubeconfigs, &s.kubeconfigs)
-        .reconcile_on(triggers::from_applied(
-            &s.applied.managed_clusters,
-            move |mc: &ManagedCluster| secret_of(mc.namespace(), &mc.name_any()),
-        ))
-        .reconcile_on(triggers::from_applied(
-            &s.applied.releases,
-            move |r: &HelmRelease| secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?),
-        ));
+    let controller = controller(
+        &ctx,
+        "kubeconfig-holds",
+        &s.applied.kubeconfigs,
+        &s.kubeconfigs,
+    )
+    .reconcile_on(triggers::from_applied(
+        &s.applied.managed_clusters,
+        move |mc: &ManagedCluster| secret_of(mc.namespace(), &mc.name_any()),
+    ))
+    .reconcile_on(triggers::from_applied(
+        &s.applied.releases,
+        move |r: &HelmRelease| secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?),
+    ));
     start(
         controller,
         "kubeconfig-holds",

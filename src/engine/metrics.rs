@@ -66,6 +66,24 @@ impl ControllerMetrics {
     }
 }
 
+/// Keys each trigger source handed a controller, keyed by (controller,
+/// source). A key handed while the same key waits is one reconcile, so the
+/// counts say where reconciles come from, not how many there were; the
+/// reconciles beyond them are the controller's own looks again.
+#[derive(Debug, Default)]
+pub struct TriggerCounts(Mutex<BTreeMap<(&'static str, &'static str), u64>>);
+
+impl TriggerCounts {
+    pub fn add(&self, controller: &'static str, source: &'static str) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        *map.entry((controller, source)).or_default() += 1;
+    }
+
+    pub fn snapshot(&self) -> BTreeMap<(&'static str, &'static str), u64> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
 impl Counters {
     /// Runs one reconcile of `controller`, counting it, its duration and
     /// whether it failed.
@@ -128,6 +146,7 @@ struct Snapshot {
     events_dropped: u64,
     requests: BTreeMap<(&'static str, String), u64>,
     controllers: BTreeMap<&'static str, ControllerStats>,
+    triggers: BTreeMap<(&'static str, &'static str), u64>,
     /// ManagedClusters by their Ready condition.
     clusters: BTreeMap<String, u64>,
     /// Services by state.
@@ -147,6 +166,7 @@ impl Snapshot {
                 .load(std::sync::atomic::Ordering::Relaxed),
             requests: counters.requests.snapshot(),
             controllers: counters.controllers.snapshot(),
+            triggers: counters.triggers.snapshot(),
             ..Default::default()
         };
         for mc in stores.managed_clusters.state() {
@@ -287,6 +307,18 @@ impl Collector for Snapshot {
             "Finished reconciles per controller.",
             MetricType::Counter,
             per_controller(|s| count(s.reconciles)),
+        )?;
+        family(
+            &mut e,
+            "hmc_reconcile_triggers",
+            "Keys handed to a controller per trigger source; keys handed while the same key waited were one reconcile.",
+            MetricType::Counter,
+            self.triggers.iter().map(|((c, source), n)| {
+                (
+                    [("controller", Escaped(c)), ("source", Escaped(source))],
+                    count(*n),
+                )
+            }),
         )?;
         family(
             &mut e,
@@ -490,6 +522,10 @@ mod tests {
                 ("managedclusters", stats(3, 1, 2, &[0.001, 0.2, 30.0])),
                 ("rollouts", stats(1, 0, 0, &[0.02])),
             ]),
+            triggers: BTreeMap::from([
+                (("managedclusters", "releases"), 6),
+                (("managedclusters", "self"), 2),
+            ]),
             clusters: BTreeMap::from([("True".to_string(), 4), ("False".to_string(), 1)]),
             services: BTreeMap::from([("Installed".to_string(), 7)]),
             rollouts: BTreeMap::from([("Succeeded".to_string(), 2)]),
@@ -507,6 +543,7 @@ mod tests {
             ("hmc_api_requests_total", 8.0),
             ("hmc_reconcile_total", 4.0),
             ("hmc_reconcile_errors_total", 1.0),
+            ("hmc_reconcile_triggers_total", 8.0),
             ("hmc_reconcile_in_flight", 2.0),
             ("hmc_reconcile_duration_seconds_count", 4.0),
             ("hmc_managed_clusters", 5.0),
@@ -523,6 +560,7 @@ mod tests {
             r#"hmc_api_requests_total{verb="get",resource="managedclusters"} 5"#,
             r#"hmc_reconcile_total{controller="managedclusters"} 3"#,
             r#"hmc_reconcile_errors_total{controller="rollouts"} 0"#,
+            r#"hmc_reconcile_triggers_total{controller="managedclusters",source="releases"} 6"#,
             r#"hmc_reconcile_in_flight{controller="managedclusters"} 2"#,
             r#"hmc_managed_clusters{ready="False"} 1"#,
             r#"hmc_services{state="Installed"} 7"#,

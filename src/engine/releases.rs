@@ -11,6 +11,7 @@ use crate::api::{HelmSpec, ManagedCluster, ServiceState, labels};
 use crate::flux::{
     self, DriftDetection, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
     HelmRepositorySpec, Install, KubeConfigRef, LocalRef, Remediation, SecretKeyRef, Upgrade,
+    values::InlineValues,
 };
 use crate::plan::services::DesiredService;
 
@@ -164,7 +165,7 @@ pub fn cluster_release(
             chart_ref: chart,
             interval: options.release_interval.clone(),
             release_name: Some(name),
-            values: mc.spec.config.clone().filter(|v| !v.is_null()),
+            values: mc.spec.config.as_ref().filter(|v| !v.is_null()).map(InlineValues::new),
             install: Some(Install {
                 create_namespace: None,
                 remediation: Some(Remediation { retries: Some(3) }),
@@ -303,8 +304,9 @@ pub fn service_release(
             // installed before costs no Helm upgrade: only the chart and the
             // values decide whether the release is in sync.
             drift_detection: Some(DriftDetection::enabled()),
-            values: Some(svc.values.clone())
-                .filter(|v| v.as_object().is_none_or(|o| !o.is_empty())),
+            values: Some(&svc.values)
+                .filter(|v| v.as_object().is_none_or(|o| !o.is_empty()))
+                .map(InlineValues::new),
             ..Default::default()
         },
         status: None,

@@ -5,6 +5,7 @@
 use kube::CustomResource;
 use serde::{Deserialize, Serialize};
 
+pub mod values;
 pub mod words;
 
 /// A Flux condition, read leniently: bad data from the API never panics.
@@ -204,7 +205,7 @@ pub struct HelmReleaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub values: Option<serde_json::Value>,
+    pub values: Option<values::InlineValues>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
