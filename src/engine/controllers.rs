@@ -430,8 +430,10 @@ pub(super) fn managed_clusters(
         CLUSTERS,
         "cluster-templates",
         triggers::from_applied(&s.applied.cluster_templates, {
-            let reach = std::sync::Mutex::new(TemplateReach::default());
             let templates = s.cluster_templates.clone();
+            let reach = std::sync::Mutex::new(TemplateReach::starting_from(
+                templates.state().iter().map(AsRef::as_ref),
+            ));
             move |ct: &ClusterTemplate| {
                 let present = templates.get(&ObjectRef::from_obj(ct)).is_some();
                 let reach = reach

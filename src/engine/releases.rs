@@ -165,7 +165,12 @@ pub fn cluster_release(
             chart_ref: chart,
             interval: options.release_interval.clone(),
             release_name: Some(name),
-            values: mc.spec.config.as_ref().filter(|v| !v.is_null()).map(InlineValues::new),
+            values: mc
+                .spec
+                .config
+                .as_ref()
+                .filter(|v| !v.is_null())
+                .map(InlineValues::new),
             install: Some(Install {
                 create_namespace: None,
                 remediation: Some(Remediation { retries: Some(3) }),

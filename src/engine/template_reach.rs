@@ -89,6 +89,27 @@ fn seen(ct: &ClusterTemplate) -> Seen {
 }
 
 impl TemplateReach {
+    /// Starts from the versions of `templates`, what the store holds when
+    /// the listener starts. A listener made after the store's first list
+    /// hears nothing of it: without these, the first change of each
+    /// template after a restart counted as the template being new, and
+    /// reached all its clusters (1,000 reconciles that changed nothing at
+    /// the start of the first rollout of a 1,000-cluster fleet). What a
+    /// version applied meanwhile changed is not lost: the cluster
+    /// controller starts with a look at every cluster, from the store.
+    pub fn starting_from<'a>(templates: impl IntoIterator<Item = &'a ClusterTemplate>) -> Self {
+        let seen = templates
+            .into_iter()
+            .map(|ct| {
+                (
+                    (ct.namespace().unwrap_or_default(), ct.name_any()),
+                    seen(ct),
+                )
+            })
+            .collect();
+        Self { seen }
+    }
+
     /// Which clusters of `ct` this version concerns; `present` is false when
     /// the store no longer holds it (it was deleted).
     pub fn reach(&mut self, ct: &ClusterTemplate, present: bool) -> Reach {
@@ -163,6 +184,19 @@ mod tests {
             "a cluster with no revision gets the newest"
         );
         assert!(r.reaches(Some(7)), "one the template forgot");
+    }
+
+    #[test]
+    fn a_template_held_before_the_listener_started_is_not_new_to_it() {
+        let ct = template();
+        let mut reach = TemplateReach::starting_from([&ct]);
+        assert_eq!(reach.reach(&ct, true), Reach::None, "the same version");
+        let r = reach.reach(&with_revision_2(ct), true);
+        assert!(!r.reaches(Some(1)), "its first revision after a restart");
+        assert!(r.reaches(None));
+        let mut other = template();
+        other.metadata.name = Some("other".into());
+        assert_eq!(reach.reach(&other, true), Reach::All, "a new template");
     }
 
     #[test]
