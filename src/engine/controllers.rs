@@ -193,18 +193,25 @@ where
 }
 
 /// A template is looked at again when a chart source it owns changes.
-fn on_own_sources<T>(controller: Controller<T>, s: &Stores) -> Controller<T>
+fn on_own_sources<T>(ctx: &Context, name: &'static str, controller: Controller<T>) -> Controller<T>
 where
     T: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
+    let s = &ctx.stores;
     controller
-        .reconcile_on(triggers::from_applied(
-            &s.applied.charts,
-            |c: &HelmChart| triggers::owner::<T>(c),
+        .reconcile_on(counted(
+            ctx,
+            name,
+            "charts",
+            triggers::from_applied(&s.applied.charts, |c: &HelmChart| triggers::owner::<T>(c)),
         ))
-        .reconcile_on(triggers::from_applied(
-            &s.applied.repositories,
-            |r: &HelmRepository| triggers::owner::<T>(r),
+        .reconcile_on(counted(
+            ctx,
+            name,
+            "repositories",
+            triggers::from_applied(&s.applied.repositories, |r: &HelmRepository| {
+                triggers::owner::<T>(r)
+            }),
         ))
 }
 
@@ -212,10 +219,16 @@ where
 /// (the revisions its clusters still use, the users its deletion waits
 /// for), at most once per look interval.
 fn on_clusters_of(
+    ctx: &Context,
+    name: &'static str,
     controller: Controller<ClusterTemplate>,
-    s: &Stores,
 ) -> Controller<ClusterTemplate> {
-    controller.reconcile_on(templates_of_clusters_throttled(s))
+    controller.reconcile_on(counted(
+        ctx,
+        name,
+        "clusters",
+        templates_of_clusters_throttled(&ctx.stores),
+    ))
 }
 
 /// [`templates_of_clusters`], each template at most once per look interval
@@ -258,28 +271,33 @@ pub(super) fn service_templates(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
+    const SERVICES: &str = "servicetemplates";
     let controller = controller(
         &ctx,
-        "servicetemplates",
+        SERVICES,
         &s.applied.service_templates,
         &s.service_templates,
     );
-    let controller = on_own_sources(controller, s)
+    let controller = on_own_sources(&ctx, SERVICES, controller)
         // Deletion waits for users to go: re-check when they change.
-        .reconcile_on(triggers::from_applied(
-            &s.applied.cluster_templates,
-            |ct: &ClusterTemplate| {
+        .reconcile_on(counted(
+            &ctx,
+            SERVICES,
+            "cluster-templates",
+            triggers::from_applied(&s.applied.cluster_templates, |ct: &ClusterTemplate| {
                 let ns = ct.namespace().unwrap_or_default();
                 ct.spec
                     .services
                     .iter()
                     .map(|x| ObjectRef::new(&x.template).within(&ns))
                     .collect::<Vec<_>>()
-            },
+            }),
         ))
-        .reconcile_on(triggers::from_applied(
-            &s.applied.managed_clusters,
-            |mc: &ManagedCluster| {
+        .reconcile_on(counted(
+            &ctx,
+            SERVICES,
+            "managedclusters",
+            triggers::from_applied(&s.applied.managed_clusters, |mc: &ManagedCluster| {
                 let ns = mc.namespace().unwrap_or_default();
                 mc.spec
                     .services
@@ -287,11 +305,11 @@ pub(super) fn service_templates(
                     .filter_map(|x| x.template.as_ref())
                     .map(|n| ObjectRef::new(n).within(&ns))
                     .collect::<Vec<_>>()
-            },
+            }),
         ));
     start(
         controller,
-        "servicetemplates",
+        SERVICES,
         templates::reconcile::<ServiceTemplate>,
         ctx.clone(),
         shutdown,
@@ -304,16 +322,17 @@ pub(super) fn cluster_templates(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
+    const TEMPLATES: &str = "clustertemplates";
     let controller = controller(
         &ctx,
-        "clustertemplates",
+        TEMPLATES,
         &s.applied.cluster_templates,
         &s.cluster_templates,
     );
-    let controller = on_clusters_of(on_own_sources(controller, s), s);
+    let controller = on_clusters_of(&ctx, TEMPLATES, on_own_sources(&ctx, TEMPLATES, controller));
     start(
         controller,
-        "clustertemplates",
+        TEMPLATES,
         templates::reconcile::<ClusterTemplate>,
         ctx.clone(),
         shutdown,
@@ -345,7 +364,7 @@ pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl F
     ));
     start(
         controller,
-        "rollouts",
+        ROLLOUTS,
         rollouts::reconcile,
         ctx.clone(),
         shutdown,
@@ -517,23 +536,27 @@ pub(super) fn kubeconfig_holds(
                 .within(&ns?),
         )
     };
-    let controller = controller(
-        &ctx,
-        "kubeconfig-holds",
-        &s.applied.kubeconfigs,
-        &s.kubeconfigs,
-    )
-    .reconcile_on(triggers::from_applied(
-        &s.applied.managed_clusters,
-        move |mc: &ManagedCluster| secret_of(mc.namespace(), &mc.name_any()),
-    ))
-    .reconcile_on(triggers::from_applied(
-        &s.applied.releases,
-        move |r: &HelmRelease| secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?),
-    ));
+    const HOLDS: &str = "kubeconfig-holds";
+    let controller = controller(&ctx, HOLDS, &s.applied.kubeconfigs, &s.kubeconfigs)
+        .reconcile_on(counted(
+            &ctx,
+            HOLDS,
+            "managedclusters",
+            triggers::from_applied(&s.applied.managed_clusters, move |mc: &ManagedCluster| {
+                secret_of(mc.namespace(), &mc.name_any())
+            }),
+        ))
+        .reconcile_on(counted(
+            &ctx,
+            HOLDS,
+            "releases",
+            triggers::from_applied(&s.applied.releases, move |r: &HelmRelease| {
+                secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?)
+            }),
+        ));
     start(
         controller,
-        "kubeconfig-holds",
+        HOLDS,
         clusters::access::sweep,
         ctx.clone(),
         shutdown,
