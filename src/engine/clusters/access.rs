@@ -53,17 +53,23 @@ pub fn cluster_of(secret: &PartialObjectMeta<Secret>) -> Option<String> {
 /// no service release of that cluster is left (a release still there is
 /// being uninstalled through this very secret).
 pub async fn sweep(secret: Arc<PartialObjectMeta<Secret>>, ctx: Arc<Context>) -> Result<Action> {
-    if !holds(&secret) {
+    ctx.counters
+        .timed("kubeconfig-holds", sweep_secret(&secret, &ctx))
+        .await
+}
+
+async fn sweep_secret(secret: &PartialObjectMeta<Secret>, ctx: &Context) -> Result<Action> {
+    if !holds(secret) {
         return Ok(Action::await_change());
     }
     let ns = secret.namespace().unwrap_or_default();
-    let Some(cluster) = cluster_of(&secret) else {
+    let Some(cluster) = cluster_of(secret) else {
         return Ok(Action::await_change());
     };
     if get(&ctx.stores.managed_clusters, &ns, &cluster).is_some() {
         return Ok(Action::requeue(RECHECK));
     }
-    let releases_left = super::given::releases_of(&ctx, &ns, &cluster)
+    let releases_left = super::given::releases_of(ctx, &ns, &cluster)
         .iter()
         .any(|r| is_service(r));
     if releases_left {
@@ -71,7 +77,7 @@ pub async fn sweep(secret: Arc<PartialObjectMeta<Secret>>, ctx: Arc<Context>) ->
     }
     tracing::info!(namespace = %ns, secret = %secret.name_any(), %cluster,
         "cluster is gone and no service is left: letting go of its kubeconfig secret");
-    release(&ctx, &ns, &cluster).await?;
+    release(ctx, &ns, &cluster).await?;
     Ok(Action::await_change())
 }
 
