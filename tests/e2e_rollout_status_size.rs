@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::rollouts::*;
 use common::*;
-use hmc_tui::api::{ManagedCluster, RolloutPhase};
+use hmc_tui::api::{ManagedCluster, RolloutPhase, labels};
 use hmc_tui::engine::context::EngineOptions;
 use kube::ResourceExt;
 use kube::api::Api;
@@ -62,9 +62,29 @@ async fn a_rollout_too_large_to_store_stops_and_says_so() {
         r.status
     );
     // An operator's request meanwhile is not lost: it waits for a look
-    // that can write what it asks.
+    // that can write what it asks. The request triggers a look of the
+    // rollout controller; the assertions below hold once that look ended.
+    let triggered = |e: &RunningEngine| {
+        let t = e.counters.triggers.snapshot();
+        t.get(&("rollouts", "rollouts")).copied().unwrap_or(0)
+    };
+    let looks = |e: &RunningEngine| {
+        let c = e.counters.controllers.snapshot();
+        c.get("rollouts")
+            .map_or((0, 0), |s| (s.reconciles, s.in_flight))
+    };
+    let before = triggered(&engine);
     request(&mgmt, &ns.name, "fleet-2", "resume", "alice").await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    eventually("the request to trigger the rollout", STEP, || async {
+        (triggered(&engine) > before).then_some(())
+    })
+    .await;
+    let (seen, _) = looks(&engine);
+    eventually("a look at the rollout after the request", STEP, || async {
+        let (done, running) = looks(&engine);
+        (done > seen && running == 0).then_some(())
+    })
+    .await;
     assert_eq!(
         charts(&ns.name).await,
         some(&["ingress-nginx-4.11.3"; 3]),
@@ -72,8 +92,13 @@ async fn a_rollout_too_large_to_store_stops_and_says_so() {
     );
     let r = rollouts.get("fleet-2").await.unwrap();
     assert!(
-        r.annotations().contains_key("hmc.mirantis.com/request"),
+        r.annotations().contains_key(labels::REQUEST),
         "the request stays while nothing can be written"
+    );
+    assert!(
+        r.status.as_ref().is_none_or(|s| s.clusters.is_empty()),
+        "the look wrote no plan: {:?}",
+        r.status
     );
     engine.stop().await;
 
@@ -91,7 +116,7 @@ async fn a_rollout_too_large_to_store_stops_and_says_so() {
     assert_eq!(charts(&ns.name).await, some(&["ingress-nginx-4.11.4"; 3]));
     let r = rollouts.get("fleet-2").await.unwrap();
     assert!(
-        !r.annotations().contains_key("hmc.mirantis.com/request"),
+        !r.annotations().contains_key(labels::REQUEST),
         "the request was taken once the status could be written"
     );
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);

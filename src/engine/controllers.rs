@@ -17,7 +17,7 @@ use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use super::context::Context;
+use super::context::{Context, Counters};
 use super::error::{Error, Result};
 use super::template_reach::{Reach, TemplateReach};
 use super::{backoff, clusters, releases, rollouts, templates, throttle, triggers};
@@ -123,25 +123,44 @@ fn clusters_where(
         .collect()
 }
 
-/// A controller of `K` named `name`, triggered by every object its shared
-/// store applies.
-fn controller<K>(
-    ctx: &Context,
-    name: &'static str,
-    applied: &Announcer<K>,
-    store: &Store<K>,
-) -> Controller<K>
+/// A controller's name, and the counts of where its reconciles come from
+/// (`hmc_reconcile_triggers_total`).
+struct Sources {
+    controller: &'static str,
+    counters: Arc<Counters>,
+}
+
+impl Sources {
+    fn of(ctx: &Context, controller: &'static str) -> Self {
+        Sources {
+            controller,
+            counters: ctx.counters.clone(),
+        }
+    }
+
+    /// `stream`, each key it hands counted as a trigger from `source`.
+    fn source<S: futures::Stream>(
+        &self,
+        source: &'static str,
+        stream: S,
+    ) -> impl futures::Stream<Item = S::Item> + use<S> {
+        let (counters, controller) = (self.counters.clone(), self.controller);
+        stream.inspect(move |_| counters.triggers.add(controller, source))
+    }
+}
+
+/// A controller of `K`, triggered by every object its shared store applies.
+fn controller<K>(on: &Sources, applied: &Announcer<K>, store: &Store<K>) -> Controller<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    controller_where(ctx, name, applied, store, |_| true)
+    controller_where(on, applied, store, |_| true)
 }
 
-/// A controller of `K` named `name`, triggered by the objects its shared
-/// store applies that `changed` accepts (counted as its source `self`).
+/// A controller of `K`, triggered by the objects its shared store applies
+/// that `changed` accepts (counted as its source `self`).
 fn controller_where<K>(
-    ctx: &Context,
-    name: &'static str,
+    on: &Sources,
     applied: &Announcer<K>,
     store: &Store<K>,
     changed: impl Fn(&K) -> bool + Send + Sync + 'static,
@@ -149,25 +168,8 @@ fn controller_where<K>(
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let own = counted(
-        ctx,
-        name,
-        "self",
-        triggers::shared(applied, store.clone(), changed),
-    );
+    let own = on.source("self", triggers::shared(applied, store.clone(), changed));
     Controller::for_shared_stream(own, store.clone()).with_config(Config::default().concurrency(16))
-}
-
-/// `stream`, each key it hands counted as a trigger of `controller` from
-/// `source` (`hmc_reconcile_triggers_total`): where reconciles come from.
-fn counted<S: futures::Stream>(
-    ctx: &Context,
-    controller: &'static str,
-    source: &'static str,
-    stream: S,
-) -> impl futures::Stream<Item = S::Item> + use<S> {
-    let counters = ctx.counters.clone();
-    stream.inspect(move |_| counters.triggers.add(controller, source))
 }
 
 /// Runs `controller` with `reconcile` until `shutdown` is cancelled: a
@@ -193,21 +195,17 @@ where
 }
 
 /// A template is looked at again when a chart source it owns changes.
-fn on_own_sources<T>(ctx: &Context, name: &'static str, controller: Controller<T>) -> Controller<T>
+fn on_own_sources<T>(ctx: &Context, on: &Sources, controller: Controller<T>) -> Controller<T>
 where
     T: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let s = &ctx.stores;
     controller
-        .reconcile_on(counted(
-            ctx,
-            name,
+        .reconcile_on(on.source(
             "charts",
             triggers::from_applied(&s.applied.charts, |c: &HelmChart| triggers::owner::<T>(c)),
         ))
-        .reconcile_on(counted(
-            ctx,
-            name,
+        .reconcile_on(on.source(
             "repositories",
             triggers::from_applied(&s.applied.repositories, |r: &HelmRepository| {
                 triggers::owner::<T>(r)
@@ -220,15 +218,10 @@ where
 /// for), at most once per look interval.
 fn on_clusters_of(
     ctx: &Context,
-    name: &'static str,
+    on: &Sources,
     controller: Controller<ClusterTemplate>,
 ) -> Controller<ClusterTemplate> {
-    controller.reconcile_on(counted(
-        ctx,
-        name,
-        "clusters",
-        templates_of_clusters_throttled(&ctx.stores),
-    ))
+    controller.reconcile_on(on.source("clusters", templates_of_clusters_throttled(&ctx.stores)))
 }
 
 /// [`templates_of_clusters`], each template at most once per look interval
@@ -271,18 +264,11 @@ pub(super) fn service_templates(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    const SERVICES: &str = "servicetemplates";
-    let controller = controller(
-        &ctx,
-        SERVICES,
-        &s.applied.service_templates,
-        &s.service_templates,
-    );
-    let controller = on_own_sources(&ctx, SERVICES, controller)
+    let on = Sources::of(&ctx, "servicetemplates");
+    let controller = controller(&on, &s.applied.service_templates, &s.service_templates);
+    let controller = on_own_sources(&ctx, &on, controller)
         // Deletion waits for users to go: re-check when they change.
-        .reconcile_on(counted(
-            &ctx,
-            SERVICES,
+        .reconcile_on(on.source(
             "cluster-templates",
             triggers::from_applied(&s.applied.cluster_templates, |ct: &ClusterTemplate| {
                 let ns = ct.namespace().unwrap_or_default();
@@ -293,9 +279,7 @@ pub(super) fn service_templates(
                     .collect::<Vec<_>>()
             }),
         ))
-        .reconcile_on(counted(
-            &ctx,
-            SERVICES,
+        .reconcile_on(on.source(
             "managedclusters",
             triggers::from_applied(&s.applied.managed_clusters, |mc: &ManagedCluster| {
                 let ns = mc.namespace().unwrap_or_default();
@@ -309,7 +293,7 @@ pub(super) fn service_templates(
         ));
     start(
         controller,
-        SERVICES,
+        on.controller,
         templates::reconcile::<ServiceTemplate>,
         ctx.clone(),
         shutdown,
@@ -322,17 +306,12 @@ pub(super) fn cluster_templates(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    const TEMPLATES: &str = "clustertemplates";
-    let controller = controller(
-        &ctx,
-        TEMPLATES,
-        &s.applied.cluster_templates,
-        &s.cluster_templates,
-    );
-    let controller = on_clusters_of(&ctx, TEMPLATES, on_own_sources(&ctx, TEMPLATES, controller));
+    let on = Sources::of(&ctx, "clustertemplates");
+    let controller = controller(&on, &s.applied.cluster_templates, &s.cluster_templates);
+    let controller = on_clusters_of(&ctx, &on, on_own_sources(&ctx, &on, controller));
     start(
         controller,
-        TEMPLATES,
+        on.controller,
         templates::reconcile::<ClusterTemplate>,
         ctx.clone(),
         shutdown,
@@ -343,28 +322,13 @@ pub(super) fn cluster_templates(
 /// reconciles ClusterTemplates, whose rollouts it starts and moves on.
 pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    const ROLLOUTS: &str = "rollouts";
-    let controller = controller(
-        &ctx,
-        ROLLOUTS,
-        &s.applied.cluster_templates,
-        &s.cluster_templates,
-    )
-    .reconcile_on(counted(
-        &ctx,
-        ROLLOUTS,
-        "rollouts",
-        triggers::rollout_templates(&s.applied.rollouts),
-    ))
-    .reconcile_on(counted(
-        &ctx,
-        ROLLOUTS,
-        "clusters",
-        templates_of_clusters_throttled(s),
-    ));
+    let on = Sources::of(&ctx, "rollouts");
+    let controller = controller(&on, &s.applied.cluster_templates, &s.cluster_templates)
+        .reconcile_on(on.source("rollouts", triggers::rollout_templates(&s.applied.rollouts)))
+        .reconcile_on(on.source("clusters", templates_of_clusters_throttled(s)));
     start(
         controller,
-        ROLLOUTS,
+        on.controller,
         rollouts::reconcile,
         ctx.clone(),
         shutdown,
@@ -381,10 +345,9 @@ pub(super) fn managed_clusters(
     // What a reconcile wrote comes back through the stores: the cluster is
     // not looked at again for it (see `echoes`).
     let (own_status, own_releases) = (ctx.clone(), ctx.clone());
-    const CLUSTERS: &str = "managedclusters";
+    let on = Sources::of(&ctx, "managedclusters");
     let controller = controller_where(
-        &ctx,
-        CLUSTERS,
+        &on,
         &s.applied.managed_clusters,
         &s.managed_clusters,
         move |mc: &ManagedCluster| {
@@ -395,9 +358,7 @@ pub(super) fn managed_clusters(
     )
     // Everything a cluster depends on triggers from the stores, after
     // the store has the change: the reconcile always sees it.
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
+    .reconcile_on(on.source(
         "releases",
         triggers::from_applied(&s.applied.releases, move |r: &HelmRelease| {
             own_releases.echoes.cluster_unless_echo(r, || {
@@ -408,9 +369,7 @@ pub(super) fn managed_clusters(
     ))
     // The release controller reverted (or failed to revert) changes
     // made by hand: the cluster of that release says so.
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
+    .reconcile_on(on.source(
         "drift",
         triggers::from_applied(&s.applied.drift_events, move |e: &Event| {
             let r = e.regarding.as_ref()?;
@@ -420,17 +379,13 @@ pub(super) fn managed_clusters(
             Some(ObjectRef::new(cluster).within(ns))
         }),
     ))
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
+    .reconcile_on(on.source(
         "capi-clusters",
         triggers::from_applied(&s.applied.capi_clusters, |c: &capi::Cluster| {
             Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?))
         }),
     ))
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
+    .reconcile_on(on.source(
         "kubeconfigs",
         triggers::from_applied(&s.applied.kubeconfigs, {
             let own_holds = ctx.clone();
@@ -444,9 +399,7 @@ pub(super) fn managed_clusters(
     ))
     // A new revision concerns only the clusters that have none yet; the
     // others wait for its rollout (see `template_reach`).
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
+    .reconcile_on(on.source(
         "cluster-templates",
         triggers::from_applied(&s.applied.cluster_templates, {
             let templates = s.cluster_templates.clone();
@@ -470,9 +423,7 @@ pub(super) fn managed_clusters(
             }
         }),
     ))
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
+    .reconcile_on(on.source(
         "service-templates",
         triggers::from_applied(&s.applied.service_templates, move |st: &ServiceTemplate| {
             let name = st.name_any();
@@ -497,24 +448,19 @@ pub(super) fn managed_clusters(
     ))
     // A rollout reaching a cluster (or giving it back its last good
     // revision): only those clusters, once the store has it.
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
-        "rollouts",
-        triggers::rollout_clusters(&s.applied.rollouts),
-    ))
+    .reconcile_on(on.source("rollouts", triggers::rollout_clusters(&s.applied.rollouts)))
     // Versions held while a write was in flight that were not its echo.
-    .reconcile_on(counted(
-        &ctx,
-        CLUSTERS,
-        "late-versions",
-        ctx.echoes
-            .late
-            .listen(|c: &ObjectRef<ManagedCluster>| Some(c.clone())),
-    ));
+    .reconcile_on(
+        on.source(
+            "late-versions",
+            ctx.echoes
+                .late
+                .listen(|c: &ObjectRef<ManagedCluster>| Some(c.clone())),
+        ),
+    );
     start(
         controller,
-        CLUSTERS,
+        on.controller,
         clusters::reconcile,
         ctx.clone(),
         shutdown,
@@ -536,19 +482,15 @@ pub(super) fn kubeconfig_holds(
                 .within(&ns?),
         )
     };
-    const HOLDS: &str = "kubeconfig-holds";
-    let controller = controller(&ctx, HOLDS, &s.applied.kubeconfigs, &s.kubeconfigs)
-        .reconcile_on(counted(
-            &ctx,
-            HOLDS,
+    let on = Sources::of(&ctx, "kubeconfig-holds");
+    let controller = controller(&on, &s.applied.kubeconfigs, &s.kubeconfigs)
+        .reconcile_on(on.source(
             "managedclusters",
             triggers::from_applied(&s.applied.managed_clusters, move |mc: &ManagedCluster| {
                 secret_of(mc.namespace(), &mc.name_any())
             }),
         ))
-        .reconcile_on(counted(
-            &ctx,
-            HOLDS,
+        .reconcile_on(on.source(
             "releases",
             triggers::from_applied(&s.applied.releases, move |r: &HelmRelease| {
                 secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?)
@@ -556,7 +498,7 @@ pub(super) fn kubeconfig_holds(
         ));
     start(
         controller,
-        HOLDS,
+        on.controller,
         clusters::access::sweep,
         ctx.clone(),
         shutdown,

@@ -59,6 +59,11 @@ pub struct TemplateReach {
     seen: HashMap<(String, String), Seen>,
 }
 
+/// A template's namespace and name.
+fn key(ct: &ClusterTemplate) -> (String, String) {
+    (ct.namespace().unwrap_or_default(), ct.name_any())
+}
+
 fn seen(ct: &ClusterTemplate) -> Seen {
     let mut spec = ct.spec.clone();
     // Read per revision (services), or by the rollout controller only.
@@ -100,12 +105,7 @@ impl TemplateReach {
     pub fn starting_from<'a>(templates: impl IntoIterator<Item = &'a ClusterTemplate>) -> Self {
         let seen = templates
             .into_iter()
-            .map(|ct| {
-                (
-                    (ct.namespace().unwrap_or_default(), ct.name_any()),
-                    seen(ct),
-                )
-            })
+            .map(|ct| (key(ct), seen(ct)))
             .collect();
         Self { seen }
     }
@@ -113,7 +113,7 @@ impl TemplateReach {
     /// Which clusters of `ct` this version concerns; `present` is false when
     /// the store no longer holds it (it was deleted).
     pub fn reach(&mut self, ct: &ClusterTemplate, present: bool) -> Reach {
-        let key = (ct.namespace().unwrap_or_default(), ct.name_any());
+        let key = key(ct);
         if !present {
             self.seen.remove(&key);
             return Reach::All;
