@@ -170,8 +170,10 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
         .to_string()
         .trim_end_matches('/')
         .to_string();
-    // The same timeouts and deadlines as the headless engine's client.
-    let client = engine::requests::counted_client(config, Default::default())?;
+    // The same timeouts and deadlines as the headless engine's client;
+    // under --readonly it refuses every write before sending it.
+    let access = engine::read_only::Access::from_readonly(cli.readonly);
+    let client = engine::requests::counted_client(config, Default::default(), access)?;
     hmc_tui::tui::run(hmc_tui::tui::TuiOptions {
         client,
         context: context_name(cli),
@@ -315,7 +317,11 @@ async fn reconcile(cli: &Cli) -> Result<()> {
             .to_string(),
         context: context_name(cli),
     };
-    let client = engine::requests::counted_client(config, counters.requests.clone())?;
+    let client = engine::requests::counted_client(
+        config,
+        counters.requests.clone(),
+        engine::read_only::Access::ReadWrite,
+    )?;
     startup::check_crds(&client, true, &target, None).await?;
     let scope = Scope {
         namespace: cli.namespace.clone(),

@@ -51,6 +51,10 @@ pub enum ArtifactError {
     TooLarge { url: String, max_bytes: usize },
     #[error("digest mismatch: expected {expected}, got {actual}")]
     Digest { expected: String, actual: String },
+    #[error(
+        "the chart source states the digest {digest}, which cannot be checked here (only {DIGEST_ALGORITHMS}), so the chart is not used; have source-controller publish sha256 digests (--artifact-digest-algo=sha256)"
+    )]
+    UnknownDigest { digest: String },
     #[error("not a valid chart: {0}")]
     InvalidChart(String),
 }
@@ -221,19 +225,31 @@ pub fn artifact_namespace(url: &str) -> Option<String> {
     (KINDS.contains(&kind) && segments.next().is_some()).then(|| ns.to_string())
 }
 
-/// Accepts `sha256:<hex>` (what chart sources publish) or a bare hex digest.
+/// The digest algorithms a chart artifact may be checked with: what
+/// source-controller's `--artifact-digest-algo` offers, less BLAKE3.
+const DIGEST_ALGORITHMS: &str = "sha256, sha384 or sha512";
+
+/// Checks `bytes` against `<algorithm>:<hex>` (what chart sources publish)
+/// or a bare sha256 hex digest. Fails closed: a digest of an algorithm this
+/// engine cannot compute refuses the artifact, as a mismatch does.
 pub fn verify_digest(bytes: &[u8], expected: &str) -> Result<(), ArtifactError> {
-    let hex_expected = expected.strip_prefix("sha256:").unwrap_or(expected);
-    if expected.contains(':') && !expected.starts_with("sha256:") {
-        // Another algorithm: cannot check it here, and refusing would block every chart.
-        tracing::debug!(%expected, "digest algorithm not checked");
-        return Ok(());
-    }
-    let actual = hex::encode(Sha256::digest(bytes));
+    use sha2::{Sha384, Sha512};
+    let (algorithm, hex_expected) = expected.split_once(':').unwrap_or(("sha256", expected));
+    let actual = match algorithm {
+        "sha256" => hex::encode(Sha256::digest(bytes)),
+        "sha384" => hex::encode(Sha384::digest(bytes)),
+        "sha512" => hex::encode(Sha512::digest(bytes)),
+        _ => {
+            return Err(ArtifactError::UnknownDigest {
+                // Bounded: the digest is what the source's status says.
+                digest: expected.chars().take(80).collect(),
+            });
+        }
+    };
     if !hex_expected.eq_ignore_ascii_case(&actual) {
         return Err(ArtifactError::Digest {
             expected: expected.to_string(),
-            actual: format!("sha256:{actual}"),
+            actual: format!("{algorithm}:{actual}"),
         });
     }
     Ok(())
@@ -676,6 +692,40 @@ mod tests {
             verify_digest(b"abd", &digest),
             Err(ArtifactError::Digest { .. })
         ));
+        let bare = hex::encode(Sha256::digest(b"abc"));
+        assert!(verify_digest(b"abc", &bare).is_ok());
+        assert!(verify_digest(b"abd", &bare).is_err());
+        let sha512 = format!("sha512:{}", hex::encode(sha2::Sha512::digest(b"abc")));
+        assert!(verify_digest(b"abc", &sha512).is_ok());
+        assert!(matches!(
+            verify_digest(b"abd", &sha512),
+            Err(ArtifactError::Digest { .. })
+        ));
+    }
+
+    #[test]
+    fn a_digest_that_cannot_be_checked_refuses_the_chart() {
+        for digest in [
+            "blake3:abc",
+            "md5:900150983cd24fb0d6963f7d28e17f72",
+            ":",
+            "SHA256:00",
+        ] {
+            let e = verify_digest(b"abc", digest).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    ArtifactError::UnknownDigest { .. } | ArtifactError::Digest { .. }
+                ),
+                "{digest}: {e}"
+            );
+        }
+        let e = verify_digest(b"abc", "blake3:6437b3ac").unwrap_err();
+        assert!(e.to_string().contains("cannot be checked here"), "{e}");
+        assert!(
+            e.to_string().contains("--artifact-digest-algo=sha256"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod error;
 pub mod finalizer;
 pub mod leader;
 pub mod metrics;
+pub mod read_only;
 pub mod recorder;
 pub mod releases;
 pub mod requests;

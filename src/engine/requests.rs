@@ -24,6 +24,8 @@ use hyper::body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 use tower::BoxError;
 
+use super::read_only::{Access, ReadOnlyLayer};
+
 /// Connecting to the API server (TCP and TLS) takes at most this long.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest silence on a connection before it counts as dead. Watches
@@ -117,21 +119,26 @@ pub fn with_timeouts(mut config: kube::Config) -> kube::Config {
 }
 
 /// A kube client for `config` whose every request is counted in `requests`
-/// and, unless it is a watch, ends within [`REQUEST_DEADLINE`].
+/// and, unless it is a watch, ends within [`REQUEST_DEADLINE`]. A
+/// [`Access::ReadOnly`] client refuses every write before it is counted or
+/// sent.
 pub fn counted_client(
     config: kube::Config,
     requests: Arc<ApiRequests>,
+    access: Access,
 ) -> Result<kube::Client, kube::Error> {
     let layer = tower::util::MapRequestLayer::new(move |req: Request<kube::client::Body>| {
         requests.count(&req);
         req
     });
-    Ok(
-        kube::client::ClientBuilder::try_from(with_timeouts(config))?
-            .with_layer(&layer)
-            .with_layer(&DeadlineLayer(REQUEST_DEADLINE))
-            .build(),
-    )
+    let builder = kube::client::ClientBuilder::try_from(with_timeouts(config))?
+        .with_layer(&layer)
+        .with_layer(&DeadlineLayer(REQUEST_DEADLINE));
+    Ok(match access {
+        Access::ReadWrite => builder.build(),
+        // The outermost layer: a refused write is not even counted.
+        Access::ReadOnly => builder.with_layer(&ReadOnlyLayer).build(),
+    })
 }
 
 /// `60s`, `1.5s`, `300ms`: a duration as people write it.

@@ -510,7 +510,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             // Said in the template's status, where people look, and tried
             // again later: never a silent loop of retries.
             let why = match e {
-                ArtifactError::Digest { .. } => {
+                ArtifactError::Digest { .. } | ArtifactError::UnknownDigest { .. } => {
                     format!("chart {chart_name} {version} from {url}: {e}")
                 }
                 e => e.to_string(),

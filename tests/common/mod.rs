@@ -374,7 +374,8 @@ impl RunningEngine {
         let counters = Arc::new(Counters::default());
         let requests = counters.requests.clone();
         let client = &answering_client(harness_dir().join("mgmt.kubeconfig"), |c| {
-            engine::requests::counted_client(c, requests).expect("the engine's client")
+            engine::requests::counted_client(c, requests, Default::default())
+                .expect("the engine's client")
         })
         .await;
         // RUST_LOG=hmc_tui=debug shows what the engine does, per test.

@@ -28,6 +28,8 @@ HELM_CONTROLLER_VERSION = "v1.4.3"
 # CLI renders charts as Flux does: `helm template`/`lint`/`package` for the
 # chart in assets/chart.
 HELM_VERSION = "v3.19.0"
+# Lints .github/workflows in the test command (tests/supply_chain.rs).
+ACTIONLINT_VERSION = "v1.7.12"
 
 # name -> (module, version, [(package, binary name)])
 COMPONENTS = {
@@ -53,9 +55,19 @@ COMPONENTS = {
         [("github.com/fluxcd/helm-controller", "helm-controller")],
     ),
     "helm": ("helm.sh/helm/v3", HELM_VERSION, [("helm.sh/helm/v3/cmd/helm", "helm")]),
+    "actionlint": (
+        "github.com/rhysd/actionlint",
+        ACTIONLINT_VERSION,
+        [("github.com/rhysd/actionlint/cmd/actionlint", "actionlint")],
+    ),
 }
 
 BINARIES = {b: comp for comp, (_, _, pkgs) in COMPONENTS.items() for _, b in pkgs}
+
+# Tools from the crates registry, for the checks in the test command
+# (tests/supply_chain.rs): crate -> version. Each is installed under
+# tools/<crate>/, where .ci/<crate> looks for it.
+CARGO_TOOLS = {"cargo-deny": "0.20.2"}
 
 
 def cache_root() -> Path:
@@ -248,10 +260,50 @@ def needed_components() -> list[str]:
     return comps
 
 
+def tool_root(crate: str) -> Path:
+    return cache_root() / "tools" / crate
+
+
+def installed_version(crate: str) -> str | None:
+    binary = tool_root(crate) / "bin" / crate
+    if not binary.exists():
+        return None
+    out = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
+    words = out.stdout.split()
+    return words[1] if out.returncode == 0 and len(words) > 1 else None
+
+
+def start_cargo_tools() -> list[tuple[str, subprocess.Popen, Path]]:
+    """Starts `cargo install` of each missing tool in the background: it
+    compiles while the Go builds link, and build_all waits for it."""
+    running = []
+    for crate, version in CARGO_TOOLS.items():
+        if installed_version(crate) == version:
+            log(f"{crate} {version}: cached in {tool_root(crate)}")
+            continue
+        out = cache_root() / "build" / f"{crate}-{version}.log"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cmd = ["cargo", "install", "--locked", "--force", f"{crate}@{version}", "--root", str(tool_root(crate))]
+        log("$ " + " ".join(cmd) + f" (in the background; output in {out})")
+        proc = subprocess.Popen(cmd, stdout=out.open("w"), stderr=subprocess.STDOUT)
+        running.append((f"{crate} {version}", proc, out))
+    return running
+
+
+def wait_cargo_tools(running: list[tuple[str, subprocess.Popen, Path]]) -> None:
+    for what, proc, out in running:
+        if proc.wait() != 0:
+            sys.stderr.write(out.read_text()[-4000:])
+            raise SystemExit(f"cargo install of {what} failed (output above, whole in {out})")
+        log(f"{what}: installed")
+
+
 def build_all(only: list[str] | None = None) -> None:
     started = time.time()
+    tools = start_cargo_tools() if not only else []
     for comp in only or needed_components():
         build_component(comp)
+    wait_cargo_tools(tools)
     # Flux CRDs and kwok's stages are needed even when binaries come from elsewhere.
     if not kwok_stages_file().exists():
         module, version, _ = COMPONENTS["kwok"]

@@ -54,12 +54,14 @@ pub fn contexts(path: Option<&Path>) -> Vec<ContextInfo> {
 
 /// Connects to `context` and checks the console can work there (the API
 /// server answers and has the CRDs; with `engine`, what the engine needs
-/// too), within [`CONNECT`]. `Err` says why in one line.
+/// too), within [`CONNECT`]. `Err` says why in one line. A read-only
+/// console's client refuses every write (`access`).
 pub async fn connect(
     path: Option<PathBuf>,
     context: String,
     namespace: Option<String>,
     engine: bool,
+    access: engine::read_only::Access,
 ) -> Result<Connection, String> {
     let refused = |why: String| format!("cannot switch to context {context}: {why}");
     let kubeconfig = read(path.as_deref()).ok_or_else(|| refused("no kubeconfig".into()))?;
@@ -84,6 +86,7 @@ pub async fn connect(
     let client = engine::requests::counted_client(
         engine::requests::with_timeouts(config),
         Default::default(),
+        access,
     )
     .map_err(|e| refused(e.to_string()))?;
     let target = crate::startup::Target {
@@ -160,12 +163,21 @@ current-context: one
     #[tokio::test]
     async fn an_unreachable_context_is_refused() {
         let path = file("unreachable");
-        let Err(why) = connect(Some(path.clone()), "two".into(), None, false).await else {
+        let Err(why) = connect(
+            Some(path.clone()),
+            "two".into(),
+            None,
+            false,
+            Default::default(),
+        )
+        .await
+        else {
             panic!("connected to nothing");
         };
         assert!(why.starts_with("cannot switch to context two: "), "{why}");
         assert!(!why.contains('\n'), "{why}");
-        let Err(why) = connect(Some(path), "nosuch".into(), None, false).await else {
+        let Err(why) = connect(Some(path), "nosuch".into(), None, false, Default::default()).await
+        else {
             panic!("connected to a context that is not there");
         };
         assert!(

@@ -25,6 +25,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::read_only::Access;
 use crate::engine::{Context, Counters, EngineOptions};
 use crate::store::{Kinds, Scope, Stores};
 use crate::tui::runtime::connect::{Connection, connect};
@@ -340,7 +341,8 @@ impl Live {
         }
         let path = self.start.kubeconfig.clone();
         let engine = self.start.engine.is_some();
-        self.connecting = Some(tokio::spawn(connect(path, name, namespace, engine)));
+        let access = Access::from_readonly(self.start.readonly);
+        self.connecting = Some(tokio::spawn(connect(path, name, namespace, engine, access)));
     }
 
     /// The next message of the place, or how a connection went.
