@@ -26,10 +26,12 @@ use super::{HelmSpec, TemplateStatus};
 pub struct ServiceTemplateSpec {
     /// The chart. Immutable.
     pub helm: HelmSpec,
-    /// Kubernetes versions the chart supports, as a semver range (`>=1.30`,
-    /// `>=1.28, <1.31`): a service made from it is not installed on a
-    /// cluster whose template states a version outside it. Overrides the
-    /// chart's `hmc.mirantis.com/k8s-version-constraint` annotation.
+    /// Kubernetes versions the chart supports, a constraint as hmc reads it
+    /// (Masterminds semver: `>=1.30`, `1.29` for 1.29.x, `>=1.28 <1.31`,
+    /// `1.28 - 1.30`, `^1.29 || ^1.31`): a service made from it is not
+    /// installed on a cluster whose template states a version outside it.
+    /// Overrides the chart's `hmc.mirantis.com/k8s-version-constraint`
+    /// annotation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k8s_constraint: Option<String>,
     /// Values (YAML) on top of the chart's defaults, for every cluster.

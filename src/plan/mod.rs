@@ -2,6 +2,7 @@
 
 pub mod order;
 pub mod rollout;
+pub mod semver_constraint;
 pub mod services;
 pub mod shard;
 pub mod users;

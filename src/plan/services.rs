@@ -16,6 +16,7 @@ use crate::api::{
     TemplateService,
 };
 use crate::plan::order::{Node, dependency_problems, install_order};
+use crate::plan::semver_constraint::{Constraint, Version};
 use crate::plan::values::{self, merge_layers, merge_overrides};
 
 /// A service that can be installed now.
@@ -300,35 +301,27 @@ fn plan_one<'a>(
 }
 
 /// A Kubernetes version as a cluster template states it (`1.29`, `v1.29.3`,
-/// `1.30.2+k3s1`), read as semver: a leading `v` is dropped and a missing
-/// minor or patch number is 0.
-pub fn kube_version(text: &str) -> Result<semver::Version, String> {
-    let trimmed = text.trim();
-    let bare = trimmed.strip_prefix(['v', 'V']).unwrap_or(trimmed);
-    let (core, rest) = bare.split_at(bare.find(['-', '+']).unwrap_or(bare.len()));
-    let fill = match core.split('.').count() {
-        1 => ".0.0",
-        2 => ".0",
-        _ => "",
-    };
-    semver::Version::parse(&format!("{core}{fill}{rest}")).map_err(|e| {
-        format!("\"{trimmed}\" is not a Kubernetes version such as 1.29 or v1.29.3 ({e})")
+/// `v1.30.2+k0s.0`, `v1.29.3+k3s1`), read as hmc reads it: Masterminds
+/// semver's `NewVersion` (not `StrictNewVersion`), the call hmc makes on a
+/// ClusterTemplate's `k8sVersion` before taking it into its status and
+/// again before checking services against it. A missing minor or patch
+/// number is 0, a lowercase `v` is dropped, build metadata (`+k0s.0`) is
+/// kept but never compared; no spaces.
+pub fn kube_version(text: &str) -> Result<Version, String> {
+    Version::parse(text).map_err(|e| {
+        format!("\"{text}\" is not a Kubernetes version such as 1.29 or v1.29.3 ({e})")
     })
 }
 
-/// A range of Kubernetes versions as a ServiceTemplate states it (`>=1.30`,
-/// `>=1.21.0-0`, `~1.29`, `>=1.28, <1.31`), read by the `semver` crate:
-/// comparators are separated by commas, and a bare version means `^`.
-pub fn kube_constraint(text: &str) -> Result<semver::VersionReq, String> {
-    let trimmed = text.trim();
-    semver::VersionReq::parse(trimmed).map_err(|e| {
-        let hint = if trimmed.contains("||") {
-            "; alternatives (||) are not supported"
-        } else {
-            ""
-        };
+/// A range of Kubernetes versions as a ServiceTemplate states it, read as
+/// hmc reads it: Masterminds semver's `NewConstraint`. Comparisons are
+/// joined by spaces or commas, alternatives by `||`; `1.29` is 1.29.x and
+/// `1.28 - 1.30` a range (see [`crate::plan::semver_constraint`]).
+pub fn kube_constraint(text: &str) -> Result<Constraint, String> {
+    Constraint::parse(text).map_err(|e| {
         format!(
-            "\"{trimmed}\" is not a Kubernetes version constraint such as >=1.30 or \">=1.28, <1.31\" ({e}{hint})"
+            "\"{text}\" is not a Kubernetes version constraint as hmc reads it (Masterminds semver): \
+             {e}; write for example >=1.30, 1.29, >=1.28 <1.31, 1.28 - 1.30 or ^1.29 || ^1.31"
         )
     })
 }
@@ -336,7 +329,9 @@ pub fn kube_constraint(text: &str) -> Result<semver::VersionReq, String> {
 /// Why service `service`, whose chart supports the Kubernetes versions
 /// `constraint`, cannot go to a cluster running `cluster_version`: `None`
 /// when the version is admitted, or when either is not stated (nothing is
-/// known to check against, as in hmc).
+/// known to check against, as in hmc). Admitted is what hmc's
+/// `Constraints.Check` says: a pre-release cluster version only where the
+/// constraint states a pre-release itself.
 pub fn k8s_mismatch(
     service: &str,
     constraint: Option<&str>,
@@ -356,7 +351,7 @@ pub fn k8s_mismatch(
         Ok(v) => v,
         Err(e) => return Some(format!("cannot check {service} against the cluster: {e}")),
     };
-    let runs = stated.strip_prefix(['v', 'V']).unwrap_or(stated);
+    let runs = stated.strip_prefix('v').unwrap_or(stated);
     (!req.matches(&version))
         .then(|| format!("{service} needs Kubernetes {constraint}, cluster runs {runs}"))
 }
@@ -574,23 +569,28 @@ mod tests {
     }
 
     #[test]
-    fn kubernetes_versions_read_as_clusters_state_them() {
+    fn kubernetes_versions_read_as_hmc_reads_them() {
         let v = |t: &str| kube_version(t).map(|v| v.to_string());
         assert_eq!(v("v1.29.3").unwrap(), "1.29.3");
         assert_eq!(v("1.29").unwrap(), "1.29.0");
-        assert_eq!(v(" V1 ").unwrap(), "1.0.0");
-        assert_eq!(v("v1.30.2+k3s1").unwrap(), "1.30.2+k3s1");
+        assert_eq!(v("v1").unwrap(), "1.0.0");
+        assert_eq!(v("v1.30.2+k0s.0").unwrap(), "1.30.2+k0s.0");
+        assert_eq!(v("v1.29.3+k3s1").unwrap(), "1.29.3+k3s1");
         assert_eq!(v("1.31-rc.1").unwrap(), "1.31.0-rc.1");
+        assert_eq!(v("1.029").unwrap(), "1.29.0");
         let e = v("latest").unwrap_err();
         assert!(
             e.starts_with("\"latest\" is not a Kubernetes version such as 1.29 or v1.29.3 ("),
             "{e}"
         );
-        assert!(v("1.x").is_err() && v("").is_err());
+        // hmc's NewVersion refuses these too.
+        for refused in ["1.x", "", " 1.29", "V1.29", "1.2.3.4"] {
+            assert!(v(refused).is_err(), "{refused:?}");
+        }
     }
 
     #[test]
-    fn constraints_read_as_the_semver_crate_reads_them() {
+    fn constraints_read_as_hmc_reads_them() {
         for ok in [
             ">=1.30",
             ">=1.21.0-0",
@@ -598,18 +598,37 @@ mod tests {
             "<1.31, >=1.28",
             ">= 1.28",
             "1.29.*",
+            "1.29",
+            ">=1.28 <1.31",
+            "1.28 - 1.30",
+            "^1.29 || ^1.31",
+            ">=1.28 || <1.20",
+            " >=1.30 ",
         ] {
             assert!(kube_constraint(ok).is_ok(), "{ok}");
         }
-        let e = kube_constraint(">=1.28 || <1.20").unwrap_err();
+        let e = kube_constraint("1.2.3 ||| 2").unwrap_err();
+        assert_eq!(
+            e,
+            "\"1.2.3 ||| 2\" is not a Kubernetes version constraint as hmc reads it \
+             (Masterminds semver): \"|\" is not a version: expected one to three numbers \
+             such as 1.29 or v1.29.3, then optionally -pre.release and +build; write for \
+             example >=1.30, 1.29, >=1.28 <1.31, 1.28 - 1.30 or ^1.29 || ^1.31"
+        );
+        let e = kube_constraint("banana").unwrap_err();
         assert!(
             e.starts_with(
-                "\">=1.28 || <1.20\" is not a Kubernetes version constraint such as >=1.30"
+                "\"banana\" is not a Kubernetes version constraint as hmc reads it \
+                 (Masterminds semver): \"banana\" is not comparisons"
             ),
             "{e}"
         );
-        assert!(e.ends_with("; alternatives (||) are not supported)"), "{e}");
-        assert!(kube_constraint("banana").is_err());
+        let long = format!(">={}", "0".repeat(2000));
+        let e = kube_constraint(&long).unwrap_err();
+        assert!(
+            e.contains("(Masterminds semver): it is 2002 bytes long, more than the 1024 read;"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -629,6 +648,22 @@ mod tests {
         assert!(m("~1.29", "1.30.0").is_some());
         assert_eq!(m("<1.31, >=1.28", "1.30.9"), None);
         assert!(m("<1.31, >=1.28", "1.31.0").is_some());
+        // hmc's meanings: a bare version is its patch releases, spaces
+        // join, `||` gives alternatives, build metadata does not count.
+        assert_eq!(m("1.29", "v1.29.3+k3s1"), None);
+        assert_eq!(
+            m("1.29", "1.30.0").as_deref(),
+            Some("ingress-nginx needs Kubernetes 1.29, cluster runs 1.30.0")
+        );
+        assert_eq!(m(">=1.28 <1.31", "v1.30.2+k0s.0"), None);
+        assert!(m(">=1.28 <1.31", "v1.31.0+k0s.0").is_some());
+        assert_eq!(m("1.28 - 1.30", "1.30.9"), None);
+        assert_eq!(m("^1.29 || ^1.31", "1.32.0"), None);
+        assert_eq!(m("1.29.x || 1.31.x", "1.31.2"), None);
+        assert!(m("1.29.x || 1.31.x", "1.30.2").is_some());
+        // A pre-release cluster only where the constraint states one.
+        assert!(m(">=1.28", "v1.29.3-gke.100").is_some());
+        assert_eq!(m(">=1.28.0-0", "v1.29.3-gke.100"), None);
         // Nothing is known to check against: nothing is said.
         assert_eq!(k8s_mismatch("x", Some(">=1.30"), None), None);
         assert_eq!(k8s_mismatch("x", Some(">=1.30"), Some(" ")), None);
@@ -637,6 +672,11 @@ mod tests {
         let bad = m(">=1.30", "newest").unwrap();
         assert!(
             bad.starts_with("cannot check ingress-nginx against the cluster: \"newest\""),
+            "{bad}"
+        );
+        let bad = m(">=1.30 |||", "1.30").unwrap();
+        assert!(
+            bad.starts_with("cannot check ingress-nginx against Kubernetes 1.30: \">=1.30 |||\""),
             "{bad}"
         );
     }
