@@ -166,7 +166,9 @@ fn every_manifest_reads_as_kubernetes_types() {
     assert_eq!(o.role_bindings.len(), 1);
     assert_eq!(o.pdbs.len(), 1);
     assert_eq!(o.services.len(), 1);
-    assert_eq!(o.network_policies.len(), 1);
+    // The engine pods' own policy, and the one admitting them to Flux's
+    // source-controller.
+    assert_eq!(o.network_policies.len(), 2);
 }
 
 #[test]
@@ -187,7 +189,14 @@ fn the_engine_runs_two_locked_down_replicas() {
 
     let args = c.args.clone().unwrap_or_default();
     assert!(args.iter().any(|a| a == "--reconcile"), "{args:?}");
-    assert!(c.image.as_deref().unwrap().starts_with("hmc-tui"));
+    // The image the release workflow publishes, at the engine's version.
+    assert_eq!(
+        c.image.as_deref(),
+        Some(concat!(
+            "ghcr.io/hmc-tui/hmc-tui:",
+            env!("CARGO_PKG_VERSION")
+        ))
+    );
 
     let sc = c
         .security_context
@@ -278,12 +287,45 @@ fn probes_and_metrics_use_the_named_port() {
     assert!(selects_pods(spec.selector.as_ref().unwrap()));
     let sp = &spec.ports.as_ref().unwrap()[0];
     assert_eq!(sp.name.as_deref(), Some("http-metrics"));
-    assert_eq!(sp.target_port, Some(named));
+    assert_eq!(sp.target_port, Some(named.clone()));
 
+    // One engine at a time may go: never a budget that allows no eviction.
     let pdb = o.pdbs[0].spec.as_ref().unwrap();
-    assert_eq!(pdb.min_available, Some(IntOrString::Int(1)));
+    assert_eq!(pdb.max_unavailable, Some(IntOrString::Int(1)));
+    assert_eq!(pdb.min_available, None);
+    assert_eq!(
+        pdb.unhealthy_pod_eviction_policy.as_deref(),
+        Some("AlwaysAllow")
+    );
     let sel = pdb.selector.as_ref().unwrap().match_labels.clone().unwrap();
     assert!(selects_pods(&sel));
+
+    // The engine's own network policy admits the metrics and probe port,
+    // and nothing else.
+    let np = o
+        .network_policies
+        .iter()
+        .find(|p| p.metadata.namespace.as_deref() == Some("hmc-system"))
+        .expect("the engine's NetworkPolicy");
+    let spec = np.spec.as_ref().unwrap();
+    assert!(selects_pods(
+        spec.pod_selector
+            .as_ref()
+            .and_then(|s| s.match_labels.as_ref())
+            .unwrap()
+    ));
+    let types = spec.policy_types.clone().unwrap_or_default();
+    assert_eq!(types, ["Ingress", "Egress"]);
+    let ingress = spec.ingress.as_deref().unwrap();
+    assert_eq!(ingress.len(), 1);
+    let ports: Vec<_> = ingress[0]
+        .ports
+        .iter()
+        .flatten()
+        .map(|p| p.port.clone())
+        .collect();
+    assert_eq!(ports, [Some(named.clone())]);
+    assert!(!spec.egress.as_deref().unwrap_or_default().is_empty());
 }
 
 /// (apiGroup, resource, resourceNames?, verbs) of one granted permission.
@@ -608,6 +650,12 @@ fn the_chart_lints_and_matches_the_engine_version() {
         Some(app),
         "kustomize's tag"
     );
+    // kustomize finds the image by the name the chart gives it.
+    assert_eq!(
+        k["images"][0]["name"].as_str(),
+        Some("ghcr.io/hmc-tui/hmc-tui"),
+        "kustomize's image name"
+    );
 }
 
 /// The one object of `kind` among `objects`.
@@ -696,12 +744,17 @@ fn the_chart_values_reach_the_engine() {
         serde_json::json!(["hmc-tui-engine"])
     );
     assert_eq!(role["rules"][2]["verbs"], serde_json::json!(["get"]));
+    // It never lists or watches Leases: only the cluster-wide engine does.
+    assert_eq!(role["rules"].as_array().unwrap().len(), 3);
     let binding = one(&objects, "ValidatingAdmissionPolicyBinding");
     assert_eq!(
         binding["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["team"],
         "a"
     );
-    let np = one(&objects, "NetworkPolicy");
+    let np = objects
+        .iter()
+        .find(|o| o["kind"] == "NetworkPolicy" && o["metadata"]["namespace"] == "flux-system")
+        .expect("the NetworkPolicy in Flux's namespace");
     assert_eq!(np["metadata"]["name"], "allow-edge-hmc-tui-artifacts");
     assert_eq!(np["metadata"]["namespace"], "flux-system");
     assert_eq!(

@@ -68,6 +68,43 @@ pub fn template_args(release: &str, namespace: &str, set: &[&str]) -> Vec<String
     args
 }
 
+/// What `helm install` would print under NOTES (templates/NOTES.txt), for
+/// release `release` in `namespace` with `--set …`, without a cluster:
+/// `helm install --dry-run` insists on reaching one and `helm template`
+/// leaves the notes out, so a copy of the chart renders them with `tpl`
+/// into a ConfigMap that `helm template` prints.
+pub fn notes(release: &str, namespace: &str, set: &[&str]) -> String {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            let dest = to.join(path.file_name().unwrap());
+            // Follows the CRDs' symbolic link, as helm does.
+            if path.is_dir() {
+                copy(&path, &dest);
+            } else {
+                std::fs::copy(&path, &dest).unwrap();
+            }
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("hmc-tui-notes-{}-{release}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy(&chart_dir(), &dir);
+    std::fs::rename(dir.join("templates/NOTES.txt"), dir.join("notes.txt")).unwrap();
+    std::fs::write(
+        dir.join("templates/notes.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n\
+         data:\n  notes: {{ tpl (.Files.Get \"notes.txt\") . | toJson }}\n",
+    )
+    .unwrap();
+    let mut args = template_args(release, namespace, set);
+    args[2] = dir.to_string_lossy().into_owned();
+    args.extend(["--show-only".into(), "templates/notes.yaml".into()]);
+    let out = documents(&helm(&args));
+    let _ = std::fs::remove_dir_all(&dir);
+    out[0]["data"]["notes"].as_str().unwrap().to_string()
+}
+
 /// The objects of a YAML stream (empty documents left out).
 pub fn documents(yaml: &str) -> Vec<serde_json::Value> {
     serde_yaml::Deserializer::from_str(yaml)

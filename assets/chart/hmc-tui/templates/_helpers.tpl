@@ -44,3 +44,30 @@ hmc-tui-engine.{{ .Values.watchNamespace }}
 hmc-tui-engine
 {{- end }}
 {{- end }}
+
+{{/*
+The engine's image: <repository>@<digest> when image.digest is set (a
+digest names one content for good, so it wins over the tag), else
+<repository>:<tag>, the tag defaulting to the chart's appVersion.
+*/}}
+{{- define "hmc-tui.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end }}
+{{- end }}
+
+{{/*
+The PromQL label matchers that pick this release's engines:
+metrics.prometheusRule.selector, else the namespace and Service that a
+ServiceMonitor's (and the prometheus.io annotation scrape config's)
+targets are labelled with.
+*/}}
+{{- define "hmc-tui.metricsSelector" -}}
+{{- if .Values.metrics.prometheusRule.selector -}}
+{{ .Values.metrics.prometheusRule.selector }}
+{{- else -}}
+namespace="{{ .Release.Namespace }}",service="{{ include "hmc-tui.fullname" . }}-metrics"
+{{- end }}
+{{- end }}
