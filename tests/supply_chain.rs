@@ -5,12 +5,12 @@
 //! (`tests/harness/harness build`); a missing tool fails the test, it never
 //! skips it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{harness_binary, repo_root as repo};
 
 fn shown(out: &Output) -> String {
     format!(
@@ -18,27 +18,6 @@ fn shown(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-/// Where the harness build keeps a binary (`build.py --path NAME`).
-fn harness_binary(name: &str) -> PathBuf {
-    let out = Command::new("python3")
-        .arg(repo().join("tests/harness/build.py"))
-        .args(["--path", name])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "build.py --path {name}: {}",
-        shown(&out)
-    );
-    let path = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-    assert!(
-        path.exists(),
-        "no {name} at {}: run tests/harness/harness build",
-        path.display()
-    );
-    path
 }
 
 #[test]

@@ -15,19 +15,7 @@ pub fn chart_dir() -> PathBuf {
 
 /// The `helm` binary: where build.py builds it, or `HMC_HELM_BIN`.
 pub fn helm_bin() -> PathBuf {
-    let out = Command::new("python3")
-        .arg(repo_root().join("tests/harness/build.py"))
-        .args(["--path", "helm"])
-        .output()
-        .expect("run tests/harness/build.py");
-    assert!(out.status.success(), "build.py --path helm failed");
-    let path = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-    assert!(
-        path.exists(),
-        "no helm at {}: run tests/harness/harness build",
-        path.display()
-    );
-    path
+    super::harness_binary("helm")
 }
 
 /// Runs `helm args…`, whatever comes of it.

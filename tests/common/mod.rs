@@ -30,6 +30,24 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A binary the harness build caches (`helm`, `actionlint`, …): where
+/// build.py builds it, or `HMC_<NAME>_BIN`. Fails when it is not there.
+pub fn harness_binary(name: &str) -> PathBuf {
+    let out = std::process::Command::new("python3")
+        .arg(repo_root().join("tests/harness/build.py"))
+        .args(["--path", name])
+        .output()
+        .expect("run tests/harness/build.py");
+    assert!(out.status.success(), "build.py --path {name} failed");
+    let path = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    assert!(
+        path.exists(),
+        "no {name} at {}: run tests/harness/harness build",
+        path.display()
+    );
+    path
+}
+
 /// Where the harness keeps its state (same default as tests/harness/harness.py).
 pub fn harness_dir() -> PathBuf {
     std::env::var_os("HMC_HARNESS_DIR")
