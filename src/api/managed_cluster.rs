@@ -79,6 +79,13 @@ pub struct ManagedService {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = super::names::MAX_DEPENDS_ON), inner(length(min = 1, max = super::names::MAX_SERVICE_NAME), regex(pattern = super::names::DNS_LABEL_PATTERN)))]
     pub depends_on: Option<Vec<String>>,
+    /// Let this service take over what already exists in the cluster under
+    /// its names: objects made by hand or by another release, and a release
+    /// of its name installed before it. Without it, such an object stops
+    /// the install (the service is Failed and names the object), and a
+    /// release of its name found already there makes the service Failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub take_ownership: bool,
 }
 
 /// The observed state of a ManagedCluster, in the product's words.

@@ -8,6 +8,7 @@ use kube::{Resource, ResourceExt};
 
 use crate::api::names::{MAX_LABEL_VALUE, MAX_OBJECT_NAME, cut, short_hash, shorten};
 use crate::api::{HelmSpec, ManagedCluster, ServiceState, labels};
+use crate::flux::words::{Holder, Refusal};
 use crate::flux::{
     self, DriftDetection, HelmChart, HelmChartSpec, HelmRelease, HelmReleaseSpec, HelmRepository,
     HelmRepositorySpec, Install, KubeConfigRef, LocalRef, Remediation, SecretKeyRef, Upgrade,
@@ -171,12 +172,17 @@ pub fn cluster_release(
                 .as_ref()
                 .filter(|v| !v.is_null())
                 .map(InlineValues::new),
+            // Objects of the cluster chart that exist already (a Cluster API
+            // Cluster of the same name, made by hand or by another release)
+            // are not taken over: deleting this cluster would delete them.
             install: Some(Install {
                 create_namespace: None,
                 remediation: Some(Remediation { retries: Some(3) }),
+                disable_take_ownership: Some(true),
             }),
             upgrade: Some(Upgrade {
                 remediation: Some(Remediation { retries: Some(3) }),
+                disable_take_ownership: Some(true),
             }),
             ..Default::default()
         },
@@ -276,6 +282,7 @@ pub fn service_release(
     let mut labels = cluster_labels(&ns, &cluster, options);
     labels.insert(labels::ROLE.into(), "service".into());
     labels.insert(labels::SERVICE.into(), svc.name.clone());
+    let refuse_existing = (!takes_ownership(mc, &svc.name)).then_some(true);
     let mut metadata = meta(name, &ns, labels, owner_of(mc));
     if let Some(r) = revision {
         metadata.annotations = Some(BTreeMap::from([(
@@ -297,12 +304,17 @@ pub fn service_release(
                     key: Some("value".into()),
                 },
             }),
+            // Objects that exist in the child and belong to no release of
+            // this name stop the install, unless the cluster lets the
+            // service take them over (`takeOwnership`).
             install: Some(Install {
                 create_namespace: Some(true),
                 remediation: Some(Remediation { retries: Some(3) }),
+                disable_take_ownership: refuse_existing,
             }),
             upgrade: Some(Upgrade {
                 remediation: Some(Remediation { retries: Some(3) }),
+                disable_take_ownership: refuse_existing,
             }),
             // Objects of the service changed by hand in the child cluster
             // are put back at every interval. Turning this on for a release
@@ -318,33 +330,45 @@ pub fn service_release(
     }
 }
 
-/// On a release whose last changes were to how often it is looked at and
-/// whether changes made by hand are reverted: the generation from which on
-/// it installs exactly the same. The release controller does no Helm action
-/// for such a change, so a status it wrote for that generation or a later
-/// one still tells how the service is.
+/// Whether the cluster lets its service `service` take over what exists in
+/// the cluster already (`spec.services[].takeOwnership`).
+pub fn takes_ownership(mc: &ManagedCluster, service: &str) -> bool {
+    mc.spec
+        .services
+        .iter()
+        .find(|s| s.name == service)
+        .is_some_and(|s| s.take_ownership)
+}
+
+/// On a release whose last changes were to how often it is looked at,
+/// whether changes made by hand are reverted and whether existing objects
+/// are taken over: the generation from which on it installs exactly the
+/// same. The release controller does no Helm action for such a change, so a
+/// status it wrote for that generation or a later one still tells how the
+/// service is.
 pub const INSTALLS_AS_GENERATION: &str = "hmc.mirantis.com/installs-as-generation";
 
 /// Marks `desired` with [`INSTALLS_AS_GENERATION`] when it differs from
 /// `current` only in the release controller's settings (`interval`,
-/// `driftDetection`): an engine started with another `--release-interval`,
-/// or one that turns drift correction on for releases installed before it,
-/// then shows no service as being installed again. Returns whether the
-/// change installs the same: it marked `desired`, or the release only moves
-/// to another shard of the release controller (which needs no mark: the
-/// generation does not change with a label).
+/// `driftDetection`, `install`/`upgrade.disableTakeOwnership`): an engine
+/// started with another `--release-interval`, or one that turns drift
+/// correction or the refusal of existing objects on for releases installed
+/// before it, then shows no service as being installed again. Returns
+/// whether the change installs the same: it marked `desired`, or the release
+/// only moves to another shard of the release controller (which needs no
+/// mark: the generation does not change with a label).
 pub fn carry_installs_as(desired: &mut HelmRelease, current: Option<&HelmRelease>) -> bool {
     let Some(current) = current else {
         return false;
     };
-    let settings = |r: &HelmRelease| (r.spec.interval.clone(), r.spec.drift_detection.clone());
+    let settings = |r: &HelmRelease| Settings::of(&r.spec);
     let since = current
         .annotations()
         .get(INSTALLS_AS_GENERATION)
         .and_then(|g| g.parse::<i64>().ok())
         .or(current.metadata.generation);
     let mut installs = current.spec.clone();
-    (installs.interval, installs.drift_detection) = settings(desired);
+    settings(desired).put(&mut installs);
     // Moving to another shard of the release controller installs the same.
     let ours = |r: &HelmRelease| {
         let mut a = r.metadata.annotations.clone().unwrap_or_default();
@@ -365,6 +389,49 @@ pub fn carry_installs_as(desired: &mut HelmRelease, current: Option<&HelmRelease
             true
         }
         _ => same && shard(current) != shard(desired),
+    }
+}
+
+/// What of a release tells the release controller how to act, not what to
+/// install: changing it runs no Helm action.
+#[derive(Clone, PartialEq)]
+struct Settings {
+    interval: String,
+    drift_detection: Option<DriftDetection>,
+    install_refuses: Option<bool>,
+    upgrade_refuses: Option<bool>,
+}
+
+impl Settings {
+    fn of(spec: &HelmReleaseSpec) -> Self {
+        Self {
+            interval: spec.interval.clone(),
+            drift_detection: spec.drift_detection.clone(),
+            install_refuses: spec.install.as_ref().and_then(|i| i.disable_take_ownership),
+            upgrade_refuses: spec.upgrade.as_ref().and_then(|u| u.disable_take_ownership),
+        }
+    }
+
+    /// `spec` with these settings.
+    fn put(self, spec: &mut HelmReleaseSpec) {
+        spec.interval = self.interval;
+        spec.drift_detection = self.drift_detection;
+        if let Some(install) = spec.install.as_mut() {
+            install.disable_take_ownership = self.install_refuses;
+        } else if self.install_refuses.is_some() {
+            spec.install = Some(Install {
+                disable_take_ownership: self.install_refuses,
+                ..Default::default()
+            });
+        }
+        if let Some(upgrade) = spec.upgrade.as_mut() {
+            upgrade.disable_take_ownership = self.upgrade_refuses;
+        } else if self.upgrade_refuses.is_some() {
+            spec.upgrade = Some(Upgrade {
+                disable_take_ownership: self.upgrade_refuses,
+                ..Default::default()
+            });
+        }
     }
 }
 
@@ -453,6 +520,124 @@ pub fn observe(release: &HelmRelease, fresh: bool) -> Observed {
     }
 }
 
+/// How long before its release a service's Helm release must have been
+/// first installed to count as there before it: the release's creation is
+/// the API server's clock, Helm's record the release controller's.
+const CLOCKS_APART: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `observed`, corrected for what the release found in the cluster that
+/// was not the service's own:
+///
+/// - an object the install (or an upgrade) would have taken over: the
+///   service is Failed and names it; when the object belongs to another
+///   service of the same cluster (a release among `releases`), it says the
+///   two conflict. While the next attempt runs, it keeps saying so (`fresh`:
+///   the engine just changed the release, whose status is of before).
+/// - a Helm release of its name that was in the cluster before the
+///   service's release: the release controller upgrades such a release as
+///   if it were its own (it has no setting to refuse), so the service is
+///   Failed and says it took it over, unless the cluster lets it
+///   (`take_ownership`).
+pub fn with_ownership(
+    observed: Observed,
+    release: &HelmRelease,
+    releases: &[std::sync::Arc<HelmRelease>],
+    take_ownership: bool,
+    fresh: bool,
+) -> Observed {
+    if observed.state == ServiceState::Removing {
+        return observed;
+    }
+    if !take_ownership && let Some(words) = taken_over(release) {
+        return Observed {
+            state: ServiceState::Failed,
+            message: Some(words),
+            ..observed
+        };
+    }
+    let Some(status) = &release.status else {
+        return observed;
+    };
+    let message = match flux::ready(&status.conditions) {
+        Some(c) if c.status == "False" && observed.state == ServiceState::Failed => {
+            Some(c.message.as_str())
+        }
+        // The next attempt runs: what the last one of this spec met.
+        Some(c)
+            if c.status == "Unknown" && !fresh && observed.state == ServiceState::Installing =>
+        {
+            flux::released(&status.conditions)
+                .filter(|r| {
+                    r.status == "False" && r.observed_generation == release.metadata.generation
+                })
+                .map(|r| r.message.as_str())
+        }
+        _ => None,
+    };
+    let Some(refusal) = message.and_then(Refusal::parse) else {
+        return observed;
+    };
+    let other = holding_service(&refusal, release, releases);
+    Observed {
+        state: ServiceState::Failed,
+        message: Some(refusal.for_service(other.as_deref())),
+        ..observed
+    }
+}
+
+/// The service of the same cluster whose release holds the refused
+/// object: Helm's release is named after the service and installed into
+/// its namespace.
+fn holding_service(
+    refusal: &Refusal,
+    release: &HelmRelease,
+    releases: &[std::sync::Arc<HelmRelease>],
+) -> Option<String> {
+    let Holder::Release { name, namespace } = &refusal.holder else {
+        return None;
+    };
+    let name = name.as_deref().or(release.spec.release_name.as_deref())?;
+    let namespace = namespace
+        .as_deref()
+        .or(release.spec.target_namespace.as_deref())?;
+    releases
+        .iter()
+        .filter(|r| r.name_any() != release.name_any())
+        .filter(|r| r.labels().get(labels::ROLE).map(String::as_str) == Some("service"))
+        .find(|r| {
+            r.spec.release_name.as_deref() == Some(name)
+                && r.spec.target_namespace.as_deref() == Some(namespace)
+        })
+        .and_then(|r| r.labels().get(labels::SERVICE).cloned())
+}
+
+/// Words for a Helm release of the service's name that was first installed
+/// before the service's release was created: it was there before, and the
+/// release controller upgraded it. Helm keeps a release's first install
+/// time through every upgrade, and the release controller records it.
+fn taken_over(release: &HelmRelease) -> Option<String> {
+    let created = release.metadata.creation_timestamp.as_ref()?.0;
+    let snapshot = release.status.as_ref()?.history.first()?;
+    let first: k8s_openapi::jiff::Timestamp = snapshot.first_deployed.as_deref()?.parse().ok()?;
+    let before = created.checked_sub(CLOCKS_APART).ok()?;
+    if first >= before {
+        return None;
+    }
+    let name = Some(snapshot.name.as_str())
+        .filter(|n| !n.is_empty())
+        .or(release.spec.release_name.as_deref())?;
+    let namespace = Some(snapshot.namespace.as_str())
+        .filter(|n| !n.is_empty())
+        .or(release.spec.target_namespace.as_deref())?;
+    let at = first.strftime("%Y-%m-%d %H:%M:%S UTC").to_string();
+    Some(flux::words::taken_over(
+        name,
+        namespace,
+        Some(&at),
+        snapshot.version,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -525,6 +710,9 @@ mod tests {
         assert!(spec.get("valuesFrom").is_none());
         assert_eq!(spec["driftDetection"], json!({"mode": "enabled"}));
         assert_eq!(spec["interval"], "10m");
+        // Nothing that exists in the child is taken over.
+        assert_eq!(spec["install"]["disableTakeOwnership"], true);
+        assert_eq!(spec["upgrade"]["disableTakeOwnership"], true);
     }
 
     #[test]
@@ -849,6 +1037,223 @@ mod tests {
         let mut unmarked = written.clone();
         unmarked.annotations_mut().remove(INSTALLS_AS_GENERATION);
         assert_eq!(observe(&unmarked, false).state, ServiceState::Installing);
+    }
+
+    #[test]
+    fn existing_objects_are_taken_over_only_when_the_cluster_says_so() {
+        let refuses = |r: &HelmRelease| {
+            (
+                r.spec.install.as_ref().unwrap().disable_take_ownership,
+                r.spec.upgrade.as_ref().unwrap().disable_take_ownership,
+            )
+        };
+        let options = EngineOptions::default();
+        let cluster = cluster_release(&mc(), LocalRef::default(), &options);
+        assert_eq!(refuses(&cluster), (Some(true), Some(true)));
+        let mut taking = mc();
+        taking.spec.services = vec![crate::api::ManagedService {
+            name: "ingress-nginx".into(),
+            take_ownership: true,
+            ..Default::default()
+        }];
+        let rel = |mc: &ManagedCluster| {
+            service_release("r".into(), mc, &svc(), LocalRef::default(), None, &options)
+        };
+        assert_eq!(refuses(&rel(&mc())), (Some(true), Some(true)));
+        assert_eq!(refuses(&rel(&taking)), (None, None));
+        // The cluster's own release never takes over.
+        assert_eq!(
+            refuses(&cluster_release(&taking, LocalRef::default(), &options)),
+            (Some(true), Some(true))
+        );
+        // Turning the refusal on for a release installed without it (or
+        // the cluster letting the service take over) installs the same.
+        let mut installed = rel(&taking);
+        installed.metadata.generation = Some(3);
+        let mut refusing = rel(&mc());
+        assert!(carry_installs_as(&mut refusing, Some(&installed)));
+        assert_eq!(refusing.annotations()[INSTALLS_AS_GENERATION], "3");
+        let mut old = rel(&mc());
+        old.spec.install = None;
+        old.spec.upgrade = None;
+        old.metadata.generation = Some(2);
+        let mut refusing = rel(&mc());
+        assert!(
+            !carry_installs_as(&mut refusing, Some(&old)),
+            "remediation changed too"
+        );
+    }
+
+    /// A release of the cluster `dev-1` for `service`, installed by Helm
+    /// as `service` into namespace `ns`.
+    fn sibling(service: &str, ns: &str) -> std::sync::Arc<HelmRelease> {
+        let d = DesiredService {
+            name: service.into(),
+            namespace: ns.into(),
+            ..svc()
+        };
+        let name = service_release_name("dev-1", service);
+        let mut r = service_release(
+            name,
+            &mc(),
+            &d,
+            LocalRef::default(),
+            None,
+            &EngineOptions::default(),
+        );
+        r.metadata.generation = Some(1);
+        std::sync::Arc::new(r)
+    }
+
+    fn with_status(r: &HelmRelease, status: serde_json::Value) -> HelmRelease {
+        let mut r = r.clone();
+        r.status = Some(serde_json::from_value(status).unwrap());
+        r
+    }
+
+    #[test]
+    fn a_refused_object_is_named_and_another_services_is_a_conflict() {
+        let a = sibling("ingress-a", "team-a");
+        let b = sibling("ingress-b", "team-b");
+        let all = [a.clone(), b.clone()];
+        let refused = |holder: &str| {
+            format!(
+                "Helm install failed for release team-b/ingress-b with chart ingress-nginx@4.11.3: \
+                 Unable to continue with install: IngressClass \"nginx\" in namespace \"\" exists \
+                 and cannot be imported into the current release: invalid ownership metadata; \
+                 {holder}"
+            )
+        };
+        let of_a = refused(
+            "annotation validation error: key \"meta.helm.sh/release-name\" must equal \
+             \"ingress-b\": current value is \"ingress-a\"; annotation validation error: key \
+             \"meta.helm.sh/release-namespace\" must equal \"team-b\": current value is \"team-a\"",
+        );
+        let failed = |message: &str| {
+            with_status(
+                &b,
+                json!({"observedGeneration": -1, "conditions": [
+                    {"type": "Ready", "status": "False", "reason": "InstallFailed",
+                     "message": message, "observedGeneration": 1},
+                    {"type": "Released", "status": "False", "reason": "InstallFailed",
+                     "message": message, "observedGeneration": 1}]}),
+            )
+        };
+        let rel = failed(&of_a);
+        let o = with_ownership(observe(&rel, false), &rel, &all, false, false);
+        assert_eq!(o.state, ServiceState::Failed);
+        assert_eq!(
+            o.message.as_deref(),
+            Some(
+                "conflicts with service ingress-a: both install IngressClass nginx, which \
+                 ingress-a installed first; change the values of one of them"
+            )
+        );
+        // Taking over is for objects of nobody's: the words stay, whatever
+        // the cluster allows (the release asked not to take it over then).
+        assert_eq!(
+            with_ownership(observe(&rel, false), &rel, &all, true, false),
+            o
+        );
+        // A release that is not a service of this cluster is named as such.
+        let o = with_ownership(
+            observe(&rel, false),
+            &rel,
+            std::slice::from_ref(&b),
+            false,
+            false,
+        );
+        assert_eq!(
+            o.message.as_deref(),
+            Some(
+                "IngressClass nginx already exists in the cluster and belongs to Helm release \
+                 ingress-a in namespace team-a, not to a service of this cluster; remove it, or \
+                 set takeOwnership: true on the service to take it over"
+            )
+        );
+        // While the next attempt runs, the service keeps saying why.
+        let retrying = with_status(
+            &b,
+            json!({"observedGeneration": -1, "conditions": [
+                {"type": "Ready", "status": "Unknown", "reason": "Progressing",
+                 "message": "Running 'install' action with timeout of 5m0s", "observedGeneration": 1},
+                {"type": "Released", "status": "False", "reason": "InstallFailed",
+                 "message": of_a, "observedGeneration": 1}]}),
+        );
+        let plain = observe(&retrying, false);
+        assert_eq!(plain.state, ServiceState::Installing);
+        assert_eq!(
+            with_ownership(plain.clone(), &retrying, &all, false, false),
+            o_with(&rel, &all)
+        );
+        // ... but not once the engine changed the release since.
+        assert_eq!(
+            with_ownership(plain.clone(), &retrying, &all, false, true),
+            plain
+        );
+        // Any other failure is left as it is.
+        let other = failed("Helm install failed for release team-b/ingress-b with chart x@1: boom");
+        let o = observe(&other, false);
+        assert_eq!(with_ownership(o.clone(), &other, &all, false, false), o);
+    }
+
+    fn o_with(rel: &HelmRelease, all: &[std::sync::Arc<HelmRelease>]) -> Observed {
+        with_ownership(observe(rel, false), rel, all, false, false)
+    }
+
+    #[test]
+    fn a_release_there_before_the_service_is_said_taken_over() {
+        let mut rel = (*sibling("web", "team-web")).clone();
+        rel.metadata.creation_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                "2026-12-04T16:07:00Z".parse().unwrap(),
+            ));
+        // As the release controller leaves it after upgrading a release it
+        // did not install.
+        let upgraded = |first: &str| {
+            with_status(
+                &rel,
+                json!({"observedGeneration": 1, "conditions": [
+                    {"type": "Ready", "status": "True", "reason": "UpgradeSucceeded",
+                     "message": "Helm upgrade succeeded for release team-web/web.v2 with chart ingress-nginx@4.11.3"}],
+                    "history": [{"name": "web", "namespace": "team-web", "version": 2,
+                                 "chartName": "ingress-nginx", "chartVersion": "4.11.3",
+                                 "status": "deployed", "firstDeployed": first,
+                                 "lastDeployed": "2026-12-04T16:07:02Z"}]}),
+            )
+        };
+        let before = upgraded("2026-12-04T16:06:46Z");
+        let o = with_ownership(observe(&before, false), &before, &[], false, false);
+        assert_eq!(o.state, ServiceState::Failed);
+        assert_eq!(
+            o.message.as_deref(),
+            Some(
+                "release web was already in namespace team-web of the cluster (installed \
+                 2026-12-04 16:06:46 UTC, before this service) and the service took it over \
+                 (now revision 2): removing the service uninstalls it; set takeOwnership: true \
+                 on the service to accept that"
+            )
+        );
+        assert_eq!(o.version.as_deref(), Some("4.11.3"));
+        // The cluster accepts it: installed, as the release says.
+        let accepted = with_ownership(observe(&before, false), &before, &[], true, false);
+        assert_eq!(accepted, observe(&before, false));
+        assert_eq!(accepted.state, ServiceState::Installed);
+        // Installed by the service's own release, or within the clocks'
+        // difference of its creation: its own.
+        for first in ["2026-12-04T16:07:01Z", "2026-12-04T16:06:55Z", "not a time"] {
+            let own = upgraded(first);
+            assert_eq!(
+                with_ownership(observe(&own, false), &own, &[], false, false),
+                observe(&own, false),
+                "{first}"
+            );
+        }
+        // Being removed: it says so.
+        let mut removing = before.clone();
+        removing.metadata.deletion_timestamp = rel.metadata.creation_timestamp.clone();
+        let o = with_ownership(observe(&removing, false), &removing, &[], false, false);
+        assert_eq!(o.state, ServiceState::Removing);
     }
 
     mod names {

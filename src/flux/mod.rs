@@ -83,6 +83,12 @@ pub fn ready(conditions: &[FluxCondition]) -> Option<&FluxCondition> {
     conditions.iter().find(|c| c.type_ == "Ready")
 }
 
+/// A release's Released condition, if any: the outcome of its last Helm
+/// action, kept while Ready says that the next attempt runs.
+pub fn released(conditions: &[FluxCondition]) -> Option<&FluxCondition> {
+    conditions.iter().find(|c| c.type_ == "Released")
+}
+
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct LocalRef {
@@ -229,6 +235,11 @@ pub struct Install {
     pub create_namespace: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remediation: Option<Remediation>,
+    /// `true`: an object the chart renders that already exists and belongs
+    /// to no release of this name stops the install. Flux's default
+    /// (`false`) lets Helm take such objects over, whoever made them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disable_take_ownership: Option<bool>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -236,6 +247,12 @@ pub struct Install {
 pub struct Upgrade {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remediation: Option<Remediation>,
+    /// As [`Install::disable_take_ownership`], for the objects an upgrade
+    /// adds. Objects the release already had are not checked again, nor is
+    /// a release of this name that the release controller did not install:
+    /// it upgrades that one whatever this says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disable_take_ownership: Option<bool>,
 }
 
 /// `spec.driftDetection`: `mode` is `enabled` (detect and correct), `warn`
@@ -282,12 +299,24 @@ pub struct HelmReleaseStatus {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Snapshot {
+    /// The Helm release's name and namespace.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub namespace: String,
+    /// Helm's revision of the release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<i64>,
     #[serde(default)]
     pub chart_name: String,
     #[serde(default)]
     pub chart_version: String,
     #[serde(default)]
     pub status: String,
+    /// When the Helm release was first installed, whoever installed it:
+    /// Helm keeps it through every upgrade. RFC 3339, read leniently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_deployed: Option<String>,
 }
 
 #[cfg(test)]

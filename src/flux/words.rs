@@ -201,6 +201,9 @@ pub fn release_problem(message: &str) -> String {
     if let Some(words) = unreachable_cluster(message) {
         return words;
     }
+    if let Some(refusal) = Refusal::parse(message) {
+        return refusal.fact();
+    }
     let lower = message.to_ascii_lowercase();
     for (needle, verb) in [
         ("install failed", "install"),
@@ -226,6 +229,210 @@ pub fn release_problem(message: &str) -> String {
         }
     }
     scrub(message)
+}
+
+/// An object Helm did not take into a release because it exists already
+/// and its labels and annotations do not say it belongs to that release
+/// (the release asks not to take objects over). Helm names the first such
+/// object: `Unable to continue with install: Deployment "x" in namespace
+/// "y" exists and cannot be imported into the current release: invalid
+/// ownership metadata; label validation error: missing key
+/// "app.kubernetes.io/managed-by": must be set to "Helm"; annotation
+/// validation error: ...` (`... with update: ...` for an upgrade;
+/// Helm before 3.17 starts it with `rendered manifests contain a resource
+/// that already exists.`). A cluster-wide object is `in namespace ""`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub kind: String,
+    /// Empty for a cluster-wide object.
+    pub namespace: String,
+    pub name: String,
+    pub holder: Holder,
+}
+
+/// Who an existing object belongs to, as its annotations say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// No release: made by hand or by another tool.
+    Nobody,
+    /// Another Helm release: its name (`None`: the same name as the
+    /// refused release's) and namespace (`None`: the same). Both `None`:
+    /// annotated with what does not read as a name.
+    Release {
+        name: Option<String>,
+        namespace: Option<String>,
+    },
+}
+
+/// What an object's annotation says, as Helm's refusal tells it.
+enum Said {
+    /// The annotation is not there.
+    Missing,
+    /// It names the refused release's own (Helm has nothing to say of it).
+    Same,
+    /// It names another; `None` when that does not read as a name.
+    Other(Option<String>),
+}
+
+impl Said {
+    fn value(self) -> Option<String> {
+        match self {
+            Said::Other(v) => v,
+            Said::Missing | Said::Same => None,
+        }
+    }
+}
+
+/// Helm's words between the object and why it was refused.
+const CANNOT_IMPORT: &str = " exists and cannot be imported into the current release";
+/// Helm's annotations naming the release an object belongs to.
+const RELEASE_NAME: &str = "meta.helm.sh/release-name";
+const RELEASE_NAMESPACE: &str = "meta.helm.sh/release-namespace";
+/// The longest name read from a message (an object name's limit).
+const MAX_NAME: usize = 253;
+
+impl Refusal {
+    /// The refusal in a release's message, if it is one. Anything odd (a
+    /// name with spaces, a kind that is not a word, no quotes) is `None`.
+    pub fn parse(message: &str) -> Option<Self> {
+        let (head, why) = message.split_once(CANNOT_IMPORT)?;
+        // `... Deployment "x" in namespace "y"`
+        let head = head.strip_suffix('"')?;
+        let (head, namespace) = head.rsplit_once(" in namespace \"")?;
+        let head = head.strip_suffix('"')?;
+        let (head, name) = head.rsplit_once('"')?;
+        let kind = head.trim_end().rsplit([' ', ':']).next()?;
+        let word = |s: &str, empty_ok: bool| {
+            (empty_ok || !s.is_empty())
+                && s.len() <= MAX_NAME
+                && !s.contains(|c: char| c.is_whitespace() || c == '"')
+        };
+        let kind_ok =
+            !kind.is_empty() && kind.len() <= 63 && kind.chars().all(|c| c.is_ascii_alphanumeric());
+        if !(kind_ok && word(name, false) && word(namespace, true)) {
+            return None;
+        }
+        // The first object refused is the one named; what follows is why.
+        let why = why.split(CANNOT_IMPORT).next().unwrap_or_default();
+        let owner = |key: &str| -> Said {
+            if why.contains(&format!("missing key \"{key}\"")) {
+                return Said::Missing;
+            }
+            let value = why
+                .split_once(&format!("key \"{key}\" must equal \""))
+                .and_then(|(_, rest)| rest.split_once(": current value is \""))
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .map(|(value, _)| value);
+            match value {
+                Some(v) if word(v, false) => Said::Other(Some(v.to_string())),
+                Some(_) => Said::Other(None),
+                None => Said::Same,
+            }
+        };
+        let holder = match (owner(RELEASE_NAME), owner(RELEASE_NAMESPACE)) {
+            // No release named at all, or only the label is off.
+            (Said::Missing, _) | (Said::Same, Said::Same) => Holder::Nobody,
+            // Annotated, with what does not read as a name.
+            (Said::Other(None), _) | (_, Said::Other(None)) => Holder::Release {
+                name: None,
+                namespace: None,
+            },
+            (name, namespace) => Holder::Release {
+                name: name.value(),
+                namespace: namespace.value(),
+            },
+        };
+        Some(Self {
+            kind: kind.to_string(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            holder,
+        })
+    }
+
+    /// `Deployment ingress/x`, or `IngressClass nginx` for a cluster-wide one.
+    pub fn object(&self) -> String {
+        match self.namespace.as_str() {
+            "" => format!("{} {}", self.kind, self.name),
+            ns => format!("{} {ns}/{}", self.kind, self.name),
+        }
+    }
+
+    /// Who has the object, after "already exists".
+    fn whose(&self) -> String {
+        match &self.holder {
+            Holder::Nobody => "was not installed by hmc-tui".to_string(),
+            Holder::Release {
+                name: Some(name),
+                namespace: Some(ns),
+            } => format!("belongs to Helm release {name} in namespace {ns}"),
+            Holder::Release {
+                name: Some(name),
+                namespace: None,
+            } => format!("belongs to Helm release {name}"),
+            Holder::Release {
+                name: None,
+                namespace: Some(ns),
+            } => format!("belongs to a Helm release of the same name in namespace {ns}"),
+            Holder::Release {
+                name: None,
+                namespace: None,
+            } => "belongs to another Helm release".to_string(),
+        }
+    }
+
+    /// The refusal, wherever the release installs: `Deployment ingress/x
+    /// already exists and was not installed by hmc-tui`.
+    pub fn fact(&self) -> String {
+        format!("{} already exists and {}", self.object(), self.whose())
+    }
+
+    /// The refusal as a service of a cluster says it. `other` is the
+    /// service of the same cluster the object belongs to, if it does: two
+    /// services install the same object.
+    pub fn for_service(&self, other: Option<&str>) -> String {
+        match other {
+            Some(other) => format!(
+                "conflicts with service {other}: both install {}, which {other} installed first; \
+                 change the values of one of them",
+                self.object()
+            ),
+            None => {
+                let whose = match &self.holder {
+                    Holder::Nobody => self.whose(),
+                    Holder::Release { .. } => {
+                        format!("{}, not to a service of this cluster", self.whose())
+                    }
+                };
+                format!(
+                    "{} already exists in the cluster and {whose}; remove it, or set \
+                     takeOwnership: true on the service to take it over",
+                    self.object()
+                )
+            }
+        }
+    }
+}
+
+/// A release of the service's name that was in the cluster before the
+/// service, and that the release controller upgraded and so took over.
+pub fn taken_over(
+    release: &str,
+    namespace: &str,
+    installed: Option<&str>,
+    revision: Option<i64>,
+) -> String {
+    let installed = installed
+        .map(|at| format!(" (installed {at}, before this service)"))
+        .unwrap_or_else(|| " before this service".to_string());
+    let now = revision
+        .map(|r| format!(" (now revision {r})"))
+        .unwrap_or_default();
+    format!(
+        "release {release} was already in namespace {namespace} of the cluster{installed} and \
+         the service took it over{now}: removing the service uninstalls it; set \
+         takeOwnership: true on the service to accept that"
+    )
 }
 
 /// Helm's "Kubernetes cluster unreachable" (the child cluster's API server
@@ -517,5 +724,179 @@ mod tests {
             ),
             "the chart needs Kubernetes ~1.29, cluster runs 1.34.4"
         );
+    }
+
+    /// helm-controller v1.4.3's words around Helm 3.19's, as the release's
+    /// Ready condition carried them in the harness.
+    const HAND_MADE: &str = "Helm install failed for release tko-exp/handmade with chart \
+        ingress-nginx@4.11.3: Unable to continue with install: Deployment \"handmade-controller\" \
+        in namespace \"tko-exp\" exists and cannot be imported into the current release: invalid \
+        ownership metadata; label validation error: missing key \"app.kubernetes.io/managed-by\": \
+        must be set to \"Helm\"; annotation validation error: missing key \
+        \"meta.helm.sh/release-name\": must be set to \"handmade\"; annotation validation error: \
+        missing key \"meta.helm.sh/release-namespace\": must be set to \"tko-exp\"";
+    const OTHER_RELEASE: &str = "Helm install failed for release tko-exp/probe2 with chart \
+        ingress-nginx@4.11.3: Unable to continue with install: IngressClass \"tko-exp\" in \
+        namespace \"\" exists and cannot be imported into the current release: invalid ownership \
+        metadata; annotation validation error: key \"meta.helm.sh/release-name\" must equal \
+        \"probe2\": current value is \"probe\"";
+
+    #[test]
+    fn an_object_made_by_hand_is_named_and_not_taken() {
+        let r = Refusal::parse(HAND_MADE).unwrap();
+        assert_eq!(
+            r,
+            Refusal {
+                kind: "Deployment".into(),
+                namespace: "tko-exp".into(),
+                name: "handmade-controller".into(),
+                holder: Holder::Nobody,
+            }
+        );
+        assert_eq!(
+            release_problem(HAND_MADE),
+            "Deployment tko-exp/handmade-controller already exists and was not installed by hmc-tui"
+        );
+        assert_eq!(
+            r.for_service(None),
+            "Deployment tko-exp/handmade-controller already exists in the cluster and was not \
+             installed by hmc-tui; remove it, or set takeOwnership: true on the service to take \
+             it over"
+        );
+    }
+
+    #[test]
+    fn an_object_of_another_release_names_that_release() {
+        let r = Refusal::parse(OTHER_RELEASE).unwrap();
+        assert_eq!(r.object(), "IngressClass tko-exp");
+        assert_eq!(
+            r.holder,
+            Holder::Release {
+                name: Some("probe".into()),
+                namespace: None
+            }
+        );
+        assert_eq!(
+            release_problem(OTHER_RELEASE),
+            "IngressClass tko-exp already exists and belongs to Helm release probe"
+        );
+        assert_eq!(
+            r.for_service(Some("ingress-a")),
+            "conflicts with service ingress-a: both install IngressClass tko-exp, which \
+             ingress-a installed first; change the values of one of them"
+        );
+        assert_eq!(
+            r.for_service(None),
+            "IngressClass tko-exp already exists in the cluster and belongs to Helm release \
+             probe, not to a service of this cluster; remove it, or set takeOwnership: true on \
+             the service to take it over"
+        );
+        // Another namespace too, on an upgrade, as older Helm words it, and
+        // with Helm's logs after it.
+        let msg = "Helm upgrade failed for release b/b with chart x@1.0.0: rendered manifests \
+                   contain a resource that already exists. Unable to continue with update: \
+                   ClusterRole \"shared\" in namespace \"\" exists and cannot be imported into \
+                   the current release: invalid ownership metadata; annotation validation error: \
+                   key \"meta.helm.sh/release-name\" must equal \"b\": current value is \"a\"; \
+                   annotation validation error: key \"meta.helm.sh/release-namespace\" must \
+                   equal \"b\": current value is \"a-ns\"\n\nLast Helm logs:\n\nx";
+        let r = Refusal::parse(msg).unwrap();
+        assert_eq!(
+            r.holder,
+            Holder::Release {
+                name: Some("a".into()),
+                namespace: Some("a-ns".into())
+            }
+        );
+        assert_eq!(
+            r.fact(),
+            "ClusterRole shared already exists and belongs to Helm release a in namespace a-ns"
+        );
+        // The same name in another namespace.
+        let msg = "Unable to continue with install: ConfigMap \"c\" in namespace \"n\" exists and \
+                   cannot be imported into the current release: invalid ownership metadata; \
+                   annotation validation error: key \"meta.helm.sh/release-namespace\" must equal \
+                   \"n\": current value is \"m\"";
+        assert_eq!(
+            Refusal::parse(msg).unwrap().fact(),
+            "ConfigMap n/c already exists and belongs to a Helm release of the same name in \
+             namespace m"
+        );
+    }
+
+    #[test]
+    fn odd_refusals_are_left_as_they_are() {
+        for odd in [
+            "",
+            CANNOT_IMPORT,
+            "Deployment x exists and cannot be imported into the current release",
+            "Deployment \"a b\" in namespace \"n\" exists and cannot be imported into the current release",
+            "\"x\" in namespace \"n\" exists and cannot be imported into the current release",
+            "Deploy-ment \"x\" in namespace \"n\" exists and cannot be imported into the current release",
+            "Deployment \"x\" in namespace \"n exists and cannot be imported into the current release",
+            "\" exists and cannot be imported into the current release",
+            "in namespace \"\" exists and cannot be imported into the current release",
+        ] {
+            assert_eq!(Refusal::parse(odd), None, "{odd:?}");
+            let _ = release_problem(odd);
+        }
+        // A name past any object's limit is not read.
+        let long = format!(
+            "Deployment \"{}\" in namespace \"n\"{CANNOT_IMPORT}",
+            "x".repeat(300)
+        );
+        assert_eq!(Refusal::parse(&long), None);
+        // An owner that does not read as a name is not named.
+        let msg = "Secret \"s\" in namespace \"n\" exists and cannot be imported into the current \
+                   release: invalid ownership metadata; annotation validation error: key \
+                   \"meta.helm.sh/release-name\" must equal \"r\": current value is \"a b\"";
+        assert_eq!(
+            Refusal::parse(msg).unwrap().fact(),
+            "Secret n/s already exists and belongs to another Helm release"
+        );
+    }
+
+    #[test]
+    fn a_release_taken_over_says_what_happened_and_what_to_do() {
+        assert_eq!(
+            taken_over("web", "team-web", Some("2026-12-04 16:06:46 UTC"), Some(2)),
+            "release web was already in namespace team-web of the cluster (installed \
+             2026-12-04 16:06:46 UTC, before this service) and the service took it over (now \
+             revision 2): removing the service uninstalls it; set takeOwnership: true on the \
+             service to accept that"
+        );
+        assert!(taken_over("web", "n", None, None).contains(" cluster before this service and"));
+    }
+
+    mod odd_text {
+        use super::super::{Refusal, release_problem};
+        use proptest::prelude::*;
+
+        /// Pieces of Helm's refusal, to be put together in any order.
+        fn piece() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just(super::super::CANNOT_IMPORT.to_string()),
+                Just(" in namespace \"".to_string()),
+                Just("\"".to_string()),
+                Just(": current value is \"".to_string()),
+                Just("key \"meta.helm.sh/release-name\" must equal \"".to_string()),
+                Just("missing key \"meta.helm.sh/release-namespace\"".to_string()),
+                Just("Deployment ".to_string()),
+                "\\PC{0,12}",
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn any_text_reads_without_a_panic(pieces in proptest::collection::vec(piece(), 0..24)) {
+                let text = pieces.concat();
+                if let Some(r) = Refusal::parse(&text) {
+                    prop_assert!(!r.name.is_empty() && r.name.len() <= 253);
+                    prop_assert!(!r.kind.is_empty() && !r.name.contains('"'));
+                    let _ = (r.fact(), r.for_service(None), r.for_service(Some("x")));
+                }
+                let _ = release_problem(&text);
+            }
+        }
     }
 }

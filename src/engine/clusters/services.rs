@@ -18,7 +18,7 @@ use crate::engine::drift;
 use crate::engine::error::{Error, Result};
 use crate::engine::releases::{
     Observed, TemplateKind, carry_installs_as, chart_ref, choose_service_release_name,
-    kubeconfig_secret, observe, service_release,
+    kubeconfig_secret, observe, service_release, takes_ownership, with_ownership,
 };
 use crate::flux::HelmRelease;
 use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};
@@ -222,6 +222,12 @@ async fn install(
                 Some(r) => observe(r, wrote),
                 None => observe(&desired, true),
             };
+            // What the release found in the cluster that was not its own.
+            if let Some(r) = &current {
+                let take = takes_ownership(mc, &d.name);
+                let fresh = wrote && !same_install;
+                observed = with_ownership(observed, r, &given.existing, take, fresh);
+            }
             if wrote {
                 // What the release carries now, as the next look
                 // at it in the store will read it.
