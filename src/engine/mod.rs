@@ -101,7 +101,7 @@ pub fn run(
     let service_templates = controllers::service_templates(ctx.clone(), shutdown.clone());
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
-    let kubeconfig_holds = controllers::kubeconfig_holds(ctx.clone(), shutdown.clone());
+    let kubeconfig_holds = clusters::access::sweep(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 
     async move {
