@@ -916,7 +916,10 @@ fn a_namespace_scoped_engine_is_granted_its_namespace_only() {
     let scoped = helm::template(
         "hmc-tui",
         "hmc-system",
-        &["watchNamespace=team-a", "defaultRepository.namespace=kcm-system"],
+        &[
+            "watchNamespace=team-a",
+            "defaultRepository.namespace=kcm-system",
+        ],
     );
     let wide_role: Vec<ClusterRole> = of_kind(&wide, "ClusterRole");
     let wide_rules = grants(wide_role[0].rules.as_deref().unwrap());
@@ -944,7 +947,10 @@ fn a_namespace_scoped_engine_is_granted_its_namespace_only() {
     };
     let mut want = wide_rules.clone();
     want.remove(&crd);
-    assert_eq!(grants(role("team-a", "hmc-tui").rules.as_deref().unwrap()), want);
+    assert_eq!(
+        grants(role("team-a", "hmc-tui").rules.as_deref().unwrap()),
+        want
+    );
     assert!(want.contains(&g("", "secrets", false, &["patch"])));
     assert_eq!(
         grants(
@@ -976,11 +982,7 @@ fn a_namespace_scoped_engine_is_granted_its_namespace_only() {
     }
     // The default repository in the watched namespace needs no Role of
     // its own.
-    let same = helm::template(
-        "hmc-tui",
-        "hmc-system",
-        &["watchNamespace=hmc-system"],
-    );
+    let same = helm::template("hmc-tui", "hmc-system", &["watchNamespace=hmc-system"]);
     let roles: Vec<Role> = of_kind(&same, "Role");
     assert!(
         roles
