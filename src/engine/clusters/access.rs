@@ -205,41 +205,55 @@ pub fn sweep(
     sweep_heard(ctx, shutdown, heard)
 }
 
+/// How soon a failed letting go is tried again.
+const SWEEP_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+
 async fn sweep_heard(
     ctx: Arc<Context>,
     shutdown: CancellationToken,
     heard: impl futures::Stream<Item = (String, String)> + Send,
 ) {
     let mut heard = std::pin::pin!(heard);
+    // Clusters whose secret could not be let go of: looked at again after
+    // a while, as nothing else may announce them again.
+    let mut failed: std::collections::BTreeSet<(String, String)> = Default::default();
     loop {
-        let (ns, cluster) = tokio::select! {
+        let keys: Vec<(String, String)> = tokio::select! {
             _ = shutdown.cancelled() => return,
             next = heard.next() => match next {
-                Some(key) => key,
+                Some(key) => vec![key],
                 None => return,
             },
+            _ = tokio::time::sleep(SWEEP_RETRY), if !failed.is_empty() => {
+                std::mem::take(&mut failed).into_iter().collect()
+            }
         };
-        if get(&ctx.stores.managed_clusters, &ns, &cluster).is_some()
-            || ctx.claims.holder(&ns).is_some()
-            || releases_of(&ctx, &ns, &cluster)
-                .iter()
-                .any(|r| is_service(r))
-            || ctx.holds.get(&ns, &cluster) == Some(Hold::Released)
-        {
-            continue;
-        }
-        // Only a cluster that had services held its secret.
-        tracing::info!(namespace = %ns, %cluster,
-            "cluster is gone and no service is left: letting go of its kubeconfig secret");
-        let done = ctx
-            .counters
-            .timed("kubeconfig-holds", release(&ctx, &ns, &cluster, false))
-            .await;
-        if let Err(error) = done {
-            tracing::warn!(namespace = %ns, %cluster, %error,
-                "letting go of a kubeconfig secret failed; tried again when a release of the cluster changes");
+        for (ns, cluster) in keys {
+            if let Err(error) = sweep_one(&ctx, &ns, &cluster).await {
+                tracing::warn!(namespace = %ns, %cluster, %error,
+                    "letting go of a kubeconfig secret failed; tried again in 30s");
+                failed.insert((ns, cluster));
+            }
         }
     }
+}
+
+/// Lets go of the cluster's secret if the cluster is gone and no service
+/// release of it is left.
+async fn sweep_one(ctx: &Context, ns: &str, cluster: &str) -> Result<()> {
+    if get(&ctx.stores.managed_clusters, ns, cluster).is_some()
+        || ctx.claims.holder(ns).is_some()
+        || releases_of(ctx, ns, cluster).iter().any(|r| is_service(r))
+        || ctx.holds.get(ns, cluster) == Some(Hold::Released)
+    {
+        return Ok(());
+    }
+    tracing::info!(namespace = %ns, %cluster,
+        "cluster is gone and no service is left: letting go of its kubeconfig secret");
+    ctx.counters
+        .timed("kubeconfig-holds", release(ctx, ns, cluster, false))
+        .await
+        .map(|_| ())
 }
 
 #[cfg(test)]
