@@ -1,10 +1,13 @@
-//! The reconciliation engine: five controllers over the shared stores.
+//! The reconciliation engine: four controllers and a task over the shared
+//! stores.
 //!
 //! - templates: chart sources, chart defaults, revisions, deletion guards;
 //! - rollouts: a new revision of a template's services, wave by wave;
 //! - clusters: the cluster release, service releases, status;
-//! - kubeconfig holds: letting go of a child's access once its cluster and
-//!   services are gone.
+//! - kubeconfig holds (a task listening to the releases and clusters
+//!   stores, `clusters::access::sweep`): letting go of a child's access
+//!   once its cluster went without the engine's cleanup and its services
+//!   are gone.
 //!
 //! The reconcilers are thin: they read stores, call a planner and apply the
 //! difference with one field manager. Each controller is wired (watches,
