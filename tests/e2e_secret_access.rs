@@ -178,8 +178,10 @@ async fn the_engine_may_touch_its_finalizer_on_kubeconfig_secrets_only() {
             .patch_metadata("plain", &PatchParams::default(), &hold())
             .await,
     );
+    // As the engine reads it: a secret it may not hold (access.rs).
+    assert_eq!(status.code, 403, "{status:?}");
     assert!(
-        status.message.contains("cluster.x-k8s.io/secret"),
+        status.message.contains("type cluster.x-k8s.io/secret"),
         "{status:?}"
     );
     refused(

@@ -82,6 +82,9 @@ pub(super) enum Access {
     Missing,
     /// Being deleted: it takes no new finalizer.
     Going,
+    /// Not a Cluster API secret (type `cluster.x-k8s.io/secret`): the
+    /// admission policy lets the engine hold no other.
+    NotCapi,
 }
 
 /// The patch that adds our finalizer, and nothing else.
@@ -99,6 +102,12 @@ fn release_patch() -> serde_json::Value {
 /// deleted").
 fn refused_as_going(e: &kube::core::Status) -> bool {
     (e.code == 422 || e.code == 403) && e.message.contains("no new finalizers can be added")
+}
+
+/// Whether the secrets admission policy refused a secret that is not
+/// Cluster API's (its message names the type it wants).
+fn refused_as_not_capi(e: &kube::core::Status) -> bool {
+    e.code == 403 && e.message.contains("type cluster.x-k8s.io/secret")
 }
 
 /// Sends the hold patch and reads its answer.
@@ -120,6 +129,7 @@ async fn send_hold(ctx: &Context, ns: &str, cluster: &str) -> Result<Access> {
         }
         Err(kube::Error::Api(e)) if e.code == 404 => Ok(Access::Missing),
         Err(kube::Error::Api(e)) if refused_as_going(&e) => Ok(Access::Going),
+        Err(kube::Error::Api(e)) if refused_as_not_capi(&e) => Ok(Access::NotCapi),
         Err(e) => Err(e.into()),
     }
 }
@@ -292,5 +302,11 @@ mod tests {
             "Secret \"x-kubeconfig\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted"
         )));
         assert!(!refused_as_going(&status(403, "secrets is forbidden")));
+        assert!(refused_as_not_capi(&status(
+            403,
+            "ValidatingAdmissionPolicy 'hmc-tui-secrets' with binding 'hmc-tui-secrets' denied request: \
+             the engine may change Cluster API kubeconfig secrets (type cluster.x-k8s.io/secret) only"
+        )));
+        assert!(!refused_as_not_capi(&status(403, "secrets is forbidden")));
     }
 }

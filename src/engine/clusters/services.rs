@@ -260,6 +260,10 @@ fn no_access(cluster: &str, answer: access::Access) -> String {
         access::Access::Going => format!(
             "kubeconfig secret {secret} is being deleted; services are installed once the cluster's provider writes it again"
         ),
+        access::Access::NotCapi => format!(
+            "secret {secret} is not a Cluster API kubeconfig secret (type cluster.x-k8s.io/secret); \
+             the engine installs services only through one"
+        ),
         _ => format!(
             "kubeconfig secret {secret} not found; the cluster's provider writes it once the control plane is up"
         ),
