@@ -152,8 +152,8 @@ pub struct Context {
     /// Corrections of changes made by hand already told as Events.
     pub told_corrections: ToldCorrections,
     /// What this engine last did to each cluster's kubeconfig secret (see
-    /// [`super::clusters::access`]).
-    pub holds: super::clusters::access::Holds,
+    /// [`super::holds`]).
+    pub holds: super::holds::Holds,
 }
 
 impl Context {

@@ -26,6 +26,7 @@ pub mod drift;
 pub mod echoes;
 pub mod error;
 pub mod finalizer;
+pub mod holds;
 pub mod leader;
 pub mod metrics;
 pub mod read_only;

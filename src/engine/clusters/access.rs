@@ -15,7 +15,7 @@
 //! - that it is there: Cluster API's naming convention and its Cluster's
 //!   ControlPlaneInitialized (read from the CAPI store, see
 //!   `cluster_release`); a hold answered 404 says it is not there yet;
-//! - that it is held: a hold that succeeded (remembered in [`Holds`]), or
+//! - that it is held: a hold that succeeded (remembered in [`crate::engine::holds::Holds`]), or
 //!   any service release of the cluster, since a service release is
 //!   created only once the hold succeeded;
 //! - that it is being deleted: the answer to a hold.
@@ -29,8 +29,7 @@
 //! (`kubectl patch secret <cluster>-kubeconfig --type=json -p
 //! '[{"op":"remove","path":"/metadata/finalizers/<index>"}]'`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
@@ -44,34 +43,10 @@ use super::given::{is_service, releases_of};
 use crate::api::labels::{self, FINALIZER};
 use crate::engine::context::Context;
 use crate::engine::error::Result;
+use crate::engine::holds::Hold;
 use crate::engine::releases::kubeconfig_secret;
 use crate::flux::HelmRelease;
 use crate::store::get;
-
-/// What this engine last did to each cluster's kubeconfig secret, by
-/// (namespace, cluster): so that a hold or a release is sent once, not at
-/// every reconcile. Forgotten when the engine restarts, which then sends
-/// each once again (both are idempotent).
-#[derive(Default)]
-pub struct Holds(Mutex<HashMap<(String, String), Hold>>);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Hold {
-    Held,
-    Released,
-}
-
-impl Holds {
-    fn get(&self, ns: &str, cluster: &str) -> Option<Hold> {
-        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&(ns.to_string(), cluster.to_string())).copied()
-    }
-
-    fn set(&self, ns: &str, cluster: &str, hold: Hold) {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.insert((ns.to_string(), cluster.to_string()), hold);
-    }
-}
 
 /// How the cluster's kubeconfig secret answered a hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,16 +255,6 @@ mod tests {
             release_patch(),
             json!({"metadata": {"$deleteFromPrimitiveList/finalizers": [FINALIZER]}})
         );
-    }
-
-    #[test]
-    fn holds_remember_the_last_thing_done() {
-        let holds = Holds::default();
-        assert_eq!(holds.get("ns", "a"), None);
-        holds.set("ns", "a", Hold::Held);
-        holds.set("ns", "a", Hold::Released);
-        assert_eq!(holds.get("ns", "a"), Some(Hold::Released));
-        assert_eq!(holds.get("other", "a"), None);
     }
 
     #[test]
