@@ -10,7 +10,6 @@ use std::fmt::Debug;
 use std::hash::Hash;
 
 use futures::{FutureExt, StreamExt, TryStreamExt, future::BoxFuture};
-use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -252,8 +251,6 @@ kinds! {
     charts: HelmChart,
     repositories: HelmRepository,
     capi_clusters: capi::Cluster,
-    // Metadata of kubeconfig secrets only: their contents are never cached.
-    kubeconfigs: PartialObjectMeta<Secret>,
     // What the release controller said about changes made by hand in a
     // child cluster (see `engine::drift`): only those Events are kept.
     drift_events: Event,
@@ -338,29 +335,6 @@ fn without_managed_fields<K: Resource>(o: &mut K) {
     if let Some(a) = o.meta_mut().annotations.as_mut() {
         a.remove(LAST_APPLIED);
     }
-}
-
-/// Keeps of a kubeconfig secret's metadata what the engine reads: which
-/// cluster it is for (name, labels), whether it is held or going
-/// (finalizers, deletion) and its identity. Its annotations may hold the
-/// whole secret (`kubectl apply` leaves it there): they are never kept.
-pub fn secret_metadata(o: &mut PartialObjectMeta<Secret>) {
-    let m = std::mem::take(&mut o.metadata);
-    o.metadata = kube::api::ObjectMeta {
-        name: m.name,
-        namespace: m.namespace,
-        labels: m.labels,
-        finalizers: m.finalizers,
-        deletion_timestamp: m.deletion_timestamp,
-        uid: m.uid,
-        resource_version: m.resource_version,
-        ..Default::default()
-    };
-}
-
-/// The selector of kubeconfig secrets (Cluster API's secret type).
-pub fn kubeconfig_secrets() -> watcher::Config {
-    watcher::Config::default().fields("type=cluster.x-k8s.io/secret")
 }
 
 /// The Events about releases, as the API server selects them; the store
@@ -645,15 +619,6 @@ impl Stores {
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
         let rollouts =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
-        let secrets: Api<PartialObjectMeta<Secret>> = scope.api(client);
-        let kubeconfigs = reflected_where(
-            secrets,
-            kubeconfig_secrets(),
-            |_| true,
-            secret_metadata,
-            None,
-            &mut w,
-        );
         let releases_by_cluster = index::Index::new(cluster_of);
         let releases = reflected_where(
             scope.api(client),
@@ -689,7 +654,6 @@ impl Stores {
             charts: charts.0,
             repositories: repositories.0,
             capi_clusters: capi_clusters.0,
-            kubeconfigs: kubeconfigs.0,
             drift_events: drift_events.0,
             other_releases: other_releases.0,
             other_charts: other_charts.0,
@@ -704,7 +668,6 @@ impl Stores {
                 charts: charts.2,
                 repositories: repositories.2,
                 capi_clusters: capi_clusters.2,
-                kubeconfigs: kubeconfigs.2,
                 drift_events: drift_events.2,
                 other_releases: other_releases.2,
                 other_charts: other_charts.2,
@@ -719,7 +682,6 @@ impl Stores {
                 charts: charts.3,
                 repositories: repositories.3,
                 capi_clusters: capi_clusters.3,
-                kubeconfigs: kubeconfigs.3,
                 drift_events: drift_events.3,
                 other_releases: other_releases.3,
                 other_charts: other_charts.3,
@@ -734,7 +696,6 @@ impl Stores {
                 charts: charts.4,
                 repositories: repositories.4,
                 capi_clusters: capi_clusters.4,
-                kubeconfigs: kubeconfigs.4,
                 drift_events: drift_events.4,
                 other_releases: other_releases.4,
                 other_charts: other_charts.4,
@@ -749,7 +710,6 @@ impl Stores {
                 charts: charts.1,
                 repositories: repositories.1,
                 capi_clusters: capi_clusters.1,
-                kubeconfigs: kubeconfigs.1,
                 drift_events: drift_events.1,
                 other_releases: other_releases.1,
                 other_charts: other_charts.1,
@@ -833,33 +793,6 @@ mod tests {
     }
 
     #[test]
-    fn kubeconfig_secrets_keep_what_the_engine_reads_and_no_contents() {
-        use kube::api::ObjectMeta;
-        use kube::core::PartialObjectMetaExt;
-        let kept = ObjectMeta {
-            name: Some("x-kubeconfig".into()),
-            namespace: Some("ns".into()),
-            labels: Some([("cluster.x-k8s.io/cluster-name".to_string(), "x".to_string())].into()),
-            finalizers: Some(vec![labels::FINALIZER.into()]),
-            deletion_timestamp: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-                "2026-12-03T09:00:00Z".parse().unwrap(),
-            )),
-            uid: Some("u".into()),
-            resource_version: Some("7".into()),
-            ..Default::default()
-        };
-        let mut o: PartialObjectMeta<Secret> = ObjectMeta {
-            annotations: Some([(LAST_APPLIED.to_string(), "{\"data\": \"…\"}".to_string())].into()),
-            owner_references: Some(vec![Default::default()]),
-            managed_fields: Some(vec![Default::default()]),
-            ..kept.clone()
-        }
-        .into_response_partial();
-        secret_metadata(&mut o);
-        assert_eq!(o.metadata, kept);
-    }
-
-    #[test]
     fn stores_drop_managed_fields_and_the_last_applied_copy_only() {
         let mut mc = ManagedCluster::new("x", Default::default());
         mc.metadata.annotations = Some(
@@ -912,7 +845,6 @@ mod tests {
         for unread in [
             shown.listed.releases.clone(),
             shown.listed.capi_clusters.clone(),
-            shown.listed.kubeconfigs.clone(),
             shown.listed.other_releases.clone(),
         ] {
             assert!(listed(unread).await.is_err());

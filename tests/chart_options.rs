@@ -96,8 +96,12 @@ fn the_chart_lints_strictly_with_every_option_on() {
     assert_eq!(all(&objects, "NetworkPolicy").len(), 2);
     for o in &objects {
         let ns = o["metadata"]["namespace"].as_str().unwrap_or(NS);
+        // The engine's grants: in the namespace it watches, and the
+        // default repository's read in its own.
+        let grant = ["Role", "RoleBinding"].contains(&o["kind"].as_str().unwrap_or_default());
         assert!(
-            [NS, "flux-system", "kube-system", "monitoring"].contains(&ns),
+            [NS, "flux-system", "kube-system", "monitoring"].contains(&ns)
+                || (grant && ["team-a", "hmc-system"].contains(&ns)),
             "{} in {ns}",
             o["kind"]
         );
@@ -746,7 +750,7 @@ fn the_engine_network_policy_opens_only_what_the_engine_uses() {
 #[test]
 fn a_namespace_scoped_engine_is_not_granted_to_list_leases() {
     let objects = render(&["watchNamespace=team-a"]);
-    let role = one(&objects, "Role");
+    let role = named(&objects, "Role", "edge-hmc-tui-lease");
     let rules = role["rules"].as_array().unwrap();
     for r in rules {
         let verbs: Vec<&str> = r["verbs"]

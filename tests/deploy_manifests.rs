@@ -378,9 +378,9 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             assert!(!r.verbs.iter().any(|x| x == v), "{v}: {r:?}");
         }
     }
-    // Secrets: metadata-only list/watch, and patch for our finalizer on a
-    // kubeconfig secret; never read one by name, never create, update or
-    // delete one.
+    // Secrets: patch only, for our finalizer on a kubeconfig secret (the
+    // admission policy refuses every other change); never list, watch or
+    // read one, never create, update or delete one.
     for r in rules {
         if r.resources
             .iter()
@@ -388,7 +388,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             .any(|x| x.starts_with("secrets"))
         {
             let verbs: BTreeSet<&str> = r.verbs.iter().map(String::as_str).collect();
-            assert_eq!(verbs, BTreeSet::from(["list", "watch", "patch"]), "{r:?}");
+            assert_eq!(verbs, BTreeSet::from(["patch"]), "{r:?}");
             assert_eq!(r.resources.as_deref(), Some(&["secrets".to_string()][..]));
         }
     }
@@ -432,7 +432,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             &["get", "list", "watch", "create", "patch", "delete"],
         ),
         g("cluster.x-k8s.io", "clusters", false, &["list", "watch"]),
-        g("", "secrets", false, &["list", "watch", "patch"]),
+        g("", "secrets", false, &["patch"]),
         g(
             "events.k8s.io",
             "events",
@@ -520,20 +520,111 @@ fn the_lease_is_granted_in_its_namespace_only() {
     assert_eq!(subject.namespace.as_deref(), Some("hmc-system"));
 }
 
+/// The admission policy named `name` and its binding's spec.
+fn admission_policy<'a>(
+    o: &'a Objects,
+    name: &str,
+) -> (
+    &'a ValidatingAdmissionPolicy,
+    &'a k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec,
+) {
+    let policy = o
+        .admission_policies
+        .iter()
+        .find(|p| p.metadata.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("policy {name}"));
+    let binding = o
+        .admission_bindings
+        .iter()
+        .filter_map(|b| b.spec.as_ref())
+        .find(|b| b.policy_name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("a binding of {name}"));
+    (policy, binding)
+}
+
 #[test]
 fn rollout_requests_name_their_requester() {
     let o = load();
-    assert_eq!(o.admission_policies.len(), 1);
-    assert_eq!(o.admission_bindings.len(), 1);
-    let policy = &o.admission_policies[0];
-    let binding = o.admission_bindings[0].spec.as_ref().unwrap();
-    assert_eq!(
-        binding.policy_name.as_deref(),
-        policy.metadata.name.as_deref()
-    );
+    assert_eq!(o.admission_policies.len(), 2);
+    assert_eq!(o.admission_bindings.len(), 2);
+    let (policy, binding) = admission_policy(&o, "hmc-tui-rollout-requests");
     assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
     let rules = &policy.spec.as_ref().unwrap().validations.as_ref().unwrap()[0];
     assert!(rules.expression.contains("request.userInfo.username"));
+}
+
+/// RBAC lets the engine patch any secret; the policy lets it touch its own
+/// finalizer on a kubeconfig secret only (the harness checks what it
+/// refuses: tests/e2e_secret_access.rs).
+#[test]
+fn the_engine_changes_its_finalizer_on_kubeconfig_secrets_only() {
+    let o = load();
+    let (policy, binding) = admission_policy(&o, "hmc-tui-secrets");
+    assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
+    // Every namespace: a binding with no matchResources.
+    assert!(binding.match_resources.is_none());
+    let spec = policy.spec.as_ref().unwrap();
+    assert_eq!(spec.failure_policy.as_deref(), Some("Fail"));
+    let rules = spec
+        .match_constraints
+        .as_ref()
+        .unwrap()
+        .resource_rules
+        .as_deref()
+        .unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].api_groups, Some(vec![String::new()]));
+    assert_eq!(rules[0].resources, Some(vec!["secrets".to_string()]));
+    let ops: BTreeSet<&str> = rules[0]
+        .operations
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(ops, BTreeSet::from(["CREATE", "UPDATE", "DELETE"]));
+    // Only the engine's own account is judged.
+    let sa = &o.service_accounts[0];
+    let conditions = spec.match_conditions.as_deref().unwrap();
+    assert_eq!(conditions.len(), 1);
+    let who = format!(
+        "'system:serviceaccount:{}:{}'",
+        sa.metadata.namespace.as_deref().unwrap(),
+        sa.metadata.name.as_deref().unwrap()
+    );
+    assert!(
+        conditions[0].expression.contains(&who),
+        "{}",
+        conditions[0].expression
+    );
+    let all: String = spec
+        .validations
+        .iter()
+        .flatten()
+        .map(|v| v.expression.as_str())
+        .collect();
+    for field in [
+        "cluster.x-k8s.io/secret",
+        "object.data",
+        "object.stringData",
+        "object.type",
+        "object.immutable",
+        "metadata.labels",
+        "metadata.annotations",
+        "metadata.ownerReferences",
+        "variables.othersAfter == variables.othersBefore",
+    ] {
+        assert!(all.contains(field), "{field} is not compared");
+    }
+    let ours = spec
+        .variables
+        .iter()
+        .flatten()
+        .find(|v| v.name == "ours")
+        .unwrap();
+    assert_eq!(
+        ours.expression,
+        format!("'{}'", hmc_tui::api::labels::FINALIZER)
+    );
 }
 
 // ------------------------------------------------------------- the chart
@@ -722,17 +813,41 @@ fn the_chart_values_reach_the_engine() {
     for (kind, name) in [
         ("ClusterRole", "edge-hmc-tui"),
         ("ClusterRoleBinding", "edge-hmc-tui"),
-        ("ValidatingAdmissionPolicy", "edge-hmc-tui-rollout-requests"),
-        (
-            "ValidatingAdmissionPolicyBinding",
-            "edge-hmc-tui-rollout-requests",
-        ),
     ] {
         assert_eq!(one(&objects, kind)["metadata"]["name"], name, "{kind}");
     }
+    for kind in [
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+    ] {
+        let names: BTreeSet<&str> = objects
+            .iter()
+            .filter(|o| o["kind"] == kind)
+            .filter_map(|o| o["metadata"]["name"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            BTreeSet::from(["edge-hmc-tui-rollout-requests", "edge-hmc-tui-secrets"]),
+            "{kind}"
+        );
+    }
+    let secrets_policy = objects
+        .iter()
+        .find(|o| {
+            o["kind"] == "ValidatingAdmissionPolicy"
+                && o["metadata"]["name"] == "edge-hmc-tui-secrets"
+        })
+        .unwrap();
+    assert_eq!(
+        secrets_policy["spec"]["matchConditions"][0]["expression"],
+        "request.userInfo.username == 'system:serviceaccount:ops:edge-hmc-tui'"
+    );
     let crb = one(&objects, "ClusterRoleBinding");
     assert_eq!(crb["subjects"][0]["namespace"], "ops");
-    let role = one(&objects, "Role");
+    let role = objects
+        .iter()
+        .find(|o| o["kind"] == "Role" && o["metadata"]["name"] == "edge-hmc-tui-lease")
+        .expect("the lease Role");
     assert_eq!(role["metadata"]["namespace"], "ops");
     assert_eq!(
         role["rules"][1]["resourceNames"],
@@ -746,7 +861,13 @@ fn the_chart_values_reach_the_engine() {
     assert_eq!(role["rules"][2]["verbs"], serde_json::json!(["get"]));
     // It never lists or watches Leases: only the cluster-wide engine does.
     assert_eq!(role["rules"].as_array().unwrap().len(), 3);
-    let binding = one(&objects, "ValidatingAdmissionPolicyBinding");
+    let binding = objects
+        .iter()
+        .find(|o| {
+            o["kind"] == "ValidatingAdmissionPolicyBinding"
+                && o["metadata"]["name"] == "edge-hmc-tui-rollout-requests"
+        })
+        .unwrap();
     assert_eq!(
         binding["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["team"],
         "a"
@@ -762,11 +883,112 @@ fn the_chart_values_reach_the_engine() {
         "ops"
     );
     // Namespaced objects are in the release's namespace, the lease's or
-    // Flux's.
+    // Flux's, and the engine's grants in the namespace it watches and the
+    // default repository's.
     for o in &objects {
         let ns = o["metadata"]["namespace"].as_str().unwrap_or("ops");
-        assert!(["ops", "flux-system"].contains(&ns), "{:?}", key(o));
+        let grant = ["Role", "RoleBinding"].contains(&o["kind"].as_str().unwrap_or_default());
+        assert!(
+            ["ops", "flux-system"].contains(&ns)
+                || (grant && ["team-a", "kcm-system"].contains(&ns)),
+            "{:?}",
+            key(o)
+        );
     }
+}
+
+/// Typed `kind` objects of a rendering.
+fn of_kind<K: DeserializeOwned>(objects: &[Value], kind: &str) -> Vec<K> {
+    objects
+        .iter()
+        .filter(|o| o["kind"] == kind)
+        .map(|o| serde_json::from_value(o.clone()).unwrap())
+        .collect()
+}
+
+/// With watchNamespace the engine is granted its rules in that namespace
+/// only: its ClusterRole reads the CRDs by name and nothing else, a Role
+/// there holds what the cluster-wide engine's ClusterRole holds, and the
+/// default chart repository is read by name in its own namespace.
+#[test]
+fn a_namespace_scoped_engine_is_granted_its_namespace_only() {
+    let wide = helm::template("hmc-tui", "hmc-system", &[]);
+    let scoped = helm::template(
+        "hmc-tui",
+        "hmc-system",
+        &[
+            "watchNamespace=team-a",
+            "defaultRepository.namespace=kcm-system",
+        ],
+    );
+    let wide_role: Vec<ClusterRole> = of_kind(&wide, "ClusterRole");
+    let wide_rules = grants(wide_role[0].rules.as_deref().unwrap());
+    let cluster_roles: Vec<ClusterRole> = of_kind(&scoped, "ClusterRole");
+    assert_eq!(cluster_roles.len(), 1);
+    let crd = g(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        true,
+        &["get"],
+    );
+    assert_eq!(
+        grants(cluster_roles[0].rules.as_deref().unwrap()),
+        BTreeSet::from([crd.clone()])
+    );
+    let roles: Vec<Role> = of_kind(&scoped, "Role");
+    let role = |ns: &str, name: &str| {
+        roles
+            .iter()
+            .find(|r| {
+                r.metadata.namespace.as_deref() == Some(ns)
+                    && r.metadata.name.as_deref() == Some(name)
+            })
+            .unwrap_or_else(|| panic!("Role {ns}/{name}"))
+    };
+    let mut want = wide_rules.clone();
+    want.remove(&crd);
+    assert_eq!(
+        grants(role("team-a", "hmc-tui").rules.as_deref().unwrap()),
+        want
+    );
+    assert!(want.contains(&g("", "secrets", false, &["patch"])));
+    assert_eq!(
+        grants(
+            role("kcm-system", "hmc-tui-default-repository")
+                .rules
+                .as_deref()
+                .unwrap()
+        ),
+        BTreeSet::from([g(
+            "source.toolkit.fluxcd.io",
+            "helmrepositories",
+            true,
+            &["get"]
+        )])
+    );
+    let bindings: Vec<RoleBinding> = of_kind(&scoped, "RoleBinding");
+    for (ns, name) in [
+        ("team-a", "hmc-tui"),
+        ("kcm-system", "hmc-tui-default-repository"),
+    ] {
+        let b = bindings
+            .iter()
+            .find(|b| b.metadata.namespace.as_deref() == Some(ns) && b.role_ref.name == name)
+            .unwrap_or_else(|| panic!("RoleBinding {ns}/{name}"));
+        assert_eq!(b.role_ref.kind, "Role");
+        let subject = &b.subjects.as_ref().unwrap()[0];
+        assert_eq!(subject.name, "hmc-tui");
+        assert_eq!(subject.namespace.as_deref(), Some("hmc-system"));
+    }
+    // The default repository in the watched namespace needs no Role of
+    // its own.
+    let same = helm::template("hmc-tui", "hmc-system", &["watchNamespace=hmc-system"]);
+    let roles: Vec<Role> = of_kind(&same, "Role");
+    assert!(
+        roles
+            .iter()
+            .all(|r| r.metadata.name.as_deref() != Some("hmc-tui-default-repository"))
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! The engine runs with exactly the RBAC of `assets/deploy/`: a cluster
-//! gets its service, a new revision rolls out, the cluster is deleted, and
-//! nothing it asks for is forbidden.
+//! The engine runs with exactly the RBAC of `assets/deploy/` (secrets:
+//! patch only, under the admission policy): a cluster gets its service, its
+//! kubeconfig secret is held and let go of, a new revision rolls out, the
+//! cluster is deleted, and nothing it asks for is forbidden.
 
 mod common;
 
@@ -15,7 +16,8 @@ use hmc_tui::api::{ManagedCluster, RolloutPhase, TemplateRollout};
 use kube::api::Api;
 use serde_json::json;
 
-/// Applies the engine's ServiceAccount and RBAC from `assets/deploy/`.
+/// Applies the engine's ServiceAccount, RBAC and secrets policy from
+/// `assets/deploy/`.
 async fn apply_deploy_rbac(mgmt: &kube::Client) {
     let dir = repo_root().join("assets/deploy");
     for file in [
@@ -24,6 +26,7 @@ async fn apply_deploy_rbac(mgmt: &kube::Client) {
         "clusterrole.yaml",
         "clusterrolebinding.yaml",
         "lease-rbac.yaml",
+        "secrets-policy.yaml",
     ] {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         // Namespaced objects name their namespace; the argument is a default.
@@ -56,6 +59,18 @@ async fn the_engine_needs_nothing_beyond_its_rbac() {
         available_replicas(&child1, &target)
     })
     .await;
+    // Its kubeconfig secret held with a patch, the engine reading no secret.
+    let secret_held = |want: bool| {
+        let (mgmt, ns) = (mgmt.clone(), ns.name.clone());
+        move || {
+            let (mgmt, ns) = (mgmt.clone(), ns.clone());
+            async move {
+                let list = secret_finalizers(&mgmt, &ns, "dev-1-kubeconfig").await?;
+                (list.iter().any(|f| f == hmc_tui::api::labels::FINALIZER) == want).then_some(())
+            }
+        }
+    };
+    eventually("the kubeconfig secret held", INSTALL, secret_held(true)).await;
     common::rollouts::service_templates(&mgmt, &ns.name).await;
     let ar = ar(
         "hmc.mirantis.com",
@@ -104,6 +119,12 @@ async fn the_engine_needs_nothing_beyond_its_rbac() {
     eventually("dev-1 deleted", INSTALL, || async {
         mcs.get_opt("dev-1").await.ok()?.is_none().then_some(())
     })
+    .await;
+    eventually(
+        "the kubeconfig secret let go of",
+        Duration::from_secs(10),
+        secret_held(false),
+    )
     .await;
 
     stop_refused_nothing(engine).await;

@@ -151,6 +151,9 @@ pub struct Context {
     pub failed_downloads: super::downloads::FailedDownloads,
     /// Corrections of changes made by hand already told as Events.
     pub told_corrections: ToldCorrections,
+    /// What this engine last did to each cluster's kubeconfig secret (see
+    /// [`super::holds`]).
+    pub holds: super::holds::Holds,
 }
 
 impl Context {
@@ -185,6 +188,7 @@ impl Context {
             backoff: Default::default(),
             failed_downloads: Default::default(),
             told_corrections: Default::default(),
+            holds: Default::default(),
         }
     }
 

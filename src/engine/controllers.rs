@@ -8,9 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
-use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{Action, Config, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
@@ -20,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::context::{Context, Counters};
 use super::error::{Error, Result};
 use super::template_reach::{Reach, TemplateReach};
-use super::{backoff, clusters, releases, rollouts, templates, throttle, triggers};
+use super::{backoff, clusters, rollouts, templates, throttle, triggers};
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
@@ -385,18 +383,6 @@ pub(super) fn managed_clusters(
             Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?))
         }),
     ))
-    .reconcile_on(on.source(
-        "kubeconfigs",
-        triggers::from_applied(&s.applied.kubeconfigs, {
-            let own_holds = ctx.clone();
-            move |sec: &PartialObjectMeta<Secret>| {
-                own_holds.echoes.cluster_unless_echo(sec, || {
-                    let cluster = clusters::access::cluster_of(sec)?;
-                    Some(ObjectRef::new(&cluster).within(&sec.namespace()?))
-                })
-            }
-        }),
-    ))
     // A new revision concerns only the clusters that have none yet; the
     // others wait for its rollout (see `template_reach`).
     .reconcile_on(on.source(
@@ -462,44 +448,6 @@ pub(super) fn managed_clusters(
         controller,
         on.controller,
         clusters::reconcile,
-        ctx.clone(),
-        shutdown,
-    )
-}
-
-/// Kubeconfig secrets held for clusters that went without the engine's
-/// cleanup are let go of (see `clusters::access::sweep`).
-pub(super) fn kubeconfig_holds(
-    ctx: Arc<Context>,
-    shutdown: CancellationToken,
-) -> impl Future<Output = ()> {
-    let s = &ctx.stores;
-    // A cluster that goes, and then its releases, are what let a hold end:
-    // the secret of that cluster is looked at again.
-    let secret_of = |ns: Option<String>, cluster: &str| {
-        Some(
-            ObjectRef::<PartialObjectMeta<Secret>>::new(&releases::kubeconfig_secret(cluster))
-                .within(&ns?),
-        )
-    };
-    let on = Sources::of(&ctx, "kubeconfig-holds");
-    let controller = controller(&on, &s.applied.kubeconfigs, &s.kubeconfigs)
-        .reconcile_on(on.source(
-            "managedclusters",
-            triggers::from_applied(&s.applied.managed_clusters, move |mc: &ManagedCluster| {
-                secret_of(mc.namespace(), &mc.name_any())
-            }),
-        ))
-        .reconcile_on(on.source(
-            "releases",
-            triggers::from_applied(&s.applied.releases, move |r: &HelmRelease| {
-                secret_of(r.namespace(), r.labels().get(labels::CLUSTER)?)
-            }),
-        ));
-    start(
-        controller,
-        on.controller,
-        clusters::access::sweep,
         ctx.clone(),
         shutdown,
     )

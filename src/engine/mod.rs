@@ -1,10 +1,13 @@
-//! The reconciliation engine: five controllers over the shared stores.
+//! The reconciliation engine: four controllers and a task over the shared
+//! stores.
 //!
 //! - templates: chart sources, chart defaults, revisions, deletion guards;
 //! - rollouts: a new revision of a template's services, wave by wave;
 //! - clusters: the cluster release, service releases, status;
-//! - kubeconfig holds: letting go of a child's access once its cluster and
-//!   services are gone.
+//! - kubeconfig holds (a task listening to the releases and clusters
+//!   stores, `clusters::access::sweep`): letting go of a child's access
+//!   once its cluster went without the engine's cleanup and its services
+//!   are gone.
 //!
 //! The reconcilers are thin: they read stores, call a planner and apply the
 //! difference with one field manager. Each controller is wired (watches,
@@ -23,6 +26,7 @@ pub mod drift;
 pub mod echoes;
 pub mod error;
 pub mod finalizer;
+pub mod holds;
 pub mod leader;
 pub mod metrics;
 pub mod read_only;
@@ -101,7 +105,7 @@ pub fn run(
     let service_templates = controllers::service_templates(ctx.clone(), shutdown.clone());
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
-    let kubeconfig_holds = controllers::kubeconfig_holds(ctx.clone(), shutdown.clone());
+    let kubeconfig_holds = clusters::access::sweep(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 
     async move {

@@ -147,7 +147,10 @@ impl<K: 'static> Announcer<K> {
     /// announced, each key once however often it comes before it is taken.
     /// It stops listening when the stream is dropped, and the stream ends
     /// when the store is gone.
-    pub fn listen<T, I, F>(&self, keys_of: F) -> impl Stream<Item = T> + Send + 'static
+    pub fn listen<T, I, F>(
+        &self,
+        keys_of: F,
+    ) -> impl Stream<Item = T> + Send + 'static + use<T, I, F, K>
     where
         T: Hash + Eq + Send + 'static,
         I: IntoIterator<Item = T> + 'static,

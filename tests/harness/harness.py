@@ -716,7 +716,8 @@ def cmd_provision(args) -> None:
             for t in ("Ready", "ControlPlaneInitialized", "ControlPlaneReady", "InfrastructureReady")
         ],
     }}
-    api(mgmt, "PATCH", f"{path}/status", status, content_type="application/merge-patch+json")
+    # As Cluster API does: the kubeconfig secret is written before the
+    # control plane says it is initialized.
     secret = {
         "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
         "metadata": {"name": f"{name}-kubeconfig", "namespace": ns,
@@ -724,6 +725,7 @@ def cmd_provision(args) -> None:
         "data": {"value": base64.b64encode(kubeconfig_text(child).encode()).decode()},
     }
     apply(mgmt, secret)
+    api(mgmt, "PATCH", f"{path}/status", status, content_type="application/merge-patch+json")
     log(f"{ns}/{name} provisioned on {child.name}")
 
 

@@ -45,8 +45,12 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
     // The kubeconfig secret is being deleted too (its namespace is, or its
     // cluster): past the deletion timeout, nobody is left to annotate
     // anything, so the services are let go of as if forced.
-    let access_going = access::going(ctx, &ns, &name);
-    let force = asked || (stuck && access_going);
+    // Asked only then, of the API server (the engine does not watch
+    // secrets): with services left the secret is still held for them and a
+    // hold's answer tells; without, the answer to letting go of it below.
+    let access_going =
+        stuck && !asked && !services.is_empty() && access::going(ctx, &ns, &name).await?;
+    let force = asked || access_going;
 
     if !services.is_empty() {
         for rel in &services {
@@ -110,7 +114,10 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
         })));
     }
     // No service is left in the child: the access to it may go.
-    access::release(ctx, &ns, &name).await?;
+    // Sent once, and at every look once stuck, whose answer tells whether
+    // the secret is going.
+    let access_going = access::release(ctx, &ns, &name, stuck).await?;
+    let force = asked || access_going;
     if let Some(rel) = cluster.first() {
         if rel.metadata.deletion_timestamp.is_none() {
             delete::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;

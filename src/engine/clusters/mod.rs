@@ -79,8 +79,9 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     events::applied(mc, ctx, &applied, given.revision);
     services::uninstall_unwanted(mc, ctx, &given, &mut services).await?;
     if !services.through_kubeconfig && !given.existing.iter().any(|r| given::is_service(r)) {
-        // No service is installed through the kubeconfig any more.
-        access::release(ctx, &given.ns, &given.name).await?;
+        // No service is installed through the kubeconfig any more: let go
+        // of it, once per cluster in this engine's life.
+        access::release(ctx, &given.ns, &given.name, false).await?;
     }
     events::transitions(mc, ctx, &services.statuses);
     let (status, look_again) = status::of(mc, &given, cluster, services);

@@ -31,7 +31,9 @@ pub(super) struct Services {
     pub(super) statuses: Vec<ServiceStatus>,
     /// Services whose release name belongs to something else.
     pub(super) conflicts: Vec<String>,
-    /// Whether the cluster's kubeconfig secret is there.
+    /// Whether the cluster's kubeconfig secret is there, as far as the
+    /// engine knows: a hold answered that it is not there, or being
+    /// deleted (see `access`).
     pub(super) has_kubeconfig: bool,
     /// Whether a service's release was applied through that secret.
     pub(super) through_kubeconfig: bool,
@@ -45,7 +47,9 @@ struct Target<'a> {
     ctx: &'a Context,
     given: &'a Given,
     cluster: &'a ClusterRelease,
-    has_kubeconfig: bool,
+    /// Whether a service release of the cluster exists: its kubeconfig
+    /// secret is held then.
+    has_services: bool,
 }
 
 /// Plans the cluster's services and applies the release of each one that
@@ -57,16 +61,11 @@ pub(super) async fn apply(
     cluster: &ClusterRelease,
     applied: &mut Applied,
 ) -> Result<Services> {
-    let has_kubeconfig = get(
-        &ctx.stores.kubeconfigs,
-        &given.ns,
-        &kubeconfig_secret(&given.name),
-    )
-    .is_some();
     let plans = plan(mc, ctx, given);
     let mut statuses = Vec::with_capacity(plans.len());
     let mut conflicts: Vec<String> = Vec::new();
     let mut through_kubeconfig = false;
+    let mut has_kubeconfig = true;
     let rel_names: Vec<String> = plans
         .iter()
         .map(|p| choose_service_release_name(&given.name, p.name(), &given.existing))
@@ -76,7 +75,7 @@ pub(super) async fn apply(
         ctx,
         given,
         cluster,
-        has_kubeconfig,
+        has_services: given.existing.iter().any(|r| is_service(r)),
     };
     for (plan, rel_name) in plans.iter().zip(&rel_names) {
         let current = given.find(rel_name);
@@ -94,7 +93,8 @@ pub(super) async fn apply(
                     &mut conflicts,
                 )
                 .await?;
-                through_kubeconfig |= out.1;
+                through_kubeconfig |= out.1 == Some(access::Access::Held);
+                has_kubeconfig &= out.1.is_none_or(|a| a == access::Access::Held);
                 out.0
             }
         };
@@ -139,9 +139,10 @@ fn blocked(b: &BlockedService, current: Option<&HelmRelease>) -> ServiceStatus {
 }
 
 /// Applies one service's release, unless the service has to wait, and
-/// reads how it is; and whether the release was applied. The kubeconfig
-/// secret is held first, so that the access to the child outlasts the
-/// release (see `access`).
+/// reads how it is; and how the kubeconfig secret answered, if it was
+/// asked. The secret is held first, so that the access to the child
+/// outlasts the release (see `access`): a first install waits while it is
+/// not there.
 async fn install(
     target: &Target<'_>,
     d: &DesiredService,
@@ -150,7 +151,7 @@ async fn install(
     unmet: Option<String>,
     applied: &mut Applied,
     conflicts: &mut Vec<String>,
-) -> Result<(ServiceStatus, bool)> {
+) -> Result<(ServiceStatus, Option<access::Access>)> {
     let Target { mc, ctx, given, .. } = *target;
     let ns = &given.ns;
     let revision = given.revision;
@@ -161,7 +162,7 @@ async fn install(
         .and_then(|s| s.chart_version.clone())
         .or_else(|| st.as_ref().and_then(|s| s.spec.helm.chart_version.clone()));
     let unusable = service_name_problem(&d.name);
-    let mut through_kubeconfig = false;
+    let mut access = None;
     let observed = match waiting(target, d, unusable.clone(), current.is_some(), unmet) {
         Some(why) => Observed {
             state: if unusable.is_some() {
@@ -178,8 +179,16 @@ async fn install(
             let chart = chart_ref(TemplateKind::Service, &d.template, ns, helm);
             let mut desired =
                 service_release(rel_name.to_string(), mc, d, chart, revision, &ctx.options);
-            access::hold(ctx, ns, &given.name).await?;
-            through_kubeconfig = true;
+            let answer = access::hold(ctx, ns, &given.name, target.has_services).await?;
+            access = Some(answer);
+            if answer != access::Access::Held {
+                break 'apply Observed {
+                    state: ServiceState::Pending,
+                    version: None,
+                    revision: None,
+                    message: Some(no_access(&given.name, answer)),
+                };
+            }
             // Only the release controller's settings changed: nothing is
             // installed again, and the status the release has still holds.
             let same_install = carry_installs_as(&mut desired, current.as_deref());
@@ -247,7 +256,24 @@ async fn install(
         revision: observed.revision,
         message: observed.message,
     };
-    Ok((status, through_kubeconfig))
+    Ok((status, access))
+}
+
+/// Why a first install waits for the cluster's kubeconfig secret.
+fn no_access(cluster: &str, answer: access::Access) -> String {
+    let secret = kubeconfig_secret(cluster);
+    match answer {
+        access::Access::Going => format!(
+            "kubeconfig secret {secret} is being deleted; services are installed once the cluster's provider writes it again"
+        ),
+        access::Access::NotCapi => format!(
+            "secret {secret} is not a Cluster API kubeconfig secret (type cluster.x-k8s.io/secret); \
+             the engine installs services only through one"
+        ),
+        _ => format!(
+            "kubeconfig secret {secret} not found; the cluster's provider writes it once the control plane is up"
+        ),
+    }
 }
 
 /// The services `d` depends on that are not Installed yet, as its status
@@ -272,7 +298,7 @@ fn unmet_dependencies(d: &DesiredService, statuses: &[ServiceStatus]) -> Option<
 }
 
 /// Why a service cannot be installed yet, if it cannot: a name that cannot
-/// be used, a dry run, a cluster not provisioned, no kubeconfig, services it
+/// be used, a dry run, a cluster not provisioned, services it
 /// depends on not installed yet. Only a first install waits for those: a
 /// service already installed keeps being upgraded on its own.
 fn waiting(
@@ -282,12 +308,7 @@ fn waiting(
     has_release: bool,
     unmet: Option<String>,
 ) -> Option<String> {
-    let Target {
-        given,
-        cluster,
-        has_kubeconfig,
-        ..
-    } = *target;
+    let Target { given, cluster, .. } = *target;
     if unusable.is_some() {
         unusable
     } else if given.dry_run {
@@ -299,11 +320,6 @@ fn waiting(
         Some(format!(
             "waiting for the cluster to be provisioned: {}",
             cluster.cond.message
-        ))
-    } else if !has_kubeconfig {
-        Some(format!(
-            "kubeconfig secret {} not found; the cluster's provider writes it once the control plane is up",
-            kubeconfig_secret(&given.name)
         ))
     } else if !has_release {
         unmet

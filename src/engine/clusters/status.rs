@@ -86,7 +86,13 @@ pub(super) fn of(
         observed_generation: mc.meta().generation,
     };
     let conflicted = cluster.conflict.is_some() || !conflicts.is_empty();
-    let again = next_look(&status, conflicted, given.fleet, &given.name);
+    let again = if has_kubeconfig {
+        next_look(&status, conflicted, given.fleet, &given.name)
+    } else {
+        // The engine does not watch secrets: nothing tells it when the
+        // kubeconfig secret is written, so it asks again soon.
+        Action::requeue(AWAITING_KUBECONFIG)
+    };
     (status, again)
 }
 
@@ -149,6 +155,10 @@ fn services_condition(
         })
         .unwrap_or(services_cond)
 }
+
+/// How soon a cluster whose first service waits for its kubeconfig secret
+/// is looked at again.
+const AWAITING_KUBECONFIG: Duration = Duration::from_secs(10);
 
 /// Clusters whose safety-net looks come at the base intervals; a larger
 /// fleet stretches them in proportion.
