@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::accounts::{service_account_kubeconfig, stop_refused_nothing};
+use common::accounts::{apply_deploy_rbac, service_account_kubeconfig, stop_refused_nothing};
 use common::cases::*;
 use common::headless::*;
 use common::rollouts::request;
@@ -15,24 +15,6 @@ use common::*;
 use hmc_tui::api::{ManagedCluster, RolloutPhase, TemplateRollout};
 use kube::api::Api;
 use serde_json::json;
-
-/// Applies the engine's ServiceAccount, RBAC and secrets policy from
-/// `assets/deploy/`.
-async fn apply_deploy_rbac(mgmt: &kube::Client) {
-    let dir = repo_root().join("assets/deploy");
-    for file in [
-        "namespace.yaml",
-        "serviceaccount.yaml",
-        "clusterrole.yaml",
-        "clusterrolebinding.yaml",
-        "lease-rbac.yaml",
-        "secrets-policy.yaml",
-    ] {
-        let text = std::fs::read_to_string(dir.join(file)).unwrap();
-        // Namespaced objects name their namespace; the argument is a default.
-        apply_yaml(mgmt, "hmc-system", &text).await;
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_engine_needs_nothing_beyond_its_rbac() {

@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::accounts::service_account_kubeconfig;
+use common::accounts::{apply_deploy_rbac, service_account_kubeconfig};
 use common::*;
 use hmc_tui::api::labels::FINALIZER;
 use k8s_openapi::ByteString;
@@ -20,23 +20,6 @@ use k8s_openapi::api::authorization::v1::{
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
 use serde_json::json;
-
-/// Applies the engine's ServiceAccount, RBAC and secrets policy from
-/// `assets/deploy/`.
-async fn apply_deploy_rbac(mgmt: &kube::Client) {
-    let dir = repo_root().join("assets/deploy");
-    for file in [
-        "namespace.yaml",
-        "serviceaccount.yaml",
-        "clusterrole.yaml",
-        "clusterrolebinding.yaml",
-        "lease-rbac.yaml",
-        "secrets-policy.yaml",
-    ] {
-        let text = std::fs::read_to_string(dir.join(file)).unwrap();
-        apply_yaml(mgmt, "hmc-system", &text).await;
-    }
-}
 
 /// Whether the API server would let the caller `verb` secrets in `ns`
 /// (cluster-wide when empty), as `kubectl auth can-i` asks it.

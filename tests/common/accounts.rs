@@ -7,7 +7,25 @@ use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, PostParams};
 use serde_json::json;
 
-use super::harness_dir;
+use super::{apply_yaml, harness_dir, repo_root};
+
+/// Applies the engine's ServiceAccount, RBAC and secrets policy from
+/// `assets/deploy/`, as `kubectl apply -k assets/deploy` would.
+pub async fn apply_deploy_rbac(mgmt: &kube::Client) {
+    let dir = repo_root().join("assets/deploy");
+    for file in [
+        "namespace.yaml",
+        "serviceaccount.yaml",
+        "clusterrole.yaml",
+        "clusterrolebinding.yaml",
+        "lease-rbac.yaml",
+        "secrets-policy.yaml",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        // Namespaced objects name their namespace; the argument is a default.
+        apply_yaml(mgmt, "hmc-system", &text).await;
+    }
+}
 
 /// Writes to `path` a kubeconfig for ServiceAccount `ns/name`: the
 /// harness's server and CA, and a token from the TokenRequest API.
