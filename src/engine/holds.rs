@@ -27,6 +27,13 @@ impl Holds {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         map.insert((ns.to_string(), cluster.to_string()), hold);
     }
+
+    /// Forgets a cluster that is gone, so that the map holds the clusters
+    /// there are, not every cluster the engine ever saw.
+    pub fn forget(&self, ns: &str, cluster: &str) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(&(ns.to_string(), cluster.to_string()));
+    }
 }
 
 #[cfg(test)]
@@ -41,5 +48,7 @@ mod tests {
         holds.set("ns", "a", Hold::Released);
         assert_eq!(holds.get("ns", "a"), Some(Hold::Released));
         assert_eq!(holds.get("other", "a"), None);
+        holds.forget("ns", "a");
+        assert_eq!(holds.get("ns", "a"), None);
     }
 }

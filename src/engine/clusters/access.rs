@@ -229,8 +229,12 @@ async fn sweep_one(ctx: &Context, ns: &str, cluster: &str) -> Result<()> {
     if get(&ctx.stores.managed_clusters, ns, cluster).is_some()
         || ctx.claims.holder(ns).is_some()
         || releases_of(ctx, ns, cluster).iter().any(|r| is_service(r))
-        || ctx.holds.get(ns, cluster) == Some(Hold::Released)
     {
+        return Ok(());
+    }
+    if ctx.holds.get(ns, cluster) == Some(Hold::Released) {
+        // Gone, and its secret let go of: nothing is left to remember.
+        ctx.holds.forget(ns, cluster);
         return Ok(());
     }
     tracing::info!(namespace = %ns, %cluster,
