@@ -32,6 +32,13 @@ pub struct Repository {
     /// `default` (an index.yaml repository) or `oci`.
     #[serde(default, rename = "type")]
     pub type_: RepositoryType,
+    /// How long the repository is given to answer one fetch of its index
+    /// (or each OCI operation), as in `20s` or `1m`: past it the fetch
+    /// fails and the repository is tried again later (see the engine's
+    /// `--source-timeout`, the default). At most `5m`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 16))]
+    pub timeout: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
@@ -140,6 +147,38 @@ pub struct TemplateStatus {
     /// `hmc.mirantis.com/k8s-version-constraint` annotation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k8s_constraint: Option<String>,
+    /// Why the engine holds the template's chart repository back, when it
+    /// does: it did not answer and waits for its next try, or it waits for
+    /// a turn of its namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_hold: Option<SourceHold>,
+}
+
+/// The engine holds a chart repository back: its source is suspended, so
+/// that no worker of the source controller waits on it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceHold {
+    /// `Quarantined`: the repository did not answer or refused, and is
+    /// tried again at `nextTry`. `Waiting`: its namespace's turns are taken
+    /// by other repositories being fetched for the first time.
+    pub reason: SourceHoldReason,
+    /// When the repository is tried again (RFC 3339), for `Quarantined`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_try: Option<String>,
+    /// Failed tries in a row.
+    #[serde(default)]
+    pub failures: u32,
+    /// The address of the repository.
+    #[serde(default)]
+    pub url: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum SourceHoldReason {
+    #[default]
+    Waiting,
+    Quarantined,
 }
 
 /// Schema of a free-form values object.
