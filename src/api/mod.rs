@@ -52,6 +52,10 @@ pub mod labels {
     /// Chart annotation (Chart.yaml): the Kubernetes versions a service
     /// chart supports, as hmc reads it for a ServiceTemplate.
     pub const K8S_VERSION_CONSTRAINT: &str = "hmc.mirantis.com/k8s-version-constraint";
+    /// Annotation on a ServiceTemplate or ClusterTemplate: a new value (the
+    /// console writes the time, RFC 3339) asks the engine to try the
+    /// template's chart repository again at once, even while quarantined.
+    pub const RETRY: &str = "hmc.mirantis.com/retry";
     /// The finalizer on every object of ours that needs cleanup first.
     pub const FINALIZER: &str = "hmc.mirantis.com/cleanup";
 }
