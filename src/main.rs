@@ -53,6 +53,22 @@ struct Cli {
     #[arg(long, env = "HMC_DELETION_TIMEOUT", default_value = engine::context::DELETION_TIMEOUT,
           value_parser = engine::context::deletion_timeout)]
     deletion_timeout: std::time::Duration,
+    /// The engine: how long a chart repository is given to answer one fetch
+    /// of its index, unless its template sets repository.timeout. A
+    /// repository that does not answer holds a worker of the source
+    /// controller this long, then waits (suspended) for its next try.
+    /// A duration from 1s to 5m.
+    #[arg(long, env = "HMC_SOURCE_TIMEOUT", default_value = engine::context::SOURCE_TIMEOUT,
+          value_parser = engine::context::source_timeout)]
+    source_timeout: String,
+    /// The engine: how many of one namespace's chart repositories may be
+    /// fetched for the first time, or again after a failure, at once; the
+    /// rest wait their turn, so that no namespace holds more workers of the
+    /// source controller than this. Keep it below the source controller's
+    /// --concurrent (2 by default).
+    #[arg(long, env = "HMC_SOURCE_SHARE", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    source_share: u16,
     /// Namespace of the default chart repository: where a template that
     /// names no repository takes its chart from, as in hmc.
     #[arg(long, default_value = engine::context::SYSTEM_NAMESPACE, env = "HMC_SYSTEM_NAMESPACE")]
@@ -203,6 +219,8 @@ fn engine_options(cli: &Cli) -> EngineOptions {
     EngineOptions {
         release_interval: cli.release_interval.clone(),
         deletion_timeout: cli.deletion_timeout,
+        source_timeout: cli.source_timeout.clone(),
+        source_share: usize::from(cli.source_share),
         system_namespace: cli.system_namespace.clone(),
         default_repository: cli.default_repository.clone(),
         shards: cli.shards.clone(),

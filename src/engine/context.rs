@@ -27,9 +27,17 @@ pub struct EngineOptions {
     /// How often a Flux source re-checks its repository.
     pub source_interval: String,
     /// How long a chart repository is given to answer the source controller
-    /// (its index, or each OCI operation), as a Flux duration: Flux's own
-    /// default is `60s`.
+    /// (its index, or each OCI operation), as a Flux duration, unless its
+    /// template sets `repository.timeout`. `--source-timeout`: `20s` by
+    /// default, long enough for one index fetch and short enough that a
+    /// repository that hangs holds a worker of the source controller for
+    /// no longer (Flux's own default is `60s`).
     pub source_timeout: String,
+    /// How many of a namespace's chart repositories may be fetched for the
+    /// first time (or again after a failure) at once (`--source-share`):
+    /// the rest wait, suspended, so that one namespace never holds more of
+    /// the source controller's workers (2 by default) than this.
+    pub source_share: usize,
     /// How often every release the engine writes is looked at again by the
     /// release controller: a service's changes made by hand in its cluster
     /// are reverted within one interval. `--release-interval`.
@@ -76,6 +84,24 @@ fn at_least_a_second(text: &str, short: &str) -> std::result::Result<Duration, S
         Some(d) => Ok(d),
     }
 }
+/// Default of [`EngineOptions::source_timeout`] (`--source-timeout`).
+pub const SOURCE_TIMEOUT: &str = "20s";
+/// The longest timeout a chart repository may be given: a fetch that
+/// hangs holds a worker of the source controller for this long.
+pub const MAX_SOURCE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// A repository timeout as given to `--source-timeout` or a template's
+/// `repository.timeout`: a duration from one second to five minutes.
+pub fn source_timeout(text: &str) -> std::result::Result<String, String> {
+    let d = at_least_a_second(text, "a repository is given 1s at least")?;
+    if d > MAX_SOURCE_TIMEOUT {
+        return Err(format!(
+            "{text:?} is too long: a repository that hangs would hold a fetch worker that long; write 5m or less"
+        ));
+    }
+    Ok(text.to_string())
+}
+
 /// Default of [`EngineOptions::deletion_timeout`] (`--deletion-timeout`).
 pub const DELETION_TIMEOUT: &str = "5m";
 /// Default of [`EngineOptions::system_namespace`], as in hmc.
@@ -88,7 +114,8 @@ impl Default for EngineOptions {
         Self {
             deletion_timeout: Duration::from_secs(300),
             source_interval: "10m".into(),
-            source_timeout: "60s".into(),
+            source_timeout: SOURCE_TIMEOUT.into(),
+            source_share: 1,
             release_interval: "10m".into(),
             // The flags' defaults; the binary passes what the command line
             // (or its environment variables) says, to the headless engine

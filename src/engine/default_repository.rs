@@ -37,8 +37,13 @@ pub fn named(repo: &Repository, options: &EngineOptions) -> HelmRepositorySpec {
         url: repo.url.clone(),
         type_: (repo.type_ == RepositoryType::Oci).then(|| "oci".to_string()),
         interval: options.source_interval.clone(),
-        timeout: Some(options.source_timeout.clone()),
+        timeout: Some(
+            repo.timeout
+                .clone()
+                .unwrap_or_else(|| options.source_timeout.clone()),
+        ),
         secret_ref: None,
+        suspend: None,
     }
 }
 
@@ -70,6 +75,7 @@ pub fn copy_of_default(
             .secret_ref
             .clone()
             .filter(|_| namespace == options.system_namespace),
+        suspend: None,
     }
 }
 
@@ -138,6 +144,7 @@ mod tests {
             secret_ref: Some(SecretRef {
                 name: "registry-creds".into(),
             }),
+            suspend: None,
         }
     }
 

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use super::apply::{apply_if_changed, status_if_changed};
 use super::artifact::{ArtifactError, artifact_namespace, fetch_chart};
-use super::context::Context;
+use super::context::{Context, source_timeout};
 use super::default_repository;
 use super::downloads::DOWNLOAD_RETRY;
 use super::error::{Error, Result};
@@ -373,7 +373,12 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     }
     let repository = match chart_source {
         ChartSource::Reference(_) => None,
-        ChartSource::Repository(repo) => Some(default_repository::named(repo, &ctx.options)),
+        ChartSource::Repository(repo) => {
+            if let Some(Err(why)) = repo.timeout.as_deref().map(source_timeout) {
+                return Ok(invalid(format!("spec.helm.repository.timeout: {why}")).into());
+            }
+            Some(default_repository::named(repo, &ctx.options))
+        }
         ChartSource::DefaultRepository => match default_repository::resolve(ctx, &ns).await? {
             Ok(copy) => Some(copy),
             Err(why) => {

@@ -126,6 +126,11 @@ pub struct HelmRepositorySpec {
     /// The Secret, in the repository's own namespace, with its credentials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<SecretRef>,
+    /// True while the source controller leaves the repository alone. The
+    /// engine's source gate owns it (see `engine::source_gate`); a template
+    /// writes it only when it creates the repository, held back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
 }
 
 /// A Secret in the namespace of the object that names it.
@@ -163,7 +168,15 @@ pub struct SourceStatus {
     pub artifact: Option<Artifact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+    /// The value of the last `reconcile.fluxcd.io/requestedAt` annotation
+    /// the source controller acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_handled_reconcile_at: Option<String>,
 }
+
+/// The annotation that asks a Flux controller to reconcile an object now;
+/// its value comes back in `status.lastHandledReconcileAt` once handled.
+pub const REQUESTED_AT: &str = "reconcile.fluxcd.io/requestedAt";
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]

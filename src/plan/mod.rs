@@ -5,6 +5,7 @@ pub mod rollout;
 pub mod semver_constraint;
 pub mod services;
 pub mod shard;
+pub mod source_gate;
 pub mod users;
 pub mod values;
 pub mod yaml;

@@ -27,7 +27,8 @@ pub enum Action {
     Abort,
     /// Rollout board: leave the selected cluster out (asks to confirm).
     Skip,
-    /// Rollout board: try the selected failed cluster again.
+    /// Rollout board: try the selected failed cluster again. A template:
+    /// try its chart repository again now.
     Retry,
     /// Edit the selected service's values.
     Edit,

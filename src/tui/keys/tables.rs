@@ -479,6 +479,7 @@ const TEMPLATES: &[Binding] = &[
     DESCRIBE,
     bind(Key::ctrl('d'), Action::Delete, "delete", false)
         .explained("delete the template, refused while in use; asks"),
+    RETRY_REPOSITORY.explained("try the selected template's chart repository again now"),
     SORT_NAME,
     SORT_AGE,
     bind(Key::char('S'), Action::SortStatus, "sort by valid", false)
@@ -491,7 +492,14 @@ const TEMPLATE: &[Binding] = &[
     bind(Key::char('e'), Action::Edit, "edit", true)
         .explained("edit the selected service's values in this template"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
+    RETRY_REPOSITORY.explained("try this template's chart repository again now"),
 ];
+
+/// `t` on a template, as on the board: try again, here the template's
+/// chart repository, at once (even while the engine holds it back). Out
+/// of the hint bar, to leave room: the REPOSITORY column says when a
+/// repository is held back, and the help names the key.
+const RETRY_REPOSITORY: Binding = bind(Key::char('t'), Action::Retry, "retry", false);
 
 const ROLLOUTS: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Open, "board", true),

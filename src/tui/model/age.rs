@@ -15,7 +15,20 @@ pub fn age_of(now: Timestamp, then: Option<Timestamp>) -> String {
     let Some(then) = then else {
         return "-".into();
     };
-    let s = (now.as_second() - then.as_second()).max(0);
+    span((now.as_second() - then.as_second()).max(0))
+}
+
+/// `4m`, `30s`, or `now` once `then` has come: how long until `then` (a
+/// time the engine will act at), in [`age_of`]'s units.
+pub fn until(now: Timestamp, then: Timestamp) -> String {
+    match then.as_second() - now.as_second() {
+        s if s <= 0 => "now".into(),
+        s => span(s),
+    }
+}
+
+/// `5s`, `3m`, `4h`, `12d`, `2y`: a number of seconds, rounded down.
+fn span(s: i64) -> String {
     match s {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),
@@ -75,5 +88,16 @@ mod tests {
             );
         }
         assert_eq!(age_width(now, None), 1);
+    }
+
+    #[test]
+    fn until_counts_down_to_now() {
+        let now: Timestamp = "2026-06-01T00:00:00Z".parse().unwrap();
+        let at = |s: i64| Timestamp::from_second(now.as_second() + s).unwrap();
+        assert_eq!(until(now, at(4 * 60 + 59)), "4m");
+        assert_eq!(until(now, at(30)), "30s");
+        assert_eq!(until(now, at(3 * 3600)), "3h");
+        assert_eq!(until(now, at(0)), "now");
+        assert_eq!(until(now, at(-90)), "now", "past: due now");
     }
 }

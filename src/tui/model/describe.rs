@@ -10,6 +10,7 @@ use crate::engine::releases::kubeconfig_secret;
 use crate::plan::users::{cluster_template_users, service_template_users};
 use crate::tui::model::age::{age, age_of};
 use crate::tui::model::events;
+use crate::tui::model::hold;
 use crate::tui::model::health::{
     Health, cluster_ready, condition_health, service_health, services_ready,
 };
@@ -332,6 +333,19 @@ fn template(data: &Snapshot, t: TemplateRef<'_>, now: Timestamp) -> Vec<Line> {
         };
         let label = if is_error { "Error" } else { "Description" };
         lines.push(field(label, message, tone));
+    }
+    // The engine holds the chart's repository back: the whole hold, why
+    // first, in the hold's colour.
+    if let Some(h) = t.hold() {
+        let why = Tone::Health(hold::health(Some(h)));
+        lines.extend(
+            hold::details(h, now)
+                .into_iter()
+                .enumerate()
+                .map(|(i, (label, text))| {
+                    field(label, text, if i == 0 { why } else { Tone::Plain })
+                }),
+        );
     }
     let users = match t {
         TemplateRef::Cluster(_) => {

@@ -1,7 +1,8 @@
 //! What the console knows, without a terminal: the objects and the
 //! [`snapshot::Snapshot`] read from the stores, the rows every screen lists
 //! (the long lists worked out once per snapshot, [`listing`]) and the one
-//! filter rule, health and ages, the values a service gets, the
+//! filter rule, health and ages, a template's chart repository held back
+//! by the engine, the values a service gets, the
 //! rollout board's rows and the checks of its requests, a cluster's pending
 //! revision and the templates' usage counts, the patches a values
 //! edit sends, the banner of failing watches, the engine's Events and its
@@ -19,6 +20,7 @@ pub mod describe;
 pub mod events;
 pub mod filter;
 pub mod health;
+pub mod hold;
 pub mod key;
 pub mod key_places;
 pub mod listing;

@@ -10,6 +10,7 @@ use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollo
 use crate::tui::model::events;
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::{Health, cluster_ready_ref, services_ready_ref};
+use crate::tui::model::hold;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rollouts::{self, BoardRow};
 use crate::tui::model::snapshot::Snapshot;
@@ -51,6 +52,12 @@ impl TemplateRef<'_> {
         }
     }
 
+    /// The engine holds the template's chart repository back: why, and
+    /// until when.
+    pub fn hold(&self) -> Option<&crate::api::SourceHold> {
+        self.chart_status()?.source_hold.as_ref()
+    }
+
     /// `true`, `false` or `-` (not checked yet), with its colour.
     pub fn valid(&self) -> (String, Health) {
         match self.chart_status() {
@@ -61,11 +68,16 @@ impl TemplateRef<'_> {
         }
     }
 
-    pub fn chart(&self) -> String {
+    /// Where the template's chart comes from.
+    pub fn helm(&self) -> &crate::api::HelmSpec {
         match self {
-            TemplateRef::Cluster(t) => t.spec.helm.describe(),
-            TemplateRef::Service(t) => t.spec.helm.describe(),
+            TemplateRef::Cluster(t) => &t.spec.helm,
+            TemplateRef::Service(t) => &t.spec.helm,
         }
+    }
+
+    pub fn chart(&self) -> String {
+        self.helm().describe()
     }
 
     /// The services summary of a ClusterTemplate.
@@ -211,7 +223,7 @@ pub fn indexed_cluster_rows<'a>(
 }
 
 /// The templates screen: ClusterTemplates, then ServiceTemplates; the
-/// filter sees every column.
+/// filter sees every column (of REPOSITORY, the hold without its time).
 pub fn template_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<TemplateRef<'a>> {
     data.cluster_templates
         .iter()
@@ -235,6 +247,7 @@ pub fn template_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<TemplateRef<'a
                     &t.revision(),
                     &used.to_string(),
                     &t.message().0,
+                    t.hold().map_or("", hold::label),
                 ],
             )
         })

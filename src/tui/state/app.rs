@@ -2,7 +2,7 @@
 //! commands it asks the loop for. `state::update` applies the
 //! messages; the files beside this one do the work by topic.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -64,6 +64,12 @@ pub enum Msg {
         key: EditKey,
         result: Result<(), SaveError>,
     },
+    /// How a [`Command::Annotate`] went: `Err` says why in plain words.
+    Annotated {
+        key: ObjKey,
+        asks: String,
+        result: Result<(), String>,
+    },
     /// How a [`Command::Delete`] went: `Err` says why in plain words.
     Deleted {
         key: ObjKey,
@@ -107,6 +113,16 @@ pub enum Command {
     ApplyValues {
         key: EditKey,
         patch: serde_json::Value,
+    },
+    /// Ask the engine for something on a template through annotations
+    /// (a JSON merge patch of `metadata.annotations`), such as trying its
+    /// chart repository again; the loop answers with [`Msg::Annotated`].
+    Annotate {
+        key: ObjKey,
+        annotations: BTreeMap<String, String>,
+        /// What it asks the engine, for the status line: `try chart
+        /// repository https://… again`.
+        asks: String,
     },
     /// Delete a cluster or a template; the loop answers with
     /// [`Msg::Deleted`].

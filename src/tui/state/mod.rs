@@ -10,7 +10,8 @@
 //! prompts, questions and the mouse, [`board`] the rollout board's
 //! requests, [`editing`] and [`editor`] the values editor, [`flash`] the
 //! status line's messages, [`search`] `/` in the yaml and values views;
-//! [`places`] the namespace and context shown.
+//! [`places`] the namespace and context shown; [`repository`] `t` on a
+//! template, which asks the engine to try its chart repository again.
 
 pub mod app;
 pub mod applies;
@@ -23,6 +24,7 @@ pub mod listings;
 pub mod navigation;
 pub mod objects;
 pub mod places;
+pub mod repository;
 pub mod search;
 pub mod view;
 
@@ -89,6 +91,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
         Msg::Chart { id, result } => editing::chart_fetched(app, id, result),
         Msg::Deleted { key, result } => objects::deleted(app, key, result),
+        Msg::Annotated { key, asks, result } => repository::annotated(app, key, asks, result),
         Msg::Namespaces(names) => app.places.namespaces = Some(names),
         Msg::Switched {
             context,

@@ -10,6 +10,7 @@ use ratatui::widgets::Paragraph;
 use super::{Text, body_block, col, empty_note, flex, section, table, values};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
+use crate::tui::model::hold;
 use crate::tui::model::key::ObjKey;
 use crate::tui::model::rows::{TemplateRef, template_service_rows};
 use crate::tui::state::app::App;
@@ -46,7 +47,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     let (valid, health) = tr.valid();
     let used = app.data.usage.get(key).copied().unwrap_or(0);
     let label = |s: &'static str| Span::styled(s, t.muted());
-    let info = Line::from(vec![
+    let mut info = vec![
         label("chart "),
         Span::raw(tr.chart()),
         label("  revision "),
@@ -55,7 +56,18 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         Span::styled(valid, t.health(health)),
         label("  clusters "),
         Span::raw(used.to_string()),
-    ]);
+    ];
+    // The engine holds the chart's repository back: why, and the next try.
+    if let Some(h) = tr.hold() {
+        info.extend([
+            label("  repository "),
+            Span::styled(
+                hold::short(Some(h), app.now),
+                t.health(hold::health(Some(h))),
+            ),
+        ]);
+    }
+    let info = Line::from(info);
     let (message, is_error) = tr.message();
     let message = Line::from(Span::styled(
         message,

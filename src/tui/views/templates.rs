@@ -1,4 +1,6 @@
-//! The templates screen: ClusterTemplates, then ServiceTemplates.
+//! The templates screen: ClusterTemplates, then ServiceTemplates; while
+//! the engine holds a template's chart repository back, a REPOSITORY
+//! column says so and when it is tried next.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,6 +9,7 @@ use ratatui::style::Style;
 use super::{Col, Text, body_block, col, count, empty_note, flex, mark_sort, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
+use crate::tui::model::hold;
 use crate::tui::model::key::Kind;
 use crate::tui::model::rows::{TemplateRef, template_rows};
 use crate::tui::model::sort;
@@ -34,21 +37,29 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     .map(|(_, n)| n)
     .sum::<usize>();
 
+    // REPOSITORY shows only while the engine holds back the chart
+    // repository of a template listed here (filtered out or not).
+    let held = template_rows(&app.data, "")
+        .iter()
+        .any(|t| t.hold().is_some() && view.lists(t.key().kind));
     // Narrow, the columns give way in this order: SERVICES, REV,
-    // DESCRIPTION, CHART, IN USE, VALID; KIND, NAMESPACE and NAME stay.
+    // DESCRIPTION, CHART, IN USE, REPOSITORY, VALID; KIND, NAMESPACE and
+    // NAME stay.
     let all = app.all_namespaces();
     let mut cols: Vec<Col> = vec![col("KIND", 7, 7)];
     if all {
         cols.push(col("NAMESPACE", 10, 16));
     }
+    cols.extend([col("NAME", 20, 32), col("VALID", 5, 5).drop(1)]);
+    if held {
+        cols.push(col(hold::COLUMN, 10, 26).drop(2));
+    }
     cols.extend([
-        col("NAME", 20, 32),
-        col("VALID", 5, 5).drop(1),
-        col("CHART", 16, 28).drop(3),
-        col("SERVICES", 12, 32).drop(6),
-        col("REV", 3, 5).drop(5),
-        col("IN USE", 6, 14).drop(2),
-        flex("DESCRIPTION", 12).drop(4),
+        col("CHART", 16, 28).drop(4),
+        col("SERVICES", 12, 32).drop(7),
+        col("REV", 3, 5).drop(6),
+        col("IN USE", 6, 14).drop(3),
+        flex("DESCRIPTION", 12).drop(5),
     ]);
     let mut title = count(app, rows.len(), total);
     title.extend(mark_sort(app, &mut cols, view.sort, &["NAME"], "VALID"));
@@ -66,9 +77,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             if all {
                 row.push((key.namespace.clone(), t.muted()));
             }
+            row.extend([(key.name.clone(), Style::new()), (valid, t.health(health))]);
+            if held {
+                let hold = tr.hold();
+                row.push((hold::short(hold, app.now), t.health(hold::health(hold))));
+            }
             row.extend([
-                (key.name.clone(), Style::new()),
-                (valid, t.health(health)),
                 (tr.chart(), Style::new()),
                 (tr.services(), Style::new()),
                 (tr.revision(), Style::new()),
