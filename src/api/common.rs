@@ -37,7 +37,7 @@ pub struct Repository {
     /// fails and the repository is tried again later (see the engine's
     /// `--source-timeout`, the default). At most `5m`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 16))]
+    #[schemars(length(max = 24))]
     pub timeout: Option<String>,
 }
 

@@ -33,6 +33,11 @@ where
     /// others: one left off the desired object must be gone from the
     /// stored one too (the apply then removes it).
     const OPTIONAL_LABELS: &'static [&'static str] = &[];
+    /// Whether objects of this kind are shared: several objects of ours
+    /// own one (each applies it under a field manager of its own), and
+    /// others annotate it (the source gate). An apply then compares only the
+    /// owner and the annotations it brings, and leaves the others'.
+    const SHARED: bool = false;
     fn store(stores: &Stores) -> &Store<Self>;
     /// The names and labels of the objects of this kind in scope that are
     /// not the engine's, and the health of their watch; `None` when
@@ -66,6 +71,7 @@ impl Written for HelmChart {
 
 impl Written for HelmRepository {
     const NOUN: &'static str = "chart repository source";
+    const SHARED: bool = true;
     fn store(stores: &Stores) -> &Store<Self> {
         &stores.repositories
     }
@@ -199,7 +205,8 @@ pub fn contains(have: &Value, want: &Value) -> bool {
 
 /// The part of an object the engine owns: labels, annotations, owners, spec.
 /// Each of `K`'s optional labels that `obj` leaves off is there as `null`,
-/// which [`contains`] reads as "absent".
+/// which [`contains`] reads as "absent". For a [shared](Written::SHARED)
+/// kind, owners and annotations are left out: see [`shared_fields_held`].
 fn owned_fields<K: Written>(obj: &K) -> Result<Value> {
     let v = serde_json::to_value(obj)?;
     let meta = &v["metadata"];
@@ -209,14 +216,33 @@ fn owned_fields<K: Written>(obj: &K) -> Result<Value> {
             labels.entry(*label).or_insert(Value::Null);
         }
     }
-    Ok(json!({
+    let mut owned = json!({
         "metadata": {
             "labels": labels,
             "annotations": meta.get("annotations").cloned().unwrap_or(Value::Null),
             "ownerReferences": meta.get("ownerReferences").cloned().unwrap_or(Value::Null),
         },
         "spec": v.get("spec").cloned().unwrap_or(Value::Null),
-    }))
+    });
+    if K::SHARED {
+        owned["metadata"] = json!({"labels": owned["metadata"]["labels"].take()});
+    }
+    Ok(owned)
+}
+
+/// Whether `current`, of a shared kind, has each owner and annotation that
+/// `desired` brings (others may have added theirs).
+fn shared_fields_held<K: Resource>(current: &K, desired: &K) -> bool {
+    let owners = current.owner_references();
+    let annotations = current.annotations();
+    desired
+        .owner_references()
+        .iter()
+        .all(|o| owners.iter().any(|c| c == o))
+        && desired
+            .annotations()
+            .iter()
+            .all(|(k, v)| annotations.get(k) == Some(v))
 }
 
 /// Server-side applies `desired` unless `current` (or what the store holds
@@ -234,6 +260,18 @@ pub async fn apply_if_changed<K: Written>(
     ctx: &Context,
     desired: &K,
     current: Option<&K>,
+) -> Result<Option<K>> {
+    apply_if_changed_as(ctx, desired, current, FIELD_MANAGER).await
+}
+
+/// [`apply_if_changed`] under field manager `manager`: each owner of a
+/// [shared](Written::SHARED) object applies it under its own, so that the
+/// owner references of all of them stay.
+pub async fn apply_if_changed_as<K: Written>(
+    ctx: &Context,
+    desired: &K,
+    current: Option<&K>,
+    manager: &str,
 ) -> Result<Option<K>> {
     let ns = desired
         .namespace()
@@ -264,6 +302,7 @@ pub async fn apply_if_changed<K: Written>(
     }
     if let Some(current) = current.or(occupant.as_deref())
         && contains(&serde_json::to_value(current)?, &owned_fields(desired)?)
+        && (!K::SHARED || shared_fields_held(current, desired))
     {
         return Ok(None);
     }
@@ -271,7 +310,7 @@ pub async fn apply_if_changed<K: Written>(
     let written = api
         .patch(
             &name,
-            &PatchParams::apply(FIELD_MANAGER).force(),
+            &PatchParams::apply(manager).force(),
             &Patch::Apply(desired),
         )
         .await?;
@@ -379,6 +418,32 @@ mod tests {
     }
 
     const OURS: (&str, &str) = (labels::MANAGED_BY, labels::MANAGED_BY_VALUE);
+
+    #[test]
+    fn a_shared_object_holds_each_owner_it_brings_among_others() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+        let owner = |uid: &str| OwnerReference {
+            uid: uid.into(),
+            name: uid.into(),
+            ..Default::default()
+        };
+        let mut current = labelled("r", &[OURS]);
+        current.metadata.owner_references = Some(vec![owner("a"), owner("b")]);
+        current
+            .annotations_mut()
+            .insert("gate".into(), "held".into());
+        let mut mine = labelled("r", &[OURS]);
+        mine.metadata.owner_references = Some(vec![owner("b")]);
+        assert!(shared_fields_held(&current, &mine));
+        mine.metadata.owner_references = Some(vec![owner("c")]);
+        assert!(
+            !shared_fields_held(&current, &mine),
+            "a new owner is applied"
+        );
+        mine.metadata.owner_references = Some(vec![owner("a")]);
+        mine.annotations_mut().insert("gate".into(), "other".into());
+        assert!(!shared_fields_held(&current, &mine));
+    }
 
     #[test]
     fn an_object_of_ours_for_the_same_owner_is_ours_to_write() {

@@ -181,6 +181,11 @@ pub struct Context {
     /// What this engine last did to each cluster's kubeconfig secret (see
     /// [`super::holds`]).
     pub holds: super::holds::Holds,
+    /// Chart repositories someone asked to try again now (see
+    /// [`super::source_gate`]).
+    pub source_retries: super::source_gate::Retries,
+    /// Chart downloads under way per namespace (see [`super::downloads`]).
+    pub download_turns: super::downloads::Turns,
 }
 
 impl Context {
@@ -214,6 +219,8 @@ impl Context {
             claims: Default::default(),
             backoff: Default::default(),
             failed_downloads: Default::default(),
+            source_retries: Default::default(),
+            download_turns: Default::default(),
             told_corrections: Default::default(),
             holds: Default::default(),
         }

@@ -192,7 +192,8 @@ where
         .for_each(settled(name, ctx))
 }
 
-/// A template is looked at again when a chart source it owns changes.
+/// A template is looked at again when a chart source it owns (or shares)
+/// changes.
 fn on_own_sources<T>(ctx: &Context, on: &Sources, controller: Controller<T>) -> Controller<T>
 where
     T: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -201,12 +202,12 @@ where
     controller
         .reconcile_on(on.source(
             "charts",
-            triggers::from_applied(&s.applied.charts, |c: &HelmChart| triggers::owner::<T>(c)),
+            triggers::from_applied(&s.applied.charts, |c: &HelmChart| triggers::owners::<T>(c)),
         ))
         .reconcile_on(on.source(
             "repositories",
             triggers::from_applied(&s.applied.repositories, |r: &HelmRepository| {
-                triggers::owner::<T>(r)
+                triggers::owners::<T>(r)
             }),
         ))
 }

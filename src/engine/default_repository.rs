@@ -186,7 +186,7 @@ mod tests {
         assert_eq!(copy.interval, "1m");
         assert_eq!(
             copy.timeout.as_deref(),
-            Some("60s"),
+            Some("20s"),
             "ours where it sets none"
         );
     }

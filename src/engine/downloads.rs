@@ -1,9 +1,13 @@
-//! Chart downloads that failed lately: one engine's memory of them, so that
-//! a chart source that hangs is not tried again at every reconcile.
+//! Chart downloads: those that failed lately, so that a chart source that
+//! hangs is not tried again at every reconcile, and the turns of each
+//! namespace, so that one namespace's archives that hang never hold every
+//! worker of the template controllers.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::api::TemplateStatus;
 
@@ -49,9 +53,58 @@ impl FailedDownloads {
     }
 }
 
+/// Chart downloads one namespace may have under way at once. The template
+/// controllers have 16 workers each: a namespace whose archives hang holds
+/// at most this many of them, for one download deadline.
+pub const NAMESPACE_TURNS: usize = 4;
+
+/// How soon a template whose namespace had no free turn looks again.
+pub const TURN_RETRY: Duration = Duration::from_secs(3);
+
+/// The download turns of each namespace: a semaphore per namespace with
+/// downloads under way, gone once none is.
+#[derive(Debug, Default)]
+pub struct Turns(Mutex<HashMap<String, Arc<Semaphore>>>);
+
+impl Turns {
+    /// A turn of `namespace`, if one is free: held until dropped.
+    pub fn try_take(&self, namespace: &str) -> Option<OwnedSemaphorePermit> {
+        let mut turns = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // Namespaces with nothing under way are forgotten: the map holds at
+        // most the namespaces downloading now.
+        turns.retain(|_, s| s.available_permits() < NAMESPACE_TURNS);
+        turns
+            .entry(namespace.to_string())
+            .or_insert_with(|| Arc::new(Semaphore::new(NAMESPACE_TURNS)))
+            .clone()
+            .try_acquire_owned()
+            .ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_namespace_has_a_bounded_number_of_turns_and_others_are_not_held() {
+        let turns = Turns::default();
+        let held: Vec<_> = (0..NAMESPACE_TURNS)
+            .map(|_| turns.try_take("a").expect("a free turn"))
+            .collect();
+        assert!(turns.try_take("a").is_none(), "a's turns are taken");
+        let b = turns.try_take("b");
+        assert!(b.is_some(), "b has turns of its own");
+        drop(held);
+        assert!(turns.try_take("a").is_some(), "a turn comes back when done");
+        drop(b);
+        let _c = turns.try_take("c");
+        assert_eq!(
+            turns.0.lock().unwrap().len(),
+            1,
+            "idle namespaces are forgotten"
+        );
+    }
 
     #[test]
     fn a_failed_download_is_not_tried_again_before_its_time() {

@@ -153,6 +153,8 @@ struct Snapshot {
     services: BTreeMap<String, u64>,
     /// TemplateRollouts by phase.
     rollouts: BTreeMap<String, u64>,
+    /// The engine's chart repositories held back (suspended), by reason.
+    held_repositories: BTreeMap<String, u64>,
 }
 
 impl Snapshot {
@@ -184,6 +186,22 @@ impl Snapshot {
         for r in stores.rollouts.state() {
             let phase = r.status.as_ref().map(|s| s.phase).unwrap_or_default();
             *snap.rollouts.entry(phase.to_string()).or_default() += 1;
+        }
+        let now = k8s_openapi::jiff::Timestamp::now();
+        // Both reasons are always there, 0 or not, for alerts to compare.
+        for reason in ["quarantined", "waiting"] {
+            snap.held_repositories.insert(reason.to_string(), 0);
+        }
+        for r in stores.repositories.state() {
+            let reason = match super::source_gate::held(&r, now) {
+                Some(super::source_gate::Held::Quarantined(_)) => "quarantined",
+                Some(super::source_gate::Held::Waiting) => "waiting",
+                None => continue,
+            };
+            *snap
+                .held_repositories
+                .entry(reason.to_string())
+                .or_default() += 1;
         }
         snap
     }
@@ -378,6 +396,13 @@ impl Collector for Snapshot {
             "TemplateRollouts by phase.",
             MetricType::Gauge,
             by(&self.rollouts, "phase"),
+        )?;
+        family(
+            &mut e,
+            "hmc_chart_repositories_held",
+            "The engine's chart repository sources held back (suspended), by reason: quarantined (did not answer; waits for its next try) or waiting (for a turn of its namespace).",
+            MetricType::Gauge,
+            by(&self.held_repositories, "reason"),
         )
     }
 }
@@ -529,6 +554,10 @@ mod tests {
             clusters: BTreeMap::from([("True".to_string(), 4), ("False".to_string(), 1)]),
             services: BTreeMap::from([("Installed".to_string(), 7)]),
             rollouts: BTreeMap::from([("Succeeded".to_string(), 2)]),
+            held_repositories: BTreeMap::from([
+                ("quarantined".to_string(), 20),
+                ("waiting".to_string(), 0),
+            ]),
         }
     }
 
@@ -549,6 +578,7 @@ mod tests {
             ("hmc_managed_clusters", 5.0),
             ("hmc_services", 7.0),
             ("hmc_rollouts", 2.0),
+            ("hmc_chart_repositories_held", 20.0),
         ];
         for (name, value) in want {
             assert_eq!(metric(&text, name), Some(value), "{name} in\n{text}");
@@ -565,6 +595,8 @@ mod tests {
             r#"hmc_managed_clusters{ready="False"} 1"#,
             r#"hmc_services{state="Installed"} 7"#,
             r#"hmc_rollouts{phase="Succeeded"} 2"#,
+            r#"hmc_chart_repositories_held{reason="quarantined"} 20"#,
+            r#"hmc_chart_repositories_held{reason="waiting"} 0"#,
             "# TYPE hmc_reconcile_duration_seconds histogram",
             "# EOF",
         ] {

@@ -1,5 +1,5 @@
-//! The reconciliation engine: four controllers and a task over the shared
-//! stores.
+//! The reconciliation engine: four controllers and two tasks over the
+//! shared stores.
 //!
 //! - templates: chart sources, chart defaults, revisions, deletion guards;
 //! - rollouts: a new revision of a template's services, wave by wave;
@@ -7,7 +7,10 @@
 //! - kubeconfig holds (a task listening to the releases and clusters
 //!   stores, `clusters::access::sweep`): letting go of a child's access
 //!   once its cluster went without the engine's cleanup and its services
-//!   are gone.
+//!   are gone;
+//! - the source gate (a task listening to the chart repositories store,
+//!   `source_gate`): holding back repositories that do not answer, and
+//!   giving each namespace a bounded share of first fetches.
 //!
 //! The reconcilers are thin: they read stores, call a planner and apply the
 //! difference with one field manager. Each controller is wired (watches,
@@ -34,6 +37,7 @@ pub mod recorder;
 pub mod releases;
 pub mod requests;
 pub mod rollouts;
+pub mod source_gate;
 pub mod template_reach;
 pub mod templates;
 pub mod throttle;
@@ -106,6 +110,7 @@ pub fn run(
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
     let kubeconfig_holds = clusters::access::sweep(ctx.clone(), shutdown.clone());
+    let source_gate = source_gate::run(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 
     async move {
@@ -123,7 +128,8 @@ pub fn run(
             cluster_templates,
             rollouts,
             managed_clusters,
-            kubeconfig_holds
+            kubeconfig_holds,
+            source_gate
         );
         tracing::info!("engine stopped");
     }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::ObjectMeta;
 use kube::{Resource, ResourceExt};
 
@@ -83,7 +84,7 @@ fn meta(
     name: String,
     namespace: &str,
     labels: BTreeMap<String, String>,
-    owner: k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+    owner: OwnerReference,
 ) -> ObjectMeta {
     ObjectMeta {
         name: Some(name),
@@ -94,36 +95,66 @@ fn meta(
     }
 }
 
+/// Name of the chart repository source of a namespace's templates whose
+/// repository settings are `spec`: `repo-<hash of the settings>`. Templates
+/// with equal settings share it, so that an address is fetched once, and
+/// held back once when it does not answer (see `source_gate`).
+pub fn repository_name(spec: &HelmRepositorySpec) -> String {
+    let settings = HelmRepositorySpec {
+        suspend: None,
+        ..spec.clone()
+    };
+    let canonical = serde_json::to_string(&settings).unwrap_or_default();
+    format!("repo-{}", short_hash(&canonical))
+}
+
+/// A template's owner reference on a source it shares: not the controller,
+/// and not holding up the template's deletion. The repository goes when
+/// its last owner does.
+pub fn sharing_owner(mut owner: OwnerReference) -> OwnerReference {
+    owner.controller = None;
+    owner.block_owner_deletion = None;
+    owner
+}
+
 /// The repository and chart sources for a template that names its chart by
 /// name, with the chart repository it resolved to (the one it names, or a
-/// copy of the default, see `default_repository`). One pair per template:
-/// the chart is fetched once, whatever the number of clusters.
+/// copy of the default, see `default_repository`). The chart is the
+/// template's own (`svctmpl-<template>`), fetched once whatever the number
+/// of clusters; the repository is shared by the namespace's templates of
+/// equal repository settings ([`repository_name`]), each an owner of it.
 pub fn chart_sources(
     kind: TemplateKind,
     template: &str,
     namespace: &str,
     helm: &HelmSpec,
     repository: HelmRepositorySpec,
-    owner: k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+    owner: OwnerReference,
     options: &EngineOptions,
 ) -> Option<(HelmRepository, HelmChart)> {
     let chart = helm.chart_name.as_ref()?;
     let name = source_name(kind, template);
+    let repository_name = repository_name(&repository);
     let mut labels = base_labels();
-    labels.insert(labels::TEMPLATE.into(), template_label(kind, template));
     let repository = HelmRepository {
-        metadata: meta(name.clone(), namespace, labels.clone(), owner.clone()),
+        metadata: meta(
+            repository_name.clone(),
+            namespace,
+            labels.clone(),
+            sharing_owner(owner.clone()),
+        ),
         spec: repository,
         status: None,
     };
+    labels.insert(labels::TEMPLATE.into(), template_label(kind, template));
     let chart = HelmChart {
-        metadata: meta(name.clone(), namespace, labels, owner),
+        metadata: meta(name, namespace, labels, owner),
         spec: HelmChartSpec {
             chart: chart.clone(),
             version: helm.chart_version.clone().unwrap_or_else(|| "*".into()),
             source_ref: LocalRef {
                 kind: "HelmRepository".into(),
-                name,
+                name: repository_name,
                 namespace: None,
             },
             interval: options.source_interval.clone(),
@@ -643,6 +674,83 @@ mod tests {
     use super::*;
     use crate::api::ManagedClusterSpec;
     use serde_json::json;
+
+    #[test]
+    fn templates_with_one_repository_share_its_source_and_keep_their_charts() {
+        let helm = |chart: &str| HelmSpec {
+            chart_name: Some(chart.into()),
+            chart_version: Some("1.0.0".into()),
+            ..Default::default()
+        };
+        let spec = |url: &str| HelmRepositorySpec {
+            url: url.into(),
+            interval: "10m".into(),
+            timeout: Some("20s".into()),
+            ..Default::default()
+        };
+        let owner = |name: &str| OwnerReference {
+            kind: "ServiceTemplate".into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+            ..Default::default()
+        };
+        let options = EngineOptions::default();
+        let sources = |t: &str, url: &str| {
+            chart_sources(
+                TemplateKind::Service,
+                t,
+                "team-a",
+                &helm(t),
+                spec(url),
+                owner(t),
+                &options,
+            )
+            .unwrap()
+        };
+        let (repo_a, chart_a) = sources("a", "http://charts");
+        let (repo_b, chart_b) = sources("b", "http://charts");
+        let (repo_c, _) = sources("c", "http://other");
+        assert_eq!(
+            repo_a.name_any(),
+            repo_b.name_any(),
+            "one source for one address"
+        );
+        assert_ne!(repo_a.name_any(), repo_c.name_any());
+        assert!(repo_a.name_any().starts_with("repo-"));
+        assert_eq!(chart_a.name_any(), "svctmpl-a");
+        assert_eq!(chart_b.spec.source_ref.name, repo_a.name_any());
+        assert!(
+            !repo_a.labels().contains_key(labels::TEMPLATE),
+            "no one template's"
+        );
+        assert_eq!(chart_a.labels()[labels::TEMPLATE], "svctmpl.a");
+        let shared = &repo_a.owner_references()[0];
+        assert_eq!(
+            (shared.controller, shared.block_owner_deletion),
+            (None, None)
+        );
+        assert_eq!(chart_a.owner_references()[0].controller, Some(true));
+        let held = HelmRepositorySpec {
+            suspend: Some(true),
+            ..spec("http://charts")
+        };
+        assert_eq!(
+            repository_name(&held),
+            repo_a.name_any(),
+            "held back or not, the same"
+        );
+        let slower = HelmRepositorySpec {
+            timeout: Some("1m".into()),
+            ..spec("http://charts")
+        };
+        assert_ne!(
+            repository_name(&slower),
+            repo_a.name_any(),
+            "other settings, another source"
+        );
+    }
 
     fn mc() -> ManagedCluster {
         let mut mc = ManagedCluster::new(

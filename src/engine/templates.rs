@@ -13,24 +13,28 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
-use super::apply::{apply_if_changed, status_if_changed};
+use super::apply::{apply_if_changed, apply_if_changed_as, delete, status_if_changed};
 use super::artifact::{ArtifactError, artifact_namespace, fetch_chart};
-use super::context::{Context, source_timeout};
+use super::context::{Context, FIELD_MANAGER, source_timeout};
 use super::default_repository;
-use super::downloads::DOWNLOAD_RETRY;
+use super::downloads::{DOWNLOAD_RETRY, NAMESPACE_TURNS, TURN_RETRY};
 use super::error::{Error, Result};
 use super::finalizer;
-use super::releases::{TemplateKind, chart_sources};
+use super::releases::{TemplateKind, chart_sources, source_name, template_label};
+use super::source_gate::{self, Held};
 use crate::api::{
     ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
-    ServicesRevision, TemplateService, TemplateStatus, labels,
+    ServicesRevision, SourceHold, SourceHoldReason, TemplateService, TemplateStatus, labels,
 };
+use crate::flux::HelmRepository;
 use crate::flux::{self, SourceStatus};
 use crate::plan::order::{Node, dependency_problems};
 use crate::plan::rollout::check_policy;
 use crate::plan::services::{kube_constraint, kube_version};
+use crate::plan::source_gate::{Quarantine, Unreachable};
 use crate::plan::users::{cluster_template_users, service_template_users};
 use crate::store::{Stores, get};
+use k8s_openapi::jiff::Timestamp;
 
 /// What the template controller needs to know about either kind.
 pub trait Template:
@@ -234,7 +238,11 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
             ..obj.chart_status().cloned().unwrap_or_default()
         }
         .into(),
-        None => chart_status(obj, ctx).await?,
+        None => {
+            let mut checked = chart_status(obj, ctx).await?;
+            checked.chart.source_hold = source_hold(obj, &ctx.stores);
+            checked
+        }
     };
     let was_valid = obj.chart_status().map(|s| s.valid);
     let next = obj.next_status(chart.clone(), &ctx.stores);
@@ -392,11 +400,20 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     let owner = obj.controller_owner_ref(&()).unwrap_or_default();
     let sources = repository
         .and_then(|repo| chart_sources(T::KIND, &name, &ns, helm, repo, owner, &ctx.options));
-    let (source, repo_problem, url, timeout) = match sources {
-        Some((repo, chart)) => {
+    let (source, repo_problem, url, timeout, hold) = match sources {
+        Some((mut repo, chart)) => {
             let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
             let cur_chart = get(&ctx.stores.charts, &ns, &chart.name_any());
-            let applied = match apply_if_changed(ctx, &repo, cur_repo.as_deref()).await {
+            if cur_repo.is_none() {
+                // A new repository starts held back: the source gate lets
+                // it be fetched when its namespace has a turn.
+                repo.spec.suspend = Some(true);
+            }
+            // Each template applies the repository it may share under a
+            // field manager of its own, so that every owner stays.
+            let manager = format!("{FIELD_MANAGER}/{}", template_label(T::KIND, &name));
+            let applied = match apply_if_changed_as(ctx, &repo, cur_repo.as_deref(), &manager).await
+            {
                 Ok(_) => apply_if_changed(ctx, &chart, cur_chart.as_deref())
                     .await
                     .map(drop),
@@ -406,6 +423,15 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
                 Err(Error::NameConflict(c)) => return Ok(invalid(c.to_string()).into()),
                 other => other?,
             };
+            let_go_of_own_repository(ctx, T::KIND, &ns, &name).await?;
+            let hold = cur_repo
+                .as_deref()
+                .and_then(|r| source_gate::held(r, Timestamp::now()));
+            if let (Some(Held::Quarantined(q)), Some(r)) = (&hold, &cur_repo)
+                && retry_asked(obj, &prev, q)
+            {
+                ctx.source_retries.ask(&ns, &r.name_any());
+            }
             let repo_problem = cur_repo
                 .and_then(|r| r.status.clone())
                 .and_then(|s| source_problem(&s.conditions).map(|c| c.message.clone()));
@@ -416,6 +442,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
                 repo_problem,
                 url,
                 timeout,
+                hold,
             )
         }
         None => {
@@ -424,6 +451,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
                 referenced_source(ctx, &r.kind, &ns, &r.name).await?,
                 None,
                 format!("{} {}", r.kind, r.name),
+                None,
                 None,
             )
         }
@@ -437,9 +465,12 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
         timeout: timeout.as_deref(),
     };
     let status = source.unwrap_or_default();
-    let problem = source_problem(&status.conditions)
-        .map(|c| words.problem(&c.message, repo_problem.as_deref()))
-        .or_else(|| repo_problem.as_ref().map(|m| words.problem("", Some(m))));
+    let problem = match &hold {
+        Some(held) => Some(hold_words(held, &url, timeout.as_deref(), &ns, ctx)),
+        None => source_problem(&status.conditions)
+            .map(|c| words.problem(&c.message, repo_problem.as_deref()))
+            .or_else(|| repo_problem.as_ref().map(|m| words.problem("", Some(m)))),
+    };
     let artifact = status
         .artifact
         .filter(|a| !a.url.is_empty())
@@ -484,6 +515,25 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             retry_in: Some(retry_in),
         });
     }
+    // A bounded number of each namespace's downloads at once: one whose
+    // archives hang never holds every worker.
+    let Some(_turn) = ctx.download_turns.try_take(&ns) else {
+        let why = format!(
+            "fetching soon: chart {chart_name} {version} waits for a turn to be read ({NAMESPACE_TURNS} charts of namespace {ns} are being read now)"
+        );
+        let chart = match prev.valid {
+            true => TemplateStatus {
+                validation_error: Some(why),
+                observed_generation: generation,
+                ..prev
+            },
+            false => invalid(why),
+        };
+        return Ok(Checked {
+            chart,
+            retry_in: Some(TURN_RETRY),
+        });
+    };
     match fetch_chart(&ctx.client, &artifact.url, &artifact.digest).await {
         Ok(info) => {
             ctx.failed_downloads.forget(&uid);
@@ -530,6 +580,95 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             })
         }
     }
+}
+
+/// Whether someone asked to try the template's held-back repository again:
+/// its retry annotation names a time after the repository was held back,
+/// or its spec changed since the engine last looked.
+fn retry_asked<T: Template>(obj: &T, prev: &TemplateStatus, q: &Quarantine) -> bool {
+    let asked = obj
+        .annotations()
+        .get(labels::RETRY)
+        .and_then(|v| v.trim().parse::<Timestamp>().ok())
+        .is_some_and(|at| at > q.since);
+    let changed =
+        prev.observed_generation.is_some() && prev.observed_generation != obj.meta().generation;
+    asked || changed
+}
+
+/// What a template says of its repository while the source gate holds it
+/// back.
+fn hold_words(held: &Held, url: &str, timeout: Option<&str>, ns: &str, ctx: &Context) -> String {
+    match held {
+        Held::Quarantined(q) => {
+            let within = match (q.reason, timeout) {
+                (Unreachable::NoAnswer, Some(t)) => format!(" (no answer within {t})"),
+                _ => String::new(),
+            };
+            let tries = match q.failures {
+                1 => "1 failed try".to_string(),
+                n => format!("{n} failed tries in a row"),
+            };
+            format!(
+                "chart repository {url} {}{within}; next try at {} ({tries}); to try now, press t on the template in the console or set its annotation {} to the time now",
+                q.reason.words(),
+                q.next_try.strftime("%H:%M:%S UTC"),
+                labels::RETRY,
+            )
+        }
+        Held::Waiting => format!(
+            "fetching soon: chart repository {url} waits for a turn: namespace {ns} has {} chart repositories fetched at a time for the first time or after a failure",
+            ctx.options.source_share
+        ),
+    }
+}
+
+/// The hold on a template's repository, as its status tells it: found from
+/// the template's chart source, `None` for a template whose chart source
+/// is its author's (`chartRef`).
+pub fn source_hold<T: Template>(obj: &T, stores: &Stores) -> Option<SourceHold> {
+    let ns = obj.namespace()?;
+    let chart = get(&stores.charts, &ns, &source_name(T::KIND, &obj.name_any()))?;
+    let repo = get(&stores.repositories, &ns, &chart.spec.source_ref.name)?;
+    let (reason, next_try, failures) = match source_gate::held(&repo, Timestamp::now())? {
+        Held::Quarantined(q) => (
+            SourceHoldReason::Quarantined,
+            Some(q.next_try.to_string()),
+            q.failures,
+        ),
+        Held::Waiting => (
+            SourceHoldReason::Waiting,
+            None,
+            source_gate::quarantine_of(&repo).map_or(0, |q| q.failures),
+        ),
+    };
+    Some(SourceHold {
+        reason,
+        next_try,
+        failures,
+        url: repo.spec.url.clone(),
+    })
+}
+
+/// Deletes the repository source the template had to itself before
+/// repositories were shared (`svctmpl-<template>`), once its chart points
+/// at the shared one.
+async fn let_go_of_own_repository(
+    ctx: &Context,
+    kind: TemplateKind,
+    ns: &str,
+    template: &str,
+) -> Result<()> {
+    let old = source_name(kind, template);
+    let Some(repo) = get(&ctx.stores.repositories, ns, &old) else {
+        return Ok(());
+    };
+    if repo.labels().get(labels::TEMPLATE) == Some(&template_label(kind, template)) {
+        tracing::info!(namespace = %ns, repository = %old,
+            "the template's own chart repository source gives way to the shared one");
+        delete::<HelmRepository>(ctx, ns, &old).await?;
+    }
+    Ok(())
 }
 
 /// The chart annotation that states a kind's Kubernetes field, as hmc reads it.
@@ -695,7 +834,7 @@ mod tenancy_tests {
             ..Default::default()
         };
         let options = EngineOptions::default();
-        assert_eq!(options.source_timeout, "60s", "Flux's own default");
+        assert_eq!(options.source_timeout, "20s", "short of Flux's 60s");
         let repository = default_repository::named(helm.repository.as_ref().unwrap(), &options);
         let (repo, _) = chart_sources(
             TemplateKind::Service,
@@ -709,7 +848,7 @@ mod tenancy_tests {
         .unwrap();
         assert_eq!(
             serde_json::to_value(&repo).unwrap()["spec"]["timeout"],
-            "60s"
+            "20s"
         );
     }
 

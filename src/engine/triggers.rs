@@ -134,18 +134,22 @@ where
     initial.chain(updates)
 }
 
-/// The owner of kind `T` of an object, in the object's namespace.
-pub fn owner<T>(obj: &impl kube::Resource) -> Option<ObjectRef<T>>
+/// The owners of kind `T` of an object, in the object's namespace: a chart
+/// repository that templates share has one each.
+pub fn owners<T>(obj: &impl kube::Resource) -> Vec<ObjectRef<T>>
 where
     T: kube::Resource<DynamicType = ()>,
 {
-    let ns = obj.meta().namespace.clone()?;
+    let Some(ns) = obj.meta().namespace.clone() else {
+        return Vec::new();
+    };
     obj.meta()
         .owner_references
         .iter()
         .flatten()
-        .find(|o| o.kind == T::kind(&()) && o.api_version == T::api_version(&()))
+        .filter(|o| o.kind == T::kind(&()) && o.api_version == T::api_version(&()))
         .map(|o| ObjectRef::new(&o.name).within(&ns))
+        .collect()
 }
 
 #[cfg(test)]

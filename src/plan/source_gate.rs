@@ -206,7 +206,9 @@ pub fn plan(
     }
     // The latest next try per address: repositories of one address share it.
     let mut held: BTreeMap<(&str, &str), Quarantine> = BTreeMap::new();
-    let fresh = decisions.iter().map(|d| d.as_ref().and_then(Decision::quarantine));
+    let fresh = decisions
+        .iter()
+        .map(|d| d.as_ref().and_then(Decision::quarantine));
     for (s, q) in sources.iter().zip(fresh) {
         let q = q.or(s.quarantine.as_ref().filter(|_| s.suspended && !s.retry));
         if let Some(q) = q.filter(|q| q.next_try > now) {
@@ -239,9 +241,14 @@ pub fn plan(
                     Decision::Run(kept)
                 }
             });
-        } else if let Some(q) = held.get(&address).filter(|_| !retried.contains_key(&address)) {
+        } else if let Some(q) = held
+            .get(&address)
+            .filter(|_| !retried.contains_key(&address))
+        {
             let q = Quarantine {
-                failures: kept.as_ref().map_or(q.failures, |k| k.failures.max(q.failures)),
+                failures: kept
+                    .as_ref()
+                    .map_or(q.failures, |k| k.failures.max(q.failures)),
                 ..q.clone()
             };
             decisions[i] = Some(Decision::Quarantined(q));
@@ -365,7 +372,11 @@ mod tests {
         assert_eq!(d[0], Decision::Run(None));
         assert_eq!(d[1], Decision::Run(None));
         assert_eq!(d[2], Decision::Waiting(None));
-        assert_eq!(d[3], Decision::Run(None), "a fast failure is Flux's to retry");
+        assert_eq!(
+            d[3],
+            Decision::Run(None),
+            "a fast failure is Flux's to retry"
+        );
         let d = plan(&sources, at(0), 2, middle);
         assert_eq!(d[2], Decision::Admit(None), "a share of 2");
     }
@@ -374,7 +385,10 @@ mod tests {
     fn a_repository_that_does_not_answer_is_held_back_and_the_next_one_admitted() {
         let mut hanging = source("a", "r1", "http://a1", false, Outcome::Fetching);
         hanging.outcome = Outcome::Unreachable(Unreachable::NoAnswer);
-        let sources = [hanging, source("a", "r2", "http://a2", true, Outcome::Fetching)];
+        let sources = [
+            hanging,
+            source("a", "r2", "http://a2", true, Outcome::Fetching),
+        ];
         let d = plan(&sources, at(0), 1, middle);
         assert_eq!(
             d[0],
@@ -407,13 +421,23 @@ mod tests {
 
     #[test]
     fn a_held_repository_waits_for_its_next_try_then_for_a_turn() {
-        let mut r = source("a", "r", "http://a", true, Outcome::Unreachable(Unreachable::NoAnswer));
+        let mut r = source(
+            "a",
+            "r",
+            "http://a",
+            true,
+            Outcome::Unreachable(Unreachable::NoAnswer),
+        );
         r.quarantine = Some(held(2, 100));
         let busy = source("a", "busy", "http://b", false, Outcome::Fetching);
         let d = plan(&[r.clone(), busy.clone()], at(99), 1, middle);
         assert_eq!(d[0], Decision::Quarantined(held(2, 100)));
         let d = plan(&[r.clone(), busy], at(100), 1, middle);
-        assert_eq!(d[0], Decision::Waiting(Some(held(2, 100))), "the turn is taken");
+        assert_eq!(
+            d[0],
+            Decision::Waiting(Some(held(2, 100))),
+            "the turn is taken"
+        );
         let d = plan(&[r], at(100), 1, middle);
         assert_eq!(
             d[0],
@@ -433,8 +457,15 @@ mod tests {
         ];
         let d = plan(&sources, at(0), 1, middle);
         assert!(matches!(d[0], Decision::Quarantined(_)));
-        assert_eq!(d[1], Decision::Quarantined(d[0].quarantine().unwrap().clone()));
-        assert_eq!(d[2], Decision::Admit(None), "another tenant tries for itself");
+        assert_eq!(
+            d[1],
+            Decision::Quarantined(d[0].quarantine().unwrap().clone())
+        );
+        assert_eq!(
+            d[2],
+            Decision::Admit(None),
+            "another tenant tries for itself"
+        );
     }
 
     #[test]

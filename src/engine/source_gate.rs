@@ -1,0 +1,310 @@
+//! The source gate: a task that holds back the engine's chart repositories
+//! that do not answer, and lets each namespace fetch a bounded number of
+//! new ones at a time (see [`crate::plan::source_gate`] for the rules).
+//!
+//! It owns two things of each repository, under a field manager of its own
+//! so that the templates' applies leave them alone: `spec.suspend`, and the
+//! annotation [`QUARANTINE`], where the failures are remembered (so that the
+//! templates can say so, the console can show it, and another engine goes
+//! on from there). Each time it lets a repository be fetched it also asks
+//! the source controller for a fetch (`reconcile.fluxcd.io/requestedAt`):
+//! the outcome that comes back under that request is this try's, not an
+//! older one's.
+
+use std::collections::BTreeSet;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams};
+use kube::{Api, Resource, ResourceExt};
+use serde_json::json;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::context::Context;
+use crate::flux::{self, HelmRepository, REQUESTED_AT};
+use crate::plan::source_gate::{Decision, Outcome, Quarantine, Source, Unreachable, plan};
+
+/// The annotation on a repository that remembers its failures, as JSON
+/// ([`Quarantine`]).
+pub const QUARANTINE: &str = "hmc.mirantis.com/quarantine";
+/// The gate's own field manager.
+const FIELD_MANAGER: &str = "hmc-tui-source-gate";
+/// The gate looks again at least this often, for next tries that are due.
+const LOOK_AGAIN: Duration = Duration::from_secs(30);
+/// Changes that come together are planned together.
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// Repositories someone asked to try again now, by namespace and name.
+#[derive(Debug, Default)]
+pub struct Retries {
+    asked: Mutex<BTreeSet<(String, String)>>,
+    wake: Notify,
+}
+
+impl Retries {
+    /// Asks for a try of repository `namespace/name` now.
+    pub fn ask(&self, namespace: &str, name: &str) {
+        self.asked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((namespace.to_string(), name.to_string()));
+        self.wake.notify_one();
+    }
+
+    fn take(&self) -> BTreeSet<(String, String)> {
+        std::mem::take(&mut *self.asked.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// What a repository remembers of its failures, if anything readable.
+pub fn quarantine_of(repo: &HelmRepository) -> Option<Quarantine> {
+    serde_json::from_str(repo.annotations().get(QUARANTINE)?).ok()
+}
+
+/// Why the gate holds `repo` back now, if it does.
+pub enum Held {
+    /// Until its next try.
+    Quarantined(Quarantine),
+    /// Until a turn of its namespace is free.
+    Waiting,
+}
+
+/// Whether `repo` is held back at `now`, and why.
+pub fn held(repo: &HelmRepository, now: Timestamp) -> Option<Held> {
+    if repo.spec.suspend != Some(true) {
+        return None;
+    }
+    Some(match quarantine_of(repo).filter(|q| q.next_try > now) {
+        Some(q) => Held::Quarantined(q),
+        None => Held::Waiting,
+    })
+}
+
+/// What became of the fetch last asked for.
+fn outcome(repo: &HelmRepository) -> Outcome {
+    let status = repo.status.clone().unwrap_or_default();
+    let asked = repo.annotations().get(REQUESTED_AT);
+    if asked.is_some() && status.last_handled_reconcile_at.as_ref() != asked {
+        return Outcome::Fetching;
+    }
+    match flux::ready(&status.conditions) {
+        Some(c) if c.status == "True" => Outcome::Ready,
+        Some(c) if c.status == "False" => {
+            Unreachable::of(&c.message).map_or(Outcome::Failed, Outcome::Unreachable)
+        }
+        _ => Outcome::Fetching,
+    }
+}
+
+/// Runs the gate until `shutdown`. It listens from the moment it is called.
+pub fn run(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let mut changes = ctx.stores.changes.repositories.clone();
+    async move {
+        let random = RandomState::new();
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                changed = changes.changed() => if changed.is_err() { return },
+                _ = ctx.source_retries.wake.notified() => {}
+                _ = tokio::time::sleep(LOOK_AGAIN) => {}
+            }
+            tokio::time::sleep(SETTLE).await;
+            if let Err(error) = pass(&ctx, &random).await {
+                tracing::warn!(%error, "the source gate could not write; it looks again soon");
+            }
+        }
+    }
+}
+
+/// Plans every repository of the engine's and writes what differs.
+async fn pass(ctx: &Context, random: &RandomState) -> kube::Result<()> {
+    let now = Timestamp::now();
+    let retries = ctx.source_retries.take();
+    let repos: Vec<Arc<HelmRepository>> = ctx
+        .stores
+        .repositories
+        .state()
+        .into_iter()
+        .filter(|r| r.meta().deletion_timestamp.is_none())
+        .filter(|r| {
+            ctx.claims
+                .holder(&r.namespace().unwrap_or_default())
+                .is_none()
+        })
+        .collect();
+    let sources: Vec<Source> = repos
+        .iter()
+        .map(|r| {
+            let (namespace, name) = (r.namespace().unwrap_or_default(), r.name_any());
+            Source {
+                retry: retries.contains(&(namespace.clone(), name.clone())),
+                namespace,
+                name,
+                url: r.spec.url.clone(),
+                suspended: r.spec.suspend == Some(true),
+                outcome: outcome(r),
+                quarantine: quarantine_of(r),
+            }
+        })
+        .collect();
+    let draw = |i: usize| {
+        let h = random.hash_one((i, now.as_nanosecond()));
+        (h >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let decisions = plan(&sources, now, ctx.options.source_share.max(1), draw);
+    let mut result = Ok(());
+    for (repo, decision) in repos.iter().zip(&decisions) {
+        if let Err(e) = write(ctx, repo, decision, now).await {
+            result = Err(e);
+        }
+    }
+    result
+}
+
+/// Writes `decision` on `repo` when it differs from what is there.
+async fn write(
+    ctx: &Context,
+    repo: &HelmRepository,
+    decision: &Decision,
+    now: Timestamp,
+) -> kube::Result<()> {
+    let suspend = decision.suspended();
+    let quarantine = decision.quarantine();
+    let admit = matches!(decision, Decision::Admit(_));
+    let same = repo.spec.suspend.unwrap_or(false) == suspend
+        && quarantine_of(repo).as_ref() == quarantine
+        && (quarantine.is_some() || !repo.annotations().contains_key(QUARANTINE));
+    if same && !admit {
+        return Ok(());
+    }
+    let ns = repo.namespace().unwrap_or_default();
+    let name = repo.name_any();
+    let asked = if admit {
+        Some(now.to_string())
+    } else {
+        repo.annotations().get(REQUESTED_AT).cloned()
+    };
+    let mut annotations = serde_json::Map::new();
+    if let Some(q) = quarantine {
+        annotations.insert(
+            QUARANTINE.into(),
+            json!(serde_json::to_string(q).unwrap_or_default()),
+        );
+    }
+    if let Some(asked) = asked {
+        annotations.insert(REQUESTED_AT.into(), json!(asked));
+    }
+    let body = json!({
+        "apiVersion": HelmRepository::api_version(&()),
+        "kind": HelmRepository::kind(&()),
+        "metadata": {"name": name, "namespace": ns, "annotations": annotations},
+        "spec": {"suspend": suspend},
+    });
+    match decision {
+        Decision::Quarantined(q) if !repo.spec.suspend.unwrap_or(false) => {
+            tracing::info!(namespace = %ns, repository = %name, url = %repo.spec.url,
+                failures = q.failures, next_try = %q.next_try, "chart repository {}; held back until its next try", q.reason.words());
+        }
+        Decision::Admit(_) => {
+            tracing::debug!(namespace = %ns, repository = %name, "chart repository let through for a fetch");
+        }
+        _ => {}
+    }
+    ctx.wrote();
+    let api: Api<HelmRepository> = Api::namespaced(ctx.client.clone(), &ns);
+    api.patch(
+        &name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flux::{FluxCondition, HelmRepositorySpec, SourceStatus};
+
+    fn repo(
+        asked: Option<&str>,
+        handled: Option<&str>,
+        ready: &str,
+        message: &str,
+    ) -> HelmRepository {
+        let mut r = HelmRepository::new("r", HelmRepositorySpec::default());
+        if let Some(a) = asked {
+            r.annotations_mut().insert(REQUESTED_AT.into(), a.into());
+        }
+        r.status = Some(SourceStatus {
+            conditions: vec![FluxCondition {
+                type_: "Ready".into(),
+                status: ready.into(),
+                message: message.into(),
+                ..Default::default()
+            }],
+            last_handled_reconcile_at: handled.map(String::from),
+            ..Default::default()
+        });
+        r
+    }
+
+    #[test]
+    fn an_outcome_counts_only_once_the_fetch_asked_for_was_handled() {
+        let timeout = "Get \"http://x/index.yaml\": context deadline exceeded";
+        assert_eq!(
+            outcome(&repo(Some("t2"), Some("t1"), "False", timeout)),
+            Outcome::Fetching,
+            "an older try's failure"
+        );
+        assert_eq!(
+            outcome(&repo(Some("t2"), Some("t2"), "False", timeout)),
+            Outcome::Unreachable(Unreachable::NoAnswer)
+        );
+        assert_eq!(
+            outcome(&repo(Some("t2"), Some("t2"), "True", "")),
+            Outcome::Ready
+        );
+        assert_eq!(
+            outcome(&repo(None, None, "False", "404 Not Found")),
+            Outcome::Failed,
+            "never asked: what it says now"
+        );
+        assert_eq!(
+            outcome(&repo(Some("t"), Some("t"), "Unknown", "building artifact")),
+            Outcome::Fetching
+        );
+    }
+
+    #[test]
+    fn a_repository_is_held_while_suspended_and_quarantined_until_its_next_try() {
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let q = Quarantine {
+            failures: 2,
+            reason: Unreachable::Refused,
+            since: now,
+            next_try: Timestamp::from_second(1_800_000_100).unwrap(),
+        };
+        let mut r = repo(None, None, "False", "");
+        r.annotations_mut()
+            .insert(QUARANTINE.into(), serde_json::to_string(&q).unwrap());
+        assert!(held(&r, now).is_none(), "not suspended: not held");
+        r.spec.suspend = Some(true);
+        assert!(matches!(held(&r, now), Some(Held::Quarantined(h)) if h == q));
+        let later = Timestamp::from_second(1_800_000_100).unwrap();
+        assert!(matches!(held(&r, later), Some(Held::Waiting)));
+        r.annotations_mut()
+            .insert(QUARANTINE.into(), "{not json".into());
+        assert!(
+            matches!(held(&r, now), Some(Held::Waiting)),
+            "unreadable: forgotten"
+        );
+    }
+}
