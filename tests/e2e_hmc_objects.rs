@@ -17,7 +17,7 @@ use common::cases::*;
 use common::*;
 use hmc_tui::api::{ManagedCluster, ServiceState, ServiceTemplate};
 use hmc_tui::engine::EngineOptions;
-use hmc_tui::flux::HelmRepository;
+use hmc_tui::flux::{HelmChart, HelmRepository};
 use kube::api::{Api, DynamicObject, ListParams};
 use serde_json::{Value, json};
 
@@ -149,11 +149,16 @@ async fn hmc_objects_install_through_the_default_repository() {
     // The chart source the engine owns is in the template's namespace, with
     // the default's address and no credentials; nothing is written to the
     // system namespace.
-    let repos: Api<HelmRepository> = Api::namespaced(mgmt.clone(), &ns.name);
-    let own = repos
+    let charts: Api<HelmChart> = Api::namespaced(mgmt.clone(), &ns.name);
+    let chart = charts
         .get("svctmpl-ingress-nginx-4-11-3")
         .await
         .expect("the template's own chart source");
+    let repos: Api<HelmRepository> = Api::namespaced(mgmt.clone(), &ns.name);
+    let own = repos
+        .get(&chart.spec.source_ref.name)
+        .await
+        .expect("the repository source of the template's chart");
     assert_eq!(own.spec.url, chart_repo_url());
     assert_eq!(own.spec.secret_ref, None);
     let in_system: Api<HelmRepository> = Api::namespaced(mgmt.clone(), &system.name);

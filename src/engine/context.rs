@@ -182,8 +182,8 @@ pub struct Context {
     /// [`super::holds`]).
     pub holds: super::holds::Holds,
     /// Chart repositories someone asked to try again now (see
-    /// [`super::source_gate`]).
-    pub source_retries: super::source_gate::Retries,
+    /// [`super::held_sources`]).
+    pub source_retries: super::held_sources::Retries,
     /// Chart downloads under way per namespace (see [`super::downloads`]).
     pub download_turns: super::downloads::Turns,
 }

@@ -193,9 +193,9 @@ impl Snapshot {
             snap.held_repositories.insert(reason.to_string(), 0);
         }
         for r in stores.repositories.state() {
-            let reason = match super::source_gate::held(&r, now) {
-                Some(super::source_gate::Held::Quarantined(_)) => "quarantined",
-                Some(super::source_gate::Held::Waiting) => "waiting",
+            let reason = match super::held_sources::held(&r, now) {
+                Some(super::held_sources::Held::Quarantined(_)) => "quarantined",
+                Some(super::held_sources::Held::Waiting) => "waiting",
                 None => continue,
             };
             *snap

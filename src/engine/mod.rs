@@ -29,6 +29,7 @@ pub mod drift;
 pub mod echoes;
 pub mod error;
 pub mod finalizer;
+pub mod held_sources;
 pub mod holds;
 pub mod leader;
 pub mod metrics;

@@ -11,78 +11,27 @@
 //! the outcome that comes back under that request is this try's, not an
 //! older one's.
 
-use std::collections::BTreeSet;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
+use super::held_sources::{QUARANTINE, quarantine_of};
 use crate::flux::{self, HelmRepository, REQUESTED_AT};
-use crate::plan::source_gate::{Decision, Outcome, Quarantine, Source, Unreachable, plan};
+use crate::plan::source_gate::{Decision, Outcome, Source, Unreachable, plan};
 
-/// The annotation on a repository that remembers its failures, as JSON
-/// ([`Quarantine`]).
-pub const QUARANTINE: &str = "hmc.mirantis.com/quarantine";
 /// The gate's own field manager.
 const FIELD_MANAGER: &str = "hmc-tui-source-gate";
 /// The gate looks again at least this often, for next tries that are due.
 const LOOK_AGAIN: Duration = Duration::from_secs(30);
 /// Changes that come together are planned together.
 const SETTLE: Duration = Duration::from_millis(200);
-
-/// Repositories someone asked to try again now, by namespace and name.
-#[derive(Debug, Default)]
-pub struct Retries {
-    asked: Mutex<BTreeSet<(String, String)>>,
-    wake: Notify,
-}
-
-impl Retries {
-    /// Asks for a try of repository `namespace/name` now.
-    pub fn ask(&self, namespace: &str, name: &str) {
-        self.asked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert((namespace.to_string(), name.to_string()));
-        self.wake.notify_one();
-    }
-
-    fn take(&self) -> BTreeSet<(String, String)> {
-        std::mem::take(&mut *self.asked.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-}
-
-/// What a repository remembers of its failures, if anything readable.
-pub fn quarantine_of(repo: &HelmRepository) -> Option<Quarantine> {
-    serde_json::from_str(repo.annotations().get(QUARANTINE)?).ok()
-}
-
-/// Why the gate holds `repo` back now, if it does.
-pub enum Held {
-    /// Until its next try.
-    Quarantined(Quarantine),
-    /// Until a turn of its namespace is free.
-    Waiting,
-}
-
-/// Whether `repo` is held back at `now`, and why.
-pub fn held(repo: &HelmRepository, now: Timestamp) -> Option<Held> {
-    if repo.spec.suspend != Some(true) {
-        return None;
-    }
-    Some(match quarantine_of(repo).filter(|q| q.next_try > now) {
-        Some(q) => Held::Quarantined(q),
-        None => Held::Waiting,
-    })
-}
 
 /// What became of the fetch last asked for.
 fn outcome(repo: &HelmRepository) -> Outcome {
@@ -112,7 +61,7 @@ pub fn run(
             tokio::select! {
                 _ = shutdown.cancelled() => return,
                 changed = changes.changed() => if changed.is_err() { return },
-                _ = ctx.source_retries.wake.notified() => {}
+                _ = ctx.source_retries.asked() => {}
                 _ = tokio::time::sleep(LOOK_AGAIN) => {}
             }
             tokio::time::sleep(SETTLE).await;
@@ -280,31 +229,6 @@ mod tests {
         assert_eq!(
             outcome(&repo(Some("t"), Some("t"), "Unknown", "building artifact")),
             Outcome::Fetching
-        );
-    }
-
-    #[test]
-    fn a_repository_is_held_while_suspended_and_quarantined_until_its_next_try() {
-        let now = Timestamp::from_second(1_800_000_000).unwrap();
-        let q = Quarantine {
-            failures: 2,
-            reason: Unreachable::Refused,
-            since: now,
-            next_try: Timestamp::from_second(1_800_000_100).unwrap(),
-        };
-        let mut r = repo(None, None, "False", "");
-        r.annotations_mut()
-            .insert(QUARANTINE.into(), serde_json::to_string(&q).unwrap());
-        assert!(held(&r, now).is_none(), "not suspended: not held");
-        r.spec.suspend = Some(true);
-        assert!(matches!(held(&r, now), Some(Held::Quarantined(h)) if h == q));
-        let later = Timestamp::from_second(1_800_000_100).unwrap();
-        assert!(matches!(held(&r, later), Some(Held::Waiting)));
-        r.annotations_mut()
-            .insert(QUARANTINE.into(), "{not json".into());
-        assert!(
-            matches!(held(&r, now), Some(Held::Waiting)),
-            "unreadable: forgotten"
         );
     }
 }

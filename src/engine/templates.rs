@@ -20,8 +20,8 @@ use super::default_repository;
 use super::downloads::{DOWNLOAD_RETRY, NAMESPACE_TURNS, TURN_RETRY};
 use super::error::{Error, Result};
 use super::finalizer;
+use super::held_sources::{self, Held};
 use super::releases::{TemplateKind, chart_sources, source_name, template_label};
-use super::source_gate::{self, Held};
 use crate::api::{
     ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
     ServicesRevision, SourceHold, SourceHoldReason, TemplateService, TemplateStatus, labels,
@@ -426,7 +426,7 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             let_go_of_own_repository(ctx, T::KIND, &ns, &name).await?;
             let hold = cur_repo
                 .as_deref()
-                .and_then(|r| source_gate::held(r, Timestamp::now()));
+                .and_then(|r| held_sources::held(r, Timestamp::now()));
             if let (Some(Held::Quarantined(q)), Some(r)) = (&hold, &cur_repo)
                 && retry_asked(obj, &prev, q)
             {
@@ -630,7 +630,7 @@ pub fn source_hold<T: Template>(obj: &T, stores: &Stores) -> Option<SourceHold> 
     let ns = obj.namespace()?;
     let chart = get(&stores.charts, &ns, &source_name(T::KIND, &obj.name_any()))?;
     let repo = get(&stores.repositories, &ns, &chart.spec.source_ref.name)?;
-    let (reason, next_try, failures) = match source_gate::held(&repo, Timestamp::now())? {
+    let (reason, next_try, failures) = match held_sources::held(&repo, Timestamp::now())? {
         Held::Quarantined(q) => (
             SourceHoldReason::Quarantined,
             Some(q.next_try.to_string()),
@@ -639,7 +639,7 @@ pub fn source_hold<T: Template>(obj: &T, stores: &Stores) -> Option<SourceHold> 
         Held::Waiting => (
             SourceHoldReason::Waiting,
             None,
-            source_gate::quarantine_of(&repo).map_or(0, |q| q.failures),
+            held_sources::quarantine_of(&repo).map_or(0, |q| q.failures),
         ),
     };
     Some(SourceHold {

@@ -6,11 +6,14 @@
 //! something changed, at most every [`FRAME`].
 //!
 //! The console reads the same reflector stores as the engine, which it runs
-//! in-process unless told not to. Nothing polls the API server. It writes
-//! two things, both refused when read-only: operators' requests on rollouts
-//! ([`Command::Request`], a merge patch of two annotations) and values edits
+//! in-process unless told not to. Nothing polls the API server. What it
+//! writes is refused when read-only: operators' requests on rollouts
+//! ([`Command::Request`], a merge patch of two annotations), values edits
 //! ([`Command::ApplyValues`], a merge patch of `spec.services` guarded by
-//! the resourceVersion the editor opened).
+//! the resourceVersion the editor opened), requests on templates
+//! ([`Command::Annotate`], a merge patch of an annotation, such as the one
+//! that has the engine try a chart repository again) and deletes
+//! ([`Command::Delete`]).
 //!
 //! [`runtime`] does all of the console's I/O; the other modules are pure
 //! but for [`logging`] and the files [`config`] and [`theme`] read.

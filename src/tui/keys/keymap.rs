@@ -503,6 +503,40 @@ mod tests {
         assert!(help.contains(&("a".to_string(), "approve the wave that waits for approval")));
     }
 
+    /// `t` tries again: a board's failed cluster, a template's chart
+    /// repository. On the templates screens it is in the help and
+    /// `hmc-tui keys`, not the hint bar.
+    #[test]
+    fn t_tries_a_templates_repository_again() {
+        let t = key(KeyCode::Char('t'), KeyModifiers::NONE);
+        for (screen, help_text) in [
+            (
+                ScreenKind::Templates,
+                "try the selected template's chart repository again now",
+            ),
+            (
+                ScreenKind::TemplateDetail,
+                "try this template's chart repository again now",
+            ),
+        ] {
+            assert_eq!(action(screen, &t), Some(Action::Retry), "{screen:?}");
+            assert!(help(screen).contains(&("t".to_string(), help_text)));
+            assert!(!hints(screen).iter().any(|(k, _)| k == "t"), "{screen:?}");
+        }
+        assert_eq!(action(ScreenKind::Clusters, &t), None);
+        let printed = Keymap::default().describe();
+        let templates = printed
+            .split("\n\n")
+            .find(|block| block.starts_with("templates:"))
+            .unwrap_or_else(|| panic!("no templates table:\n{printed}"));
+        assert!(
+            templates.contains(
+                "  retry          t                try the selected template's chart repository again now"
+            ),
+            "{templates}"
+        );
+    }
+
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, &'static str)> {
         list.iter()
             .map(|(k, d)| {

@@ -10,10 +10,10 @@ use crate::engine::releases::kubeconfig_secret;
 use crate::plan::users::{cluster_template_users, service_template_users};
 use crate::tui::model::age::{age, age_of};
 use crate::tui::model::events;
-use crate::tui::model::hold;
 use crate::tui::model::health::{
     Health, cluster_ready, condition_health, service_health, services_ready,
 };
+use crate::tui::model::hold;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rollouts::{
     cluster_health, phase, phase_health, wave_health, wave_state_name,
@@ -535,7 +535,7 @@ fn last_events(data: &Snapshot, key: &ObjKey, now: Timestamp) -> Vec<Line> {
 mod tests {
     use super::*;
     use crate::tui::fixtures::objects::now;
-    use crate::tui::fixtures::sample::sample;
+    use crate::tui::fixtures::sample::{held, sample};
 
     fn text(kind: Kind, ns: &str, name: &str) -> String {
         let key = ObjKey {
@@ -614,5 +614,42 @@ mod tests {
             name: "gone".into(),
         };
         assert!(describe(&sample(), &gone, now()).is_none());
+    }
+
+    /// A template whose chart repository the engine holds back says the
+    /// whole hold: why, where, how many failures, and when the next try is.
+    #[test]
+    fn a_held_template_shows_its_hold() {
+        let lines = |kind, ns: &str, name: &str| {
+            let key = ObjKey {
+                kind,
+                namespace: ns.into(),
+                name: name.into(),
+            };
+            describe(&held(), &key, now())
+                .unwrap()
+                .iter()
+                .map(|l| format!("{}{}", l.label, l.text))
+                .collect::<Vec<_>>()
+        };
+        let t = lines(Kind::ServiceTemplate, "hmc-system", "podinfo-6-7-1");
+        for part in [
+            "Held back:quarantined: it did not answer, or refused the fetch",
+            "Repository:http://charts.unreachable.example",
+            "Failures:3 tries failed in a row",
+            "Next try:2025-01-01T00:04:00Z (in 4m)",
+        ] {
+            assert!(t.iter().any(|l| l == part), "{part:?} in {t:#?}");
+        }
+        let t = lines(Kind::ClusterTemplate, "team-a", "azure-hosted");
+        assert!(
+            t.iter()
+                .any(|l| l.starts_with("Held back:waits for a turn")),
+            "{t:#?}"
+        );
+        assert!(!t.iter().any(|l| l.starts_with("Next try:")), "{t:#?}");
+        // Not held back: nothing of it.
+        let t = lines(Kind::ServiceTemplate, "hmc-system", "cert-manager-1-16-2");
+        assert!(!t.iter().any(|l| l.starts_with("Held back:")), "{t:#?}");
     }
 }

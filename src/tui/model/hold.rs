@@ -57,11 +57,9 @@ pub fn health(hold: Option<&SourceHold>) -> Health {
 /// status writes it and from now.
 pub fn details(hold: &SourceHold, now: Timestamp) -> Vec<(&'static str, String)> {
     let why = match hold.reason {
-        SourceHoldReason::Quarantined => {
-            "quarantined: it did not answer, or refused; the engine waits before trying it again"
-        }
+        SourceHoldReason::Quarantined => "quarantined: it did not answer, or refused the fetch",
         SourceHoldReason::Waiting => {
-            "waits for a turn: other repositories of its namespace are being fetched for the first time"
+            "waits for a turn: its namespace's turns for first fetches are taken"
         }
     };
     let url = if hold.url.is_empty() {
@@ -143,10 +141,12 @@ mod tests {
             [
                 (
                     "Held back",
-                    "quarantined: it did not answer, or refused; the engine waits before trying it again"
-                        .to_string()
+                    "quarantined: it did not answer, or refused the fetch".to_string()
                 ),
-                ("Repository", "http://charts.unreachable.example".to_string()),
+                (
+                    "Repository",
+                    "http://charts.unreachable.example".to_string()
+                ),
                 ("Failures", "3 tries failed in a row".to_string()),
                 ("Next try", "2025-01-01T00:04:00Z (in 4m)".to_string()),
             ]

@@ -2,7 +2,7 @@
 //! [`update`] returns, and redraws when something changed, at most every
 //! [`FRAME`].
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Stdout;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -91,6 +91,16 @@ impl Writes {
         tokio::spawn(async move {
             let result = writer.apply_values(&key, &patch).await;
             let _ = tx.send(Msg::ValuesApplied { key, result });
+        });
+    }
+
+    /// Sets annotations on an object; the result comes back as
+    /// [`Msg::Annotated`].
+    fn annotate(&self, key: ObjKey, annotations: BTreeMap<String, String>, asks: String) {
+        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = writer.annotate(&key, &annotations).await;
+            let _ = tx.send(Msg::Annotated { asks, result });
         });
     }
 
@@ -193,6 +203,11 @@ pub async fn event_loop(
                             request,
                         } => writes.request(namespace, name, request),
                         Command::ApplyValues { key, patch } => writes.apply_values(key, patch),
+                        Command::Annotate {
+                            key,
+                            annotations,
+                            asks,
+                        } => writes.annotate(key, annotations, asks),
                         Command::Delete { key } => writes.delete(key),
                         Command::Namespace(namespace) => {
                             commands.extend(update(app, live.namespace(namespace)));

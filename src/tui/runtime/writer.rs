@@ -1,9 +1,11 @@
 //! The console's writes to the API server, and their errors in plain words.
 //! It does the I/O of [`Command::Request`](crate::tui::state::app::Command::Request),
-//! [`Command::ApplyValues`](crate::tui::state::app::Command::ApplyValues) and
+//! [`Command::ApplyValues`](crate::tui::state::app::Command::ApplyValues),
+//! [`Command::Annotate`](crate::tui::state::app::Command::Annotate) and
 //! [`Command::Delete`](crate::tui::state::app::Command::Delete); the event
 //! loop runs each in a task and sends the result back to the app.
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::Arc;
 
@@ -22,7 +24,8 @@ const FIELD_MANAGER: &str = "hmc-tui-console";
 /// What the console says when asked to write while read-only.
 const READ_ONLY: &str = "the console is read-only (--readonly)";
 
-/// What the console writes: requests on rollouts and values edits.
+/// What the console writes: requests on rollouts, values edits, requests
+/// on templates as annotations, and deletes.
 pub struct Writer {
     client: kube::Client,
     readonly: bool,
@@ -175,6 +178,65 @@ impl Writer {
     }
 }
 
+impl Writer {
+    /// Sets annotations on a cluster or a template: a JSON merge patch of
+    /// `metadata.annotations` that leaves the others be; the engine reads
+    /// them as requests (the retry annotation of a template).
+    pub async fn annotate(
+        &self,
+        key: &ObjKey,
+        annotations: &BTreeMap<String, String>,
+    ) -> Result<(), String> {
+        if self.readonly {
+            return Err(READ_ONLY.to_string());
+        }
+        let (ns, name) = (key.namespace.as_str(), key.name.as_str());
+        let client = self.client.clone();
+        let params = kube::api::PatchParams {
+            field_manager: Some(FIELD_MANAGER.into()),
+            ..Default::default()
+        };
+        let patch = annotations_patch(annotations);
+        let patch = kube::api::Patch::Merge(&patch);
+        let sent = match key.kind {
+            Kind::ManagedCluster => Api::<ManagedCluster>::namespaced(client, ns)
+                .patch(name, &params, &patch)
+                .await
+                .map(|_| ()),
+            Kind::ClusterTemplate => Api::<ClusterTemplate>::namespaced(client, ns)
+                .patch(name, &params, &patch)
+                .await
+                .map(|_| ()),
+            Kind::ServiceTemplate => Api::<ServiceTemplate>::namespaced(client, ns)
+                .patch(name, &params, &patch)
+                .await
+                .map(|_| ()),
+            other => {
+                return Err(format!("the console does not annotate a {}", other.label()));
+            }
+        };
+        let kind = key.kind.label();
+        let names: Vec<&str> = annotations.keys().map(String::as_str).collect();
+        match sent {
+            Ok(()) => {
+                tracing::info!(kind, namespace = ns, name, annotations = ?names, "annotated");
+                Ok(())
+            }
+            Err(error) => {
+                // The status line says so: the user's own answer.
+                tracing::info!(kind, namespace = ns, name, annotations = ?names, %error, "cannot annotate");
+                Err(plain_error(&error, kind, name))
+            }
+        }
+    }
+}
+
+/// The JSON merge patch that sets `annotations` and leaves the object's
+/// other annotations be.
+fn annotations_patch(annotations: &BTreeMap<String, String>) -> serde_json::Value {
+    serde_json::json!({"metadata": {"annotations": annotations}})
+}
+
 /// A refused delete in plain words: as [`plain_error`], but a missing
 /// permission names the verb that is missing.
 fn delete_error(error: &kube::Error, kind: &str, name: &str) -> String {
@@ -275,6 +337,22 @@ mod tests {
         assert_eq!(
             patch["metadata"]["annotations"]["hmc.mirantis.com/request"],
             "skip prod-eu-1"
+        );
+    }
+
+    #[test]
+    fn an_annotation_is_a_merge_patch_of_it_alone() {
+        let annotations = BTreeMap::from([(
+            labels::RETRY.to_string(),
+            "2025-01-01T00:00:00Z".to_string(),
+        )]);
+        assert_eq!(
+            annotations_patch(&annotations),
+            serde_json::json!({
+                "metadata": {"annotations": {
+                    "hmc.mirantis.com/retry": "2025-01-01T00:00:00Z",
+                }}
+            })
         );
     }
 

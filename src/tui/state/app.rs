@@ -66,7 +66,6 @@ pub enum Msg {
     },
     /// How a [`Command::Annotate`] went: `Err` says why in plain words.
     Annotated {
-        key: ObjKey,
         asks: String,
         result: Result<(), String>,
     },

@@ -7,11 +7,13 @@ use crate::tui::keys::Action;
 use crate::tui::state::app::{App, refuse_writes};
 use crate::tui::state::board;
 use crate::tui::state::navigation::selected_values;
+use crate::tui::state::repository;
 
 /// Why `action` would be refused now, or `None` when it applies (or is
 /// not one that depends on the state).
 pub(crate) fn refusal(app: &App, action: Action) -> Option<String> {
     match action {
+        Action::Retry if repository::on_templates(app) => repository::refusal(app),
         Action::Approve
         | Action::Pause
         | Action::Resume

@@ -20,6 +20,7 @@ use crate::tui::state::navigation::{
 };
 use crate::tui::state::objects;
 use crate::tui::state::places;
+use crate::tui::state::repository;
 use crate::tui::state::search;
 use crate::tui::state::view::Screen;
 
@@ -156,6 +157,8 @@ fn act(app: &mut App, action: Action) -> Vec<Command> {
         Action::Resume => return board::resume(app),
         Action::Abort => return board::stop_choice(app),
         Action::Skip => return board::skip(app),
+        // `t`: try again: a template's chart repository, a board's cluster.
+        Action::Retry if repository::on_templates(app) => return repository::retry(app),
         Action::Retry => return board::retry(app),
         Action::SortName => objects::sort(app, SortBy::Name),
         Action::SortAge => objects::sort(app, SortBy::Age),

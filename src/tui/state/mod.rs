@@ -91,7 +91,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
         Msg::Chart { id, result } => editing::chart_fetched(app, id, result),
         Msg::Deleted { key, result } => objects::deleted(app, key, result),
-        Msg::Annotated { key, asks, result } => repository::annotated(app, key, asks, result),
+        Msg::Annotated { asks, result } => repository::annotated(app, asks, result),
         Msg::Namespaces(names) => app.places.namespaces = Some(names),
         Msg::Switched {
             context,

@@ -54,7 +54,9 @@ fn checked(app: &App) -> Result<(ObjKey, String), String> {
         return Err(why);
     }
     let asks = match (template.hold(), template.helm().validate()) {
-        (Some(hold), _) if !hold.url.is_empty() => format!("try chart repository {} again", hold.url),
+        (Some(hold), _) if !hold.url.is_empty() => {
+            format!("try chart repository {} again", hold.url)
+        }
         (_, Ok(ChartSource::Repository(repo))) => {
             format!("try chart repository {} again", repo.url)
         }
@@ -94,17 +96,14 @@ pub(crate) fn retry(app: &mut App) -> Vec<Command> {
     }
 }
 
-/// The API server's answer to a [`Command::Annotate`].
-pub(crate) fn annotated(app: &mut App, key: ObjKey, asks: String, result: Result<(), String>) {
+/// The API server's answer to a [`Command::Annotate`]: `asks` is what it
+/// asked the engine.
+pub(crate) fn annotated(app: &mut App, asks: String, result: Result<(), String>) {
     match result {
         Ok(()) => app.flash(FlashLevel::Info, format!("asked the engine to {asks}")),
         Err(why) => app.flash(
             FlashLevel::Error,
-            format!(
-                "could not ask the engine to {asks} ({} {}): {why}",
-                key.kind.label(),
-                key.name
-            ),
+            format!("could not ask the engine to {asks}: {why}"),
         ),
     }
 }

@@ -161,6 +161,21 @@ fn a_read_only_console_dims_what_writes() {
     assert!(!dimmed_on(&t, yaml, "yaml"));
 }
 
+/// `t` on a template is in the templates screen's help, dimmed when the
+/// console is read-only.
+#[test]
+fn the_templates_help_lists_t_dimmed_when_read_only() {
+    let mut app = sample_app();
+    command(&mut app, "tmpl");
+    press(&mut app, KeyCode::Char('?'));
+    let retry = "try the selected template's chart repository again now";
+    let t = render(&mut app, (120, 40));
+    assert!(!dimmed_on(&t, line_of(&t, retry), retry));
+    app.target.readonly = true;
+    let t = render(&mut app, (120, 40));
+    assert!(dimmed_on(&t, line_of(&t, retry), retry));
+}
+
 /// During the rollout from 4-11-3 to 4-11-4: dev-2 reads `1→2 ⏸ wave 2`
 /// on the clusters screen and its own.
 #[test]

@@ -47,7 +47,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     let (valid, health) = tr.valid();
     let used = app.data.usage.get(key).copied().unwrap_or(0);
     let label = |s: &'static str| Span::styled(s, t.muted());
-    let mut info = vec![
+    let info = Line::from(vec![
         label("chart "),
         Span::raw(tr.chart()),
         label("  revision "),
@@ -56,20 +56,22 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         Span::styled(valid, t.health(health)),
         label("  clusters "),
         Span::raw(used.to_string()),
-    ];
-    // The engine holds the chart's repository back: why, and the next try.
+    ]);
+    // The engine holds the chart's repository back: why, and the next
+    // try, before the message.
+    let mut second = Vec::new();
     if let Some(h) = tr.hold() {
-        info.extend([
-            label("  repository "),
+        second.extend([
+            label("repository "),
             Span::styled(
                 hold::short(Some(h), app.now),
                 t.health(hold::health(Some(h))),
             ),
+            Span::raw("  "),
         ]);
     }
-    let info = Line::from(info);
     let (message, is_error) = tr.message();
-    let message = Line::from(Span::styled(
+    second.push(Span::styled(
         message,
         if is_error {
             t.health(Health::Failed)
@@ -77,6 +79,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
             t.muted()
         },
     ));
+    let message = Line::from(second);
     frame.render_widget(Paragraph::new(vec![info, message]), parts.info);
 
     let total = ct.spec.services.len();

@@ -11,7 +11,7 @@ use ratatui::style::Color;
 use crate::store::WatchFailure;
 use crate::tui::fixtures::console::{ctrl, target, type_str, type_text};
 use crate::tui::fixtures::objects::{failing, now};
-use crate::tui::fixtures::sample::{app, board_app, detail_app, valued, versioned};
+use crate::tui::fixtures::sample::{app, board_app, detail_app, held, valued, versioned};
 use crate::tui::state::app::{App, Engine, Msg};
 use crate::tui::state::editor::{Base, SaveError};
 use crate::tui::state::update;
@@ -164,6 +164,49 @@ fn templates() {
         press(&mut app, KeyCode::Enter);
         app
     });
+}
+
+/// The engine holds two chart repositories back: the REPOSITORY column
+/// says why and when the next try is (`/` finds them by it), a
+/// ClusterTemplate's screen says it beside the chart, and describe says
+/// the whole hold.
+#[test]
+fn templates_held() {
+    let templates = || {
+        let mut app = crate::tui::fixtures::console::app(held());
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, "tmpl");
+        press(&mut app, KeyCode::Enter);
+        app
+    };
+    snap("templates_held", templates);
+    snap("describe_template_held", || {
+        let mut app = templates();
+        press(&mut app, KeyCode::Char('G'));
+        press(&mut app, KeyCode::Char('d'));
+        app
+    });
+    snap("template_detail_held", || {
+        let mut app = templates();
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    let mut app = templates();
+    press(&mut app, KeyCode::Char('/'));
+    type_str(&mut app, "quarantined");
+    assert_eq!(app.row_count(), 1);
+    // Without a hold, no REPOSITORY column.
+    let mut app = app_on_templates();
+    assert!(!text(&mut app, (120, 40)).contains("REPOSITORY"));
+}
+
+fn app_on_templates() -> App {
+    let mut app = app();
+    press(&mut app, KeyCode::Char(':'));
+    type_str(&mut app, "tmpl");
+    press(&mut app, KeyCode::Enter);
+    app
 }
 
 #[test]

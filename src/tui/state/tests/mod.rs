@@ -13,6 +13,7 @@ mod navigation;
 mod objects;
 mod places;
 mod prompts;
+mod repository;
 
 use crate::tui::state::app::App;
 use crate::tui::state::navigation::selected_key;
