@@ -33,14 +33,30 @@ const LOOK_AGAIN: Duration = Duration::from_secs(30);
 /// Changes that come together are planned together.
 const SETTLE: Duration = Duration::from_millis(200);
 
-/// What became of the fetch last asked for.
+/// What became of the fetch last asked for. The source controller tries a
+/// failing repository again within milliseconds, so that `Ready` is False
+/// only for a moment; its `FetchFailed` condition stays, and counts when
+/// it is of the repository's generation now (each hold and each let-through
+/// changes `spec.suspend`, so an older failure is of an older generation).
 fn outcome(repo: &HelmRepository) -> Outcome {
     let status = repo.status.clone().unwrap_or_default();
     let asked = repo.annotations().get(REQUESTED_AT);
+    let current = |c: &&flux::FluxCondition| {
+        c.observed_generation.is_none() || c.observed_generation == repo.meta().generation
+    };
+    let failed = status
+        .conditions
+        .iter()
+        .filter(current)
+        .find(|c| c.type_ == "FetchFailed" && c.status == "True")
+        .and_then(|c| Unreachable::of(&c.message));
+    if let Some(reason) = failed {
+        return Outcome::Unreachable(reason);
+    }
     if asked.is_some() && status.last_handled_reconcile_at.as_ref() != asked {
         return Outcome::Fetching;
     }
-    match flux::ready(&status.conditions) {
+    match flux::ready(&status.conditions).filter(current) {
         Some(c) if c.status == "True" => Outcome::Ready,
         Some(c) if c.status == "False" => {
             Unreachable::of(&c.message).map_or(Outcome::Failed, Outcome::Unreachable)
@@ -185,20 +201,24 @@ mod tests {
     fn repo(
         asked: Option<&str>,
         handled: Option<&str>,
-        ready: &str,
-        message: &str,
+        conditions: &[(&str, &str, &str, i64)],
     ) -> HelmRepository {
         let mut r = HelmRepository::new("r", HelmRepositorySpec::default());
+        r.metadata.generation = Some(3);
         if let Some(a) = asked {
             r.annotations_mut().insert(REQUESTED_AT.into(), a.into());
         }
         r.status = Some(SourceStatus {
-            conditions: vec![FluxCondition {
-                type_: "Ready".into(),
-                status: ready.into(),
-                message: message.into(),
-                ..Default::default()
-            }],
+            conditions: conditions
+                .iter()
+                .map(|(type_, status, message, generation)| FluxCondition {
+                    type_: type_.to_string(),
+                    status: status.to_string(),
+                    message: message.to_string(),
+                    observed_generation: Some(*generation),
+                    ..Default::default()
+                })
+                .collect(),
             last_handled_reconcile_at: handled.map(String::from),
             ..Default::default()
         });
@@ -206,29 +226,39 @@ mod tests {
     }
 
     #[test]
-    fn an_outcome_counts_only_once_the_fetch_asked_for_was_handled() {
+    fn an_outcome_counts_only_when_it_is_of_this_try() {
         let timeout = "Get \"http://x/index.yaml\": context deadline exceeded";
+        let retrying = [
+            ("Ready", "Unknown", "building artifact", 3),
+            ("FetchFailed", "True", timeout, 3),
+        ];
         assert_eq!(
-            outcome(&repo(Some("t2"), Some("t1"), "False", timeout)),
+            outcome(&repo(Some("t2"), Some("t1"), &retrying)),
+            Outcome::Unreachable(Unreachable::NoAnswer),
+            "failed at this generation, and being tried again by the source controller"
+        );
+        let older = [
+            ("Ready", "Unknown", "building artifact", 3),
+            ("FetchFailed", "True", timeout, 1),
+        ];
+        assert_eq!(
+            outcome(&repo(Some("t2"), Some("t1"), &older)),
             Outcome::Fetching,
             "an older try's failure"
         );
         assert_eq!(
-            outcome(&repo(Some("t2"), Some("t2"), "False", timeout)),
-            Outcome::Unreachable(Unreachable::NoAnswer)
-        );
-        assert_eq!(
-            outcome(&repo(Some("t2"), Some("t2"), "True", "")),
+            outcome(&repo(Some("t2"), Some("t2"), &[("Ready", "True", "", 3)])),
             Outcome::Ready
         );
         assert_eq!(
-            outcome(&repo(None, None, "False", "404 Not Found")),
-            Outcome::Failed,
-            "never asked: what it says now"
+            outcome(&repo(Some("t2"), Some("t1"), &[("Ready", "True", "", 2)])),
+            Outcome::Fetching,
+            "ready before, not yet asked again"
         );
         assert_eq!(
-            outcome(&repo(Some("t"), Some("t"), "Unknown", "building artifact")),
-            Outcome::Fetching
+            outcome(&repo(None, None, &[("Ready", "False", "404 Not Found", 3)])),
+            Outcome::Failed,
+            "never asked: what it says now"
         );
     }
 }

@@ -26,12 +26,12 @@ use crate::api::{
     ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
     ServicesRevision, SourceHold, SourceHoldReason, TemplateService, TemplateStatus, labels,
 };
-use crate::flux::HelmRepository;
 use crate::flux::{self, SourceStatus};
+use crate::flux::{HelmRepository, REQUESTED_AT};
 use crate::plan::order::{Node, dependency_problems};
 use crate::plan::rollout::check_policy;
 use crate::plan::services::{kube_constraint, kube_version};
-use crate::plan::source_gate::{Quarantine, Unreachable};
+use crate::plan::source_gate::Unreachable;
 use crate::plan::users::{cluster_template_users, service_template_users};
 use crate::store::{Stores, get};
 use k8s_openapi::jiff::Timestamp;
@@ -427,8 +427,8 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
             let hold = cur_repo
                 .as_deref()
                 .and_then(|r| held_sources::held(r, Timestamp::now()));
-            if let (Some(Held::Quarantined(q)), Some(r)) = (&hold, &cur_repo)
-                && retry_asked(obj, &prev, q)
+            if let Some(r) = &cur_repo
+                && retry_asked(obj, &prev, r, hold.as_ref())
             {
                 ctx.source_retries.ask(&ns, &r.name_any());
             }
@@ -582,18 +582,35 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     }
 }
 
-/// Whether someone asked to try the template's held-back repository again:
-/// its retry annotation names a time after the repository was held back,
-/// or its spec changed since the engine last looked.
-fn retry_asked<T: Template>(obj: &T, prev: &TemplateStatus, q: &Quarantine) -> bool {
-    let asked = obj
+/// Whether someone asked to fetch the template's repository again now: its
+/// retry annotation names a time after the last fetch the engine asked
+/// for, and after the repository was held back; or, while it is held back,
+/// the template's spec changed since the engine last looked.
+fn retry_asked<T: Template>(
+    obj: &T,
+    prev: &TemplateStatus,
+    repo: &HelmRepository,
+    hold: Option<&Held>,
+) -> bool {
+    let Some(at) = obj
         .annotations()
         .get(labels::RETRY)
         .and_then(|v| v.trim().parse::<Timestamp>().ok())
-        .is_some_and(|at| at > q.since);
-    let changed =
-        prev.observed_generation.is_some() && prev.observed_generation != obj.meta().generation;
-    asked || changed
+    else {
+        return matches!(hold, Some(Held::Quarantined(_))) && spec_changed(obj, prev);
+    };
+    let fetched = repo
+        .annotations()
+        .get(REQUESTED_AT)
+        .and_then(|v| v.parse::<Timestamp>().ok());
+    let held_since = held_sources::quarantine_of(repo).map(|q| q.since);
+    let asked = fetched.max(held_since).is_none_or(|last| at > last);
+    asked || matches!(hold, Some(Held::Quarantined(_))) && spec_changed(obj, prev)
+}
+
+/// Whether the template's spec changed since the engine last looked.
+fn spec_changed<T: Template>(obj: &T, prev: &TemplateStatus) -> bool {
+    prev.observed_generation.is_some() && prev.observed_generation != obj.meta().generation
 }
 
 /// What a template says of its repository while the source gate holds it

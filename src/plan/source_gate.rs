@@ -232,7 +232,11 @@ pub fn plan(
         }
         let address = (s.namespace.as_str(), s.url.as_str());
         let kept = s.quarantine.clone();
-        if !s.suspended {
+        if !s.suspended && s.retry {
+            // Asked to fetch again now: a new request, and a turn.
+            *busy.entry(&s.namespace).or_default() += 1;
+            decisions[i] = Some(Decision::Admit(kept));
+        } else if !s.suspended {
             decisions[i] = Some(match s.outcome {
                 Outcome::Ready => Decision::Run(None),
                 Outcome::Failed => Decision::Run(kept),
@@ -477,6 +481,13 @@ mod tests {
         let d = plan(&[r, other], at(0), 1, middle);
         assert_eq!(d[0], Decision::Admit(Some(held(5, 3000))));
         assert_eq!(d[1], Decision::Waiting(None));
+    }
+
+    #[test]
+    fn a_retry_of_a_running_repository_asks_for_a_fetch_now() {
+        let mut r = source("a", "r", "http://a", false, Outcome::Failed);
+        r.retry = true;
+        assert_eq!(plan(&[r], at(0), 1, middle)[0], Decision::Admit(None));
     }
 
     #[test]
