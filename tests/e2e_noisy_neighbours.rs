@@ -23,7 +23,8 @@ use common::*;
 use futures::StreamExt;
 use hmc_tui::api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 use hmc_tui::api::{
-    ClusterTemplate, ManagedCluster, ServiceTemplate, SourceHoldReason, TemplateStatus,
+    ClusterTemplate, ManagedCluster, ServiceState, ServiceTemplate, SourceHoldReason,
+    TemplateStatus,
 };
 use hmc_tui::engine::leader::{LeaseOptions, Role};
 use hmc_tui::engine::releases::{TemplateKind, source_name};
@@ -132,7 +133,7 @@ impl Drop for HangingRepositories {
 
 /// A Lease held by [`FENCE`] for a day: to the engines, the namespace's
 /// engine is running. An existing one is left as it is.
-async fn hold_lease(mgmt: &Client, lease_namespace: &str, name: &str) {
+async fn hold_lease(mgmt: &Client, lease_namespace: &str, name: &str) -> kube::Result<()> {
     let now = MicroTime(Timestamp::now());
     let lease = Lease {
         metadata: kube::api::ObjectMeta {
@@ -149,9 +150,9 @@ async fn hold_lease(mgmt: &Client, lease_namespace: &str, name: &str) {
     };
     let api: Api<Lease> = Api::namespaced(mgmt.clone(), lease_namespace);
     match api.create(&PostParams::default(), &lease).await {
-        Ok(_) => {}
-        Err(kube::Error::Api(e)) if e.code == 409 => {}
-        Err(e) => panic!("hold Lease {lease_namespace}/{name}: {e}"),
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+        Err(e) => Err(e),
     }
 }
 
@@ -199,24 +200,19 @@ impl TenantsEngine {
         let kubeconfig = std::env::temp_dir().join(format!("{rbac}.kubeconfig"));
         service_account_kubeconfig(mgmt, &leases.name, "engine", &kubeconfig).await;
         for t in tenants {
-            hold_lease(
-                mgmt,
-                "kube-system",
-                &engine::claims::lease_name(Some(t)),
-            )
-            .await;
+            let lease = engine::claims::lease_name(Some(t));
+            hold_lease(mgmt, "kube-system", &lease)
+                .await
+                .unwrap_or_else(|e| panic!("claim {t} in kube-system: {e}"));
         }
         let fence = Self::fence(mgmt, &leases.name, tenants).await;
 
         // As `RunningEngine` starts one, cluster-wide and as the account.
         let counters = Arc::new(Counters::default());
         let config = config_for(&kubeconfig).await;
-        let client = engine::requests::counted_client(
-            config,
-            counters.requests.clone(),
-            Default::default(),
-        )
-        .expect("the engine's client");
+        let client =
+            engine::requests::counted_client(config, counters.requests.clone(), Default::default())
+                .expect("the engine's client");
         // RBAC reaches the API server's authorizer a moment after it is
         // written: the engine starts once its account may read.
         let probe: Api<ServiceTemplate> = Api::all(client.clone());
@@ -305,7 +301,11 @@ impl TenantsEngine {
                         let name = ns.name_any();
                         if !tenants.contains(&name) && fenced.insert(name.clone()) {
                             let lease = engine::claims::lease_name(Some(&name));
-                            hold_lease(&mgmt, &leases, &lease).await;
+                            // Not fenced, the namespace is still out of the
+                            // engine's reach for writes (its RBAC).
+                            if let Err(e) = hold_lease(&mgmt, &leases, &lease).await {
+                                eprintln!("cannot fence namespace {name}: {e}");
+                            }
                         }
                     }
                     Ok(watcher::Event::InitDone) => {
@@ -462,8 +462,10 @@ async fn tenant_b_objects(mgmt: &Client, ns: &str) {
                          "repository": {"url": repo}},
                 "services": [{
                     "name": "web", "template": "web-4-11-3", "namespace": format!("{ns}-web"),
-                    // The child cluster is shared: no cluster-wide class.
-                    "values": "controller:\n  ingressClassResource:\n    enabled: false\n",
+                    // The child cluster is shared: no cluster-wide class;
+                    // and no load balancer, which kwok never provides.
+                    "values": "controller:\n  ingressClassResource:\n    enabled: false\n  \
+                               service:\n    type: ClusterIP\n",
                 }],
             },
         }),
@@ -534,12 +536,19 @@ async fn tenants(mgmt: Client, a: String, b: String, hanging: Arc<HangingReposit
             provision(&b, "b-1", CHILD).await;
             provisioned = true;
         }
-        if provisioned && available_release(&child, &target, "web").await.is_some() {
+        // Installed: Helm's install finished (the engine says so) and the
+        // controller runs in the child.
+        let installed = matches!(
+            service_state(&b_mcs, "b-1", "web").await,
+            Some((ServiceState::Installed, _))
+        );
+        if installed && available_release(&child, &target, "web").await.is_some() {
             break t0.elapsed();
         }
         assert!(
             t0.elapsed() <= bound,
-            "tenant B's service is not installed after {bound:?}; B's objects say: {said}\n{}",
+            "tenant B's service is not installed after {bound:?}; B's objects say: {said}; \
+             tenant A's repositories being fetched at once, at most: {most_in_flight}\n{}",
             logs_hint()
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -591,7 +600,11 @@ async fn tenants(mgmt: Client, a: String, b: String, hanging: Arc<HangingReposit
             .is_some_and(|e| e.contains("does not answer"));
         let kind = match st.source_hold.as_ref().map(|h| h.reason) {
             Some(SourceHoldReason::Quarantined) => {
-                assert!(says, "{} is held back but does not say why: {st:?}", t.name_any());
+                assert!(
+                    says,
+                    "{} is held back but does not say why: {st:?}",
+                    t.name_any()
+                );
                 let hold = st.source_hold.as_ref().unwrap();
                 assert!(hold.failures >= 1, "{hold:?}");
                 assert!(
@@ -609,6 +622,32 @@ async fn tenants(mgmt: Client, a: String, b: String, hanging: Arc<HangingReposit
         *tally.entry(kind).or_default() += 1;
     }
     eprintln!("tenant A's templates: {tally:?}");
+}
+
+/// Deletes a tenant's namespace, as [`TestNamespace::cleanup`] does, and
+/// claims it in `kube-system` until it is gone: `cleanup` releases the
+/// claim at once, and a cluster-wide engine that another test runs
+/// meanwhile would take the namespace while it terminates, put its
+/// finalizers back on what is left in it and keep it from going.
+async fn release(mgmt: &Client, ns: TestNamespace) {
+    let name = ns.name.clone();
+    let lease = engine::claims::lease_name(Some(&name));
+    ns.cleanup().await;
+    if let Err(e) = hold_lease(mgmt, "kube-system", &lease).await {
+        eprintln!("cannot claim {name} again while it terminates: {e}");
+    }
+    let namespaces: Api<Namespace> = Api::all(mgmt.clone());
+    let gone = tokio::time::timeout(Duration::from_secs(180), async {
+        while !matches!(namespaces.get_opt(&name).await, Ok(None)) {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    })
+    .await;
+    if gone.is_err() {
+        eprintln!("namespace {name} is still there after 180 s");
+    }
+    let leases: Api<Lease> = Api::namespaced(mgmt.clone(), "kube-system");
+    let _ = leases.delete(&lease, &DeleteParams::default()).await;
 }
 
 /// Tenant A has many chart repositories that never answer, all made at
@@ -653,8 +692,7 @@ async fn one_tenants_hanging_repositories_never_delay_another_tenant() {
     engine.stop().await;
     drop(hanging);
     drop_child_namespace(&child(CHILD).await, &format!("{}-web", b.name)).await;
-    a.cleanup().await;
-    b.cleanup().await;
+    futures::future::join(release(&mgmt, a), release(&mgmt, b)).await;
     if let Err(e) = outcome {
         std::panic::resume_unwind(e.into_panic());
     }
@@ -772,12 +810,14 @@ async fn templates_of_one_repository_share_one_source() {
     // others stay valid on it.
     sts.delete("web-4-11-4", &Default::default()).await.unwrap();
     eventually("web-4-11-4 to be deleted", INSTALL, || async {
-        sts.get_opt("web-4-11-4").await.ok()?.is_none().then_some(())
+        sts.get_opt("web-4-11-4")
+            .await
+            .ok()?
+            .is_none()
+            .then_some(())
     })
     .await;
-    let rest: BTreeSet<String> = ["web-4-11-3", "cluster-0-1-0"]
-        .map(String::from)
-        .into();
+    let rest: BTreeSet<String> = ["web-4-11-3", "cluster-0-1-0"].map(String::from).into();
     eventually(
         "the deleted template's reference to leave the repository",
         Duration::from_secs(120),
@@ -795,7 +835,10 @@ async fn templates_of_one_repository_share_one_source() {
     for t in &rest {
         let st = service_template_status(&sts, t).await.unwrap();
         assert!(st.valid, "{t}: {st:?}");
-        assert_eq!(source_of(&charts, t).await.as_deref(), Some(shared.as_str()));
+        assert_eq!(
+            source_of(&charts, t).await.as_deref(),
+            Some(shared.as_str())
+        );
     }
 
     // The rest go: so does the repository.
@@ -805,14 +848,7 @@ async fn templates_of_one_repository_share_one_source() {
     eventually(
         "the repository to be gone once no template uses it",
         Duration::from_secs(180),
-        || async {
-            repos
-                .get_opt(&shared)
-                .await
-                .ok()?
-                .is_none()
-                .then_some(())
-        },
+        || async { repos.get_opt(&shared).await.ok()?.is_none().then_some(()) },
     )
     .await;
 
