@@ -633,10 +633,15 @@ fn hold_words(held: &Held, url: &str, timeout: Option<&str>, ns: &str, ctx: &Con
                 labels::RETRY,
             )
         }
-        Held::Waiting => format!(
-            "fetching soon: chart repository {url} waits for a turn: namespace {ns} has {} chart repositories fetched at a time for the first time or after a failure",
-            ctx.options.source_share
-        ),
+        Held::Waiting => {
+            let share = match ctx.options.source_share {
+                1 => "one new or failing chart repository".to_string(),
+                n => format!("{n} new or failing chart repositories"),
+            };
+            format!(
+                "fetching soon: chart repository {url} waits for a turn: namespace {ns} fetches {share} at a time"
+            )
+        }
     }
 }
 
