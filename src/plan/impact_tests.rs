@@ -1,0 +1,311 @@
+use super::*;
+use crate::api::{
+    ClusterTemplateSpec, HelmSpec, ManagedClusterSpec, ManagedService, ServiceTemplateSpec,
+    TemplateService, TemplateStatus,
+};
+use serde_json::json;
+
+const NS: &str = "team-a";
+
+fn service_template(name: &str, version: &str, constraint: Option<&str>) -> ServiceTemplate {
+    let mut t = ServiceTemplate::new(
+        name,
+        ServiceTemplateSpec {
+            helm: HelmSpec {
+                chart_name: Some("ingress-nginx".into()),
+                chart_version: Some(version.into()),
+                ..Default::default()
+            },
+            k8s_constraint: constraint.map(String::from),
+            values: None,
+        },
+    );
+    t.metadata.namespace = Some(NS.into());
+    t.status = Some(TemplateStatus {
+        valid: true,
+        config: Some(json!({"controller": {"replicaCount": 1, "kind": "Deployment"}})),
+        ..Default::default()
+    });
+    t
+}
+
+fn cluster_template(
+    name: &str,
+    services: &[(&str, &str, &str)],
+    k8s: Option<&str>,
+) -> ClusterTemplate {
+    let mut t = ClusterTemplate::new(
+        name,
+        ClusterTemplateSpec {
+            k8s_version: k8s.map(String::from),
+            services: services
+                .iter()
+                .map(|(service, template, values)| TemplateService {
+                    name: service.to_string(),
+                    template: template.to_string(),
+                    values: Some(values.to_string()),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        },
+    );
+    t.metadata.namespace = Some(NS.into());
+    t
+}
+
+fn cluster(name: &str, template: &str, own: Option<&str>) -> ManagedCluster {
+    let mut mc = ManagedCluster::new(
+        name,
+        ManagedClusterSpec {
+            template: template.into(),
+            services: own
+                .map(|values| ManagedService {
+                    name: "ingress".into(),
+                    values: Some(values.into()),
+                    ..Default::default()
+                })
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        },
+    );
+    mc.metadata.namespace = Some(NS.into());
+    mc
+}
+
+/// Four clusters of `prod`: two take the template's values, one sets its
+/// own replica count, one runs on a template whose Kubernetes is too old
+/// for the new chart.
+fn fleet() -> Fleet {
+    Fleet {
+        cluster_templates: vec![
+            cluster_template(
+                "prod",
+                &[("ingress", "nginx-1", "controller: {replicaCount: 2}")],
+                None,
+            ),
+            cluster_template(
+                "old",
+                &[("ingress", "nginx-1", "controller: {replicaCount: 2}")],
+                Some("1.27.0"),
+            ),
+        ],
+        service_templates: vec![
+            service_template("nginx-1", "4.11.3", None),
+            service_template("nginx-2", "4.11.4", Some(">=1.28.0")),
+        ],
+        clusters: vec![
+            cluster("a", "prod", None),
+            cluster("b", "prod", None),
+            cluster("c", "prod", Some("controller: {replicaCount: 5}")),
+            cluster("d", "old", None),
+        ],
+    }
+}
+
+fn outcomes(impacts: &[ServiceImpact]) -> Vec<(&str, &Outcome)> {
+    impacts
+        .iter()
+        .map(|i| (i.cluster.as_str(), &i.outcome))
+        .collect()
+}
+
+#[test]
+fn nothing_proposed_changes_nothing() {
+    assert_eq!(impact(&fleet(), &Fleet::default()), vec![]);
+    assert_eq!(impact(&fleet(), &fleet()), vec![], "the same objects again");
+    assert_eq!(headline(&[]), "no cluster changes");
+}
+
+#[test]
+fn a_template_value_changes_its_clusters_except_those_that_set_their_own() {
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[("ingress", "nginx-1", "controller: {replicaCount: 3}")],
+            None,
+        )],
+        ..Default::default()
+    };
+    let impacts = impact(&fleet(), &proposal);
+    let change = Outcome::Changes {
+        changes: vec![Change {
+            path: "controller.replicaCount".into(),
+            old: Some(json!(2)),
+            new: Some(json!(3)),
+        }],
+        chart: None,
+    };
+    let kept = Outcome::Overridden {
+        paths: vec!["controller.replicaCount".into()],
+    };
+    assert_eq!(
+        outcomes(&impacts),
+        vec![("a", &change), ("b", &change), ("c", &kept)],
+        "d is made from another template"
+    );
+    let groups = summarize(&impacts);
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[0].what, "controller.replicaCount: 2 → 3");
+    assert_eq!(groups[0].clusters, ["team-a/a", "team-a/b"]);
+    assert_eq!(
+        groups[1].what,
+        "keep their own value: controller.replicaCount"
+    );
+    assert_eq!(
+        headline(&impacts),
+        "3 clusters: 2 ingress: controller.replicaCount: 2 → 3; 1 ingress: keep their own value: controller.replicaCount"
+    );
+}
+
+#[test]
+fn a_new_chart_version_is_named_and_a_cluster_it_does_not_support_is_blocked() {
+    let proposal = Fleet {
+        cluster_templates: vec![
+            cluster_template(
+                "prod",
+                &[("ingress", "nginx-2", "controller: {replicaCount: 2}")],
+                None,
+            ),
+            cluster_template(
+                "old",
+                &[("ingress", "nginx-2", "controller: {replicaCount: 2}")],
+                Some("1.27.0"),
+            ),
+        ],
+        ..Default::default()
+    };
+    let impacts = impact(&fleet(), &proposal);
+    let by_cluster: BTreeMap<&str, &Outcome> = outcomes(&impacts).into_iter().collect();
+    assert_eq!(
+        by_cluster["a"],
+        &Outcome::Changes {
+            changes: vec![],
+            chart: Some(("4.11.3".into(), "4.11.4".into()))
+        }
+    );
+    assert!(
+        matches!(by_cluster["d"], Outcome::Blocked { why } if why.contains("1.27.0")),
+        "{:?}",
+        by_cluster["d"]
+    );
+    let groups = summarize(&impacts);
+    assert!(
+        groups
+            .iter()
+            .any(|g| g.blocked && g.clusters == ["team-a/d"])
+    );
+}
+
+#[test]
+fn a_service_added_or_dropped_is_installed_or_removed() {
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[
+                ("ingress", "nginx-1", "controller: {replicaCount: 2}"),
+                ("second", "nginx-1", ""),
+            ],
+            None,
+        )],
+        ..Default::default()
+    };
+    let impacts = impact(&fleet(), &proposal);
+    let added: Vec<_> = impacts
+        .iter()
+        .filter(|i| i.service == "second")
+        .map(|i| (i.cluster.as_str(), &i.outcome))
+        .collect();
+    assert_eq!(
+        added,
+        vec![
+            ("a", &Outcome::Installed),
+            ("b", &Outcome::Installed),
+            ("c", &Outcome::Installed)
+        ]
+    );
+    let dropped = Fleet {
+        cluster_templates: vec![cluster_template("prod", &[], None)],
+        ..Default::default()
+    };
+    let impacts = impact(&fleet(), &dropped);
+    let by_cluster: BTreeMap<&str, &Outcome> = outcomes(&impacts).into_iter().collect();
+    assert_eq!(by_cluster.len(), 3);
+    assert_eq!(
+        (by_cluster["a"], by_cluster["b"]),
+        (&Outcome::Removed, &Outcome::Removed)
+    );
+    // c's own entry of the service now stands alone, and names no template.
+    assert!(
+        matches!(by_cluster["c"], Outcome::Blocked { why } if why.contains("needs a template")),
+        "{:?}",
+        by_cluster["c"]
+    );
+}
+
+#[test]
+fn a_missing_service_template_blocks_with_the_planners_words() {
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[("ingress", "nginx-9", "controller: {replicaCount: 2}")],
+            None,
+        )],
+        ..Default::default()
+    };
+    let impacts = impact(&fleet(), &proposal);
+    assert_eq!(impacts.len(), 3);
+    for i in &impacts {
+        assert_eq!(
+            i.outcome,
+            Outcome::Blocked {
+                why: "service template nginx-9 does not exist; create it or fix the service's template"
+                    .into()
+            }
+        );
+    }
+}
+
+proptest::proptest! {
+    /// Same inputs, same answer; and a proposal of the fleet's own objects
+    /// changes nothing, whatever the replica counts.
+    #[test]
+    fn the_impact_is_a_function_of_its_inputs(
+        template_count in 0i64..6,
+        proposed in 0i64..6,
+        own in proptest::option::of(0i64..6),
+    ) {
+        let mut f = fleet();
+        f.cluster_templates[0] = cluster_template(
+            "prod",
+            &[("ingress", "nginx-1", &format!("controller: {{replicaCount: {template_count}}}"))],
+            None,
+        );
+        if let Some(own) = own {
+            f.clusters[0] = cluster("a", "prod", Some(&format!("controller: {{replicaCount: {own}}}")));
+        }
+        let proposal = Fleet {
+            cluster_templates: vec![cluster_template(
+                "prod",
+                &[("ingress", "nginx-1", &format!("controller: {{replicaCount: {proposed}}}"))],
+                None,
+            )],
+            ..Default::default()
+        };
+        let once = impact(&f, &proposal);
+        proptest::prop_assert_eq!(&once, &impact(&f, &proposal));
+        proptest::prop_assert_eq!(impact(&f, &f.clone()), vec![]);
+        // Clusters b and c change exactly when the template's value does.
+        let b_changes = once.iter().any(|i| i.cluster == "b");
+        proptest::prop_assert_eq!(b_changes, template_count != proposed);
+        // Cluster a with its own value never changes, it keeps it.
+        if own.is_some() {
+            let kept = once
+                .iter()
+                .filter(|i| i.cluster == "a")
+                .all(|i| matches!(i.outcome, Outcome::Overridden { .. }));
+            proptest::prop_assert!(kept, "{:?}", once);
+        }
+    }
+}
