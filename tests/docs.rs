@@ -259,3 +259,52 @@ fn links_in_code_are_not_links() {
         ["b.md"]
     );
 }
+
+/// The mdBook version `tests/harness/build.py` installs.
+const MDBOOK: &str = "0.5.4";
+
+/// mdBook from the harness build's cache (`HMC_MDBOOK` to use another).
+fn mdbook() -> PathBuf {
+    if let Some(path) = std::env::var_os("HMC_MDBOOK") {
+        return PathBuf::from(path);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .expect("HOME or XDG_CACHE_HOME is set");
+    cache.join("hmc-tui/tools/mdbook/bin/mdbook")
+}
+
+#[test]
+fn the_book_builds() {
+    let mdbook = mdbook();
+    assert!(
+        mdbook.exists(),
+        "no mdbook at {}: `tests/harness/harness build` installs it, or\n  \
+         cargo install --locked mdbook@{MDBOOK} --root \"${{XDG_CACHE_HOME:-$HOME/.cache}}/hmc-tui/tools/mdbook\"\n\
+         (or point HMC_MDBOOK at an mdbook {MDBOOK} binary)",
+        mdbook.display()
+    );
+    let dest = std::env::temp_dir().join(format!("hmc-tui-book-{}", std::process::id()));
+    let out = Command::new(&mdbook)
+        .arg("build")
+        .arg(root().join("docs"))
+        .arg("--dest-dir")
+        .arg(&dest)
+        .output()
+        .expect("mdbook runs");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    let built = dest.join("index.html").exists() && dest.join("reference/crds.html").exists();
+    let _ = std::fs::remove_dir_all(&dest);
+    assert!(
+        out.status.success() && built,
+        "mdbook build docs failed:\n{log}"
+    );
+    // mdBook says a broken link or an unknown setting as a warning.
+    let warnings: Vec<&str> = log.lines().filter(|l| l.contains("WARN")).collect();
+    assert!(
+        warnings.is_empty(),
+        "mdbook build docs warns:\n{}",
+        warnings.join("\n")
+    );
+}
