@@ -169,19 +169,13 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
 fn docs(page: &str) -> Result<()> {
     use hmc_tui::docs;
     let command = <Cli as clap::CommandFactory>::command();
+    let root = std::path::Path::new(".");
     if page != "write" {
-        let Some(text) = docs::page(page, &command) else {
-            let names: Vec<&str> = docs::PAGES.iter().map(|(n, _)| *n).collect();
-            return Err(UserError(format!(
-                "no page {page:?}: one of {}, or write",
-                names.join(", ")
-            ))
-            .into());
-        };
+        let text = docs::page(page, &command, root).map_err(UserError)?;
         print!("{text}");
         return Ok(());
     }
-    let dir = std::path::Path::new(docs::DIR);
+    let dir = root.join(docs::DIR);
     if !dir.is_dir() {
         return Err(UserError(format!(
             "{} is not here: run `hmc-tui docs write` from the repository's root",
@@ -190,7 +184,7 @@ fn docs(page: &str) -> Result<()> {
         .into());
     }
     for (name, file) in docs::PAGES {
-        let text = docs::page(name, &command).expect("every listed page renders");
+        let text = docs::page(name, &command, root).map_err(UserError)?;
         std::fs::write(dir.join(file), text)?;
         println!("wrote {}/{file}", docs::DIR);
     }

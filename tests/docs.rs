@@ -12,6 +12,7 @@ fn root() -> PathBuf {
 fn page(name: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
         .args(["docs", name])
+        .current_dir(root())
         .output()
         .expect("the binary runs");
     assert!(

@@ -1,26 +1,30 @@
 //! The book's reference pages, generated from the code: the CLI (from
 //! clap), the CRD fields (from the CRDs), the keymap (from the key tables)
-//! and the metrics (from the exposition). `hmc-tui docs <page>` prints one
+//! the metrics (from the exposition) and the engine's permissions (from the
+//! ClusterRole of `assets/deploy/`). `hmc-tui docs <page>` prints one
 //! and `hmc-tui docs write` writes them all under `docs/src/reference/`;
 //! `tests/docs.rs` fails when a committed page differs.
 
 mod cli;
 mod crds;
+mod rbac;
 mod text;
 
 use std::fmt::Write as _;
 
 pub use cli::cli;
 pub use crds::crds;
+pub use rbac::{CLUSTER_ROLE, rbac};
 use text::{header, inline};
 
 /// The generated pages: their name (`hmc-tui docs <name>`) and file under
 /// `docs/src/reference/`.
-pub const PAGES: [(&str, &str); 4] = [
+pub const PAGES: [(&str, &str); 5] = [
     ("cli", "cli.md"),
     ("crds", "crds.md"),
     ("keys", "keys.md"),
     ("metrics", "metrics.md"),
+    ("rbac", "rbac.md"),
 ];
 
 /// Where the generated pages live, from the repository's root.
@@ -29,14 +33,31 @@ pub const DIR: &str = "docs/src/reference";
 /// The command that writes every generated page again.
 pub const UPDATE: &str = "cargo run -- docs write";
 
-/// Page `name`, with `command` the binary's clap command (for `cli`).
-pub fn page(name: &str, command: &clap::Command) -> Option<String> {
+/// Page `name`, with `command` the binary's clap command (for `cli`) and
+/// `root` the repository's root (for `rbac`, read from the chart's render).
+pub fn page(name: &str, command: &clap::Command, root: &std::path::Path) -> Result<String, String> {
     match name {
-        "cli" => Some(cli(command)),
-        "crds" => Some(crds()),
-        "keys" => Some(keys()),
-        "metrics" => Some(metrics()),
-        _ => None,
+        "cli" => Ok(cli(command)),
+        "crds" => Ok(crds()),
+        "keys" => Ok(keys()),
+        "metrics" => Ok(metrics()),
+        "rbac" => {
+            let path = root.join(CLUSTER_ROLE);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                format!(
+                    "{}: {e}; run `hmc-tui docs` from the repository's root",
+                    path.display()
+                )
+            })?;
+            rbac(&text)
+        }
+        _ => {
+            let names: Vec<&str> = PAGES.iter().map(|(n, _)| *n).collect();
+            Err(format!(
+                "no page {name:?}: one of {}, or write",
+                names.join(", ")
+            ))
+        }
     }
 }
 
