@@ -309,3 +309,22 @@ fn the_book_builds() {
         warnings.join("\n")
     );
 }
+
+/// `.ci/run` runs the test command the README gives, so the two say the
+/// same: the line after its "The README's test command" comment is in the
+/// README's first commands.
+#[test]
+fn the_readme_gives_the_test_command_ci_runs() {
+    let run = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run");
+    let command = run
+        .lines()
+        .skip_while(|l| !l.contains("The README's test command"))
+        .nth(1)
+        .expect(".ci/run names the README's test command")
+        .trim();
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    assert!(
+        readme.lines().any(|l| l.trim() == command),
+        "README.md does not give the test command .ci/run runs: {command}"
+    );
+}
