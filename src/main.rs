@@ -116,6 +116,11 @@ enum Command {
     /// Print the console's effective keymap: every table, action and key,
     /// with the remapping of ~/.config/hmc-tui/config.yaml applied.
     Keys,
+    /// Print one of the book's generated reference pages (cli, crds, keys,
+    /// metrics), or `write` them all under docs/src/reference/ (run from
+    /// the repository's root).
+    #[command(hide = true)]
+    Docs { page: String },
 }
 
 #[tokio::main]
@@ -154,9 +159,36 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
             );
             Ok(())
         }
+        Some(Command::Docs { page }) => docs(&page),
         None if cli.reconcile => reconcile(&cli).await,
         None => console(&cli, started).await,
     }
+}
+
+/// `hmc-tui docs <page>`: print a generated page, or write them all.
+fn docs(page: &str) -> Result<()> {
+    use hmc_tui::docs;
+    let command = <Cli as clap::CommandFactory>::command();
+    let root = std::path::Path::new(".");
+    if page != "write" {
+        let text = docs::page(page, &command, root).map_err(UserError)?;
+        print!("{text}");
+        return Ok(());
+    }
+    let dir = root.join(docs::DIR);
+    if !dir.is_dir() {
+        return Err(UserError(format!(
+            "{} is not here: run `hmc-tui docs write` from the repository's root",
+            docs::DIR
+        ))
+        .into());
+    }
+    for (name, file) in docs::PAGES {
+        let text = docs::page(name, &command, root).map_err(UserError)?;
+        std::fs::write(dir.join(file), text)?;
+        println!("wrote {}/{file}", docs::DIR);
+    }
+    Ok(())
 }
 
 /// The settings file, if any. A file that cannot be used is a user's

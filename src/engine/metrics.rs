@@ -128,6 +128,22 @@ pub fn metric(text: &str, name: &str) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum())
 }
 
+/// Every metric the engine serves, with one sample per family so that the
+/// label names show: the exposition the book's metrics page is made from.
+pub fn catalogue() -> String {
+    let one = || BTreeMap::from([("…".to_string(), 0)]);
+    encode(Snapshot {
+        requests: BTreeMap::from([(("…", "…".to_string()), 0)]),
+        controllers: BTreeMap::from([("…", ControllerStats::default())]),
+        triggers: BTreeMap::from([(("…", "…"), 0)]),
+        clusters: one(),
+        services: one(),
+        rollouts: one(),
+        held_repositories: one(),
+        ..Default::default()
+    })
+}
+
 fn encode(snapshot: Snapshot) -> String {
     let mut registry = Registry::default();
     registry.register_collector(Box::new(snapshot));

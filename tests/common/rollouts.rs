@@ -175,7 +175,7 @@ pub fn phase(r: &TemplateRollout) -> RolloutPhase {
     r.status.as_ref().map(|s| s.phase).unwrap_or_default()
 }
 
-/// Asks for `request` the way the README's `kubectl annotate` does.
+/// Asks for `request` the way the book's `kubectl annotate` does (docs/src/concepts/rollouts.md).
 pub async fn request(mgmt: &Client, ns: &str, rollout: &str, request: &str, by: &str) {
     let api: Api<TemplateRollout> = Api::namespaced(mgmt.clone(), ns);
     let patch = json!({"metadata": {"annotations": {

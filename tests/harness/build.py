@@ -65,9 +65,9 @@ COMPONENTS = {
 BINARIES = {b: comp for comp, (_, _, pkgs) in COMPONENTS.items() for _, b in pkgs}
 
 # Tools from the crates registry, for the checks in the test command
-# (tests/supply_chain.rs): crate -> version. Each is installed under
-# tools/<crate>/, where .ci/<crate> looks for it.
-CARGO_TOOLS = {"cargo-deny": "0.20.2"}
+# (tests/supply_chain.rs, tests/docs.rs): crate -> version. Each is installed
+# under tools/<crate>/, where .ci/<crate> and the tests look for it.
+CARGO_TOOLS = {"cargo-deny": "0.20.2", "mdbook": "0.5.4"}
 
 
 def cache_root() -> Path:
@@ -270,7 +270,8 @@ def installed_version(crate: str) -> str | None:
         return None
     out = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
     words = out.stdout.split()
-    return words[1] if out.returncode == 0 and len(words) > 1 else None
+    # `cargo-deny 0.20.2`, `mdbook v0.5.4`
+    return words[1].removeprefix("v") if out.returncode == 0 and len(words) > 1 else None
 
 
 def start_cargo_tools() -> list[tuple[str, subprocess.Popen, Path]]:

@@ -291,17 +291,39 @@ impl Keymap {
     /// line per action with its keys and what it does.
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        for table in TABLES {
-            let _ = writeln!(out, "{}: {}", table.name(), table.about());
-            let lines = by_action(self.table(*table).iter());
+        for (name, about, lines) in self.tables() {
+            let _ = writeln!(out, "{name}: {about}");
             for (action, keys, what) in lines {
-                let _ = writeln!(out, "  {:<14} {:<16} {what}", action.name(), keys.join(" "));
+                let _ = writeln!(out, "  {action:<14} {:<16} {what}", keys.join(" "));
             }
             out.push('\n');
         }
         out
     }
+
+    /// Every table in order: its name, what it is for, and per action its
+    /// name, its keys and what it does (`describe` and the book's keymap).
+    pub fn tables(&self) -> Vec<KeyTable> {
+        TABLES
+            .iter()
+            .map(|table| {
+                let lines = by_action(self.table(*table).iter())
+                    .into_iter()
+                    .map(|(action, keys, what)| (action.name(), keys, what))
+                    .collect();
+                (table.name(), table.about(), lines)
+            })
+            .collect()
+    }
 }
+
+/// One table of the map: its name, what it is for, and per action its
+/// name, its keys and what it does.
+pub type KeyTable = (
+    &'static str,
+    &'static str,
+    Vec<(&'static str, Vec<String>, &'static str)>,
+);
 
 /// Bindings grouped by action, in order: the action, its keys, and what
 /// the help says of it.
