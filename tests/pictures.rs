@@ -1,9 +1,10 @@
 //! Pictures of the console for the README and the book, drawn by the real
-//! views over the made-up objects of `tui::fixtures`, at a fixed size, and
-//! written as SVG:
+//! views over the made-up objects of `tui::fixtures`, at a fixed size, as
+//! SVG. The test fails when a committed picture is not what the console
+//! draws now; it draws them again with:
 //!
 //! ```sh
-//! cargo run --example pictures --features fixtures    # writes docs/src/images/*.svg
+//! UPDATE_PICTURES=1 cargo test --features fixtures --test pictures
 //! ```
 
 use std::fmt::Write as _;
@@ -162,23 +163,33 @@ fn svg(buffer: &Buffer) -> String {
     out
 }
 
-fn main() -> std::io::Result<()> {
-    let dir = std::path::Path::new("docs/src/images");
-    if !dir.is_dir() {
-        eprintln!("docs/src/images is not here: run this from the repository's root");
-        std::process::exit(1);
-    }
-    let pictures: [(&str, &str); 3] = [
-        ("clusters", ""),
-        ("cluster", "\n"),
-        ("board", ":rollouts\n\n"),
-    ];
-    for (name, typed) in pictures {
+/// The pictures: file name under docs/src/images/, and what is typed
+/// before the frame is drawn.
+const PICTURES: [(&str, &str); 3] = [
+    ("clusters", ""),
+    ("cluster", "\n"),
+    ("board", ":rollouts\n\n"),
+];
+
+#[test]
+fn the_pictures_are_what_the_console_draws() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/images");
+    let update = std::env::var_os("UPDATE_PICTURES").is_some();
+    let mut stale = Vec::new();
+    for (name, typed) in PICTURES {
         let mut app = rolling_app();
         keys(&mut app, typed);
+        let drawn = svg(&draw(&mut app));
         let path = dir.join(format!("{name}.svg"));
-        std::fs::write(&path, svg(&draw(&mut app)))?;
-        println!("wrote {}", path.display());
+        if update {
+            std::fs::write(&path, &drawn).expect("write the picture");
+            eprintln!("wrote {}", path.display());
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(drawn.as_str()) {
+            stale.push(path.display().to_string());
+        }
     }
-    Ok(())
+    assert!(
+        stale.is_empty(),
+        "these pictures are not what the console draws now: {stale:?}; draw them again with\n  UPDATE_PICTURES=1 cargo test --features fixtures --test pictures"
+    );
 }
