@@ -14,6 +14,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::plan::doubling::Doubling;
+
 /// The delay after the first failure.
 pub const FIRST: Duration = Duration::from_secs(1);
 /// No retry waits longer, jitter included.
@@ -24,23 +26,24 @@ pub const JITTER: f64 = 0.2;
 /// quiet ones are forgotten first.
 pub const MAX_TRACKED: usize = 10_000;
 
+/// The rule of the delays: from [`FIRST`], doubling, up to [`CAP`], spread
+/// by ±[`JITTER`].
+const RULE: Doubling = Doubling {
+    first: FIRST,
+    cap: CAP,
+    jitter: JITTER,
+};
+
 /// The delay before retry number `failures` (1 for the first failure),
 /// without jitter: `FIRST · 2^(failures-1)`, at most [`CAP`].
 pub fn base_delay(failures: u32) -> Duration {
-    let doublings = failures.saturating_sub(1).min(31);
-    FIRST.saturating_mul(1u32 << doublings).min(CAP)
+    RULE.base(failures)
 }
 
 /// [`base_delay`] spread by `unit` (in `[0, 1)`) over ±[`JITTER`], at most
 /// [`CAP`].
 pub fn delay(failures: u32, unit: f64) -> Duration {
-    let unit = if unit.is_finite() {
-        unit.clamp(0.0, 1.0)
-    } else {
-        0.5
-    };
-    let factor = 1.0 - JITTER + 2.0 * JITTER * unit;
-    base_delay(failures).mul_f64(factor).min(CAP)
+    RULE.wait(failures, unit)
 }
 
 /// Which object of which controller: the same ClusterTemplate fails apart

@@ -1,5 +1,6 @@
 //! Pure planners: no I/O, no clocks, only data in and data out.
 
+pub mod doubling;
 pub mod impact;
 pub mod order;
 pub mod rollout;

@@ -25,6 +25,8 @@ use std::time::Duration;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
+use crate::plan::doubling::Doubling;
+
 /// The wait after the first failure.
 pub const FIRST: Duration = Duration::from_secs(60);
 /// No wait is longer, jitter included.
@@ -157,24 +159,24 @@ impl Decision {
     }
 }
 
-/// The wait before try number `failures + 1`, without jitter:
+/// The rule of the waits: from [`FIRST`], doubling, up to [`CAP`], spread
+/// by ±[`JITTER`].
+const RULE: Doubling = Doubling {
+    first: FIRST,
+    cap: CAP,
+    jitter: JITTER,
+};
+
+/// The wait after `failures` failed tries in a row, without jitter:
 /// `FIRST · 2^(failures-1)`, at most [`CAP`].
 pub fn base_wait(failures: u32) -> Duration {
-    let doublings = failures.saturating_sub(1).min(31);
-    FIRST.saturating_mul(1u32 << doublings).min(CAP)
+    RULE.base(failures)
 }
 
 /// [`base_wait`] spread by `unit` (in `[0, 1)`) over ±[`JITTER`], at most
 /// [`CAP`].
 pub fn wait(failures: u32, unit: f64) -> Duration {
-    let unit = if unit.is_finite() {
-        unit.clamp(0.0, 1.0)
-    } else {
-        0.5
-    };
-    base_wait(failures)
-        .mul_f64(1.0 - JITTER + 2.0 * JITTER * unit)
-        .min(CAP)
+    RULE.wait(failures, unit)
 }
 
 /// Plans every source: one decision each, in the order given. `unit` draws
