@@ -39,7 +39,9 @@ const SETTLE: Duration = Duration::from_millis(200);
 /// it is of the repository's generation now (each hold and each let-through
 /// changes `spec.suspend`, so an older failure is of an older generation).
 fn outcome(repo: &HelmRepository) -> Outcome {
-    let status = repo.status.clone().unwrap_or_default();
+    let Some(status) = repo.status.as_ref() else {
+        return Outcome::Fetching;
+    };
     let asked = repo.annotations().get(REQUESTED_AT);
     let current = |c: &&flux::FluxCondition| {
         c.observed_generation.is_none() || c.observed_generation == repo.meta().generation

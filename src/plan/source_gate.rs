@@ -25,6 +25,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
+use crate::flux::words::is_timeout;
 use crate::plan::doubling::Doubling;
 
 /// The wait after the first failure.
@@ -62,16 +63,11 @@ impl Unreachable {
     /// one of these; any other failure (a missing index, a bad credential)
     /// is the source controller's to retry, and holds no worker long.
     pub fn of(message: &str) -> Option<Unreachable> {
-        let m = message.to_ascii_lowercase();
-        let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
-        if has(&[
-            "deadline exceeded",
-            "timeout",
-            "timed out",
-            "awaiting headers",
-        ]) {
-            Some(Unreachable::NoAnswer)
-        } else if has(&["connection refused", "connection reset"]) {
+        if is_timeout(message) {
+            return Some(Unreachable::NoAnswer);
+        }
+        let has = |words: &[&str]| words.iter().any(|w| message.contains(w));
+        if has(&["connection refused", "connection reset"]) {
             Some(Unreachable::Refused)
         } else if has(&[
             "no such host",
@@ -192,6 +188,27 @@ pub fn plan(
         now.checked_add(SignedDuration::try_from(d).unwrap_or(SignedDuration::MAX))
             .unwrap_or(Timestamp::MAX)
     };
+    // A quarantine read from a repository never lasts longer than the
+    // longest wait from when it began, nor began after now: whoever may
+    // edit the repository can edit it, and must not hold it back for ever.
+    let sources: Vec<Source> = sources
+        .iter()
+        .map(|s| Source {
+            quarantine: s.quarantine.clone().map(|q| {
+                let since = q.since.min(now);
+                let latest = since
+                    .checked_add(SignedDuration::try_from(CAP).unwrap_or(SignedDuration::MAX))
+                    .unwrap_or(Timestamp::MAX);
+                Quarantine {
+                    since,
+                    next_try: q.next_try.min(latest),
+                    ..q
+                }
+            }),
+            ..s.clone()
+        })
+        .collect();
+    let sources = sources.as_slice();
     let mut decisions: Vec<Option<Decision>> = vec![None; sources.len()];
     // A new failure first, so that the address it failed at holds back the
     // namespace's other repositories of that address in this same plan.
@@ -471,6 +488,28 @@ mod tests {
             d[2],
             Decision::Admit(None),
             "another tenant tries for itself"
+        );
+    }
+
+    #[test]
+    fn a_next_try_written_far_off_waits_no_longer_than_the_longest_wait() {
+        let mut r = source("a", "r", "http://a", true, Outcome::Fetching);
+        r.quarantine = Some(held(3, 10_000_000_000));
+        let d = plan(std::slice::from_ref(&r), at(0), 1, middle);
+        assert_eq!(
+            d[0].quarantine().unwrap().next_try,
+            at(3540),
+            "an hour from when it began"
+        );
+        let d = plan(&[r], at(3540), 1, middle);
+        assert_eq!(
+            d[0],
+            Decision::Admit(Some(Quarantine {
+                since: at(-60),
+                next_try: at(3540),
+                ..held(3, 0)
+            })),
+            "and then it is tried"
         );
     }
 
