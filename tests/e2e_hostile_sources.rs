@@ -360,6 +360,120 @@ async fn stays_valid(sts: &Api<ServiceTemplate>) {
     assert_eq!(st.validation_error, None);
 }
 
+/// A chart source `name` the source controller leaves alone, whose status
+/// says its archive is on the hanging server; the archive's address.
+async fn stalled_chart(mgmt: &Client, ns: &str, name: &str, hanging: &Hanging) -> String {
+    apply_json(
+        mgmt,
+        &helm_chart(),
+        Some(ns),
+        json!({
+            "apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
+            "metadata": {"name": name},
+            "spec": {"chart": "x", "version": "*", "interval": "10m", "suspend": true,
+                     "sourceRef": {"kind": "HelmRepository", "name": "nowhere"}},
+        }),
+    )
+    .await;
+    let path = format!("helmchart/{ns}/{name}/x-1.0.0.tgz");
+    let archive = format!("{}/{path}", hanging.url());
+    let now = "2026-01-01T00:00:00Z";
+    let charts: Api<DynamicObject> = Api::namespaced_with(mgmt.clone(), ns, &helm_chart());
+    charts
+        .patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {
+                "observedGeneration": 1,
+                "conditions": [{"type": "Ready", "status": "True", "reason": "Succeeded",
+                                "message": "packaged 'x' chart with version '1.0.0'",
+                                "lastTransitionTime": now}],
+                "artifact": {"path": path, "url": archive, "revision": "1.0.0",
+                             "digest": format!("sha256:{}", "0".repeat(64)),
+                             "lastUpdateTime": now},
+            }})),
+        )
+        .await
+        .unwrap();
+    archive
+}
+
+/// The engine's own downloads: one namespace whose archives all hang holds
+/// at most 4 of them at once; its other templates say they wait for a turn,
+/// and get one when a download ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_namespace_whose_archives_hang_holds_a_bounded_number_of_downloads() {
+    const TEMPLATES: usize = 6;
+    const TURNS: usize = 4;
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "hang-turns").await;
+    let hanging = Hanging::start().await;
+    for i in 0..TEMPLATES {
+        stalled_chart(&mgmt, &ns.name, &format!("stalled-{i}"), &hanging).await;
+    }
+    let engine = RunningEngine::start(&ns.name).await;
+    for i in 0..TEMPLATES {
+        let chart = json!({"kind": "HelmChart", "name": format!("stalled-{i}")});
+        chart_ref_template(
+            &mgmt,
+            &ns.name,
+            "ServiceTemplate",
+            &format!("stalled-{i}"),
+            chart,
+        )
+        .await;
+    }
+    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    let waiting = format!(
+        "waits for a turn to be read ({TURNS} charts of namespace {} are being read now)",
+        ns.name
+    );
+    let said = eventually(
+        "the templates past the turns to say they wait",
+        MARGIN,
+        || async {
+            let mut waits = 0;
+            for i in 0..TEMPLATES {
+                // Those being read say nothing yet.
+                let why = service_template_status(&sts, &format!("stalled-{i}"))
+                    .await
+                    .and_then(|s| s.validation_error)
+                    .unwrap_or_default();
+                waits +=
+                    usize::from(why.starts_with("fetching soon: chart") && why.ends_with(&waiting));
+            }
+            (waits == TEMPLATES - TURNS).then_some(waits)
+        },
+    )
+    .await;
+    assert_eq!(said, TEMPLATES - TURNS);
+    assert_eq!(
+        hanging.accepted.load(Ordering::SeqCst),
+        TURNS,
+        "downloads under way at once"
+    );
+    // Each download ends at its deadline; the waiting templates then get
+    // their turns, and every template tells its own failure.
+    eventually(
+        "every template to report its download",
+        2 * DEADLINE + MARGIN,
+        || async {
+            for i in 0..TEMPLATES {
+                let why = service_template_status(&sts, &format!("stalled-{i}"))
+                    .await?
+                    .validation_error?;
+                why.contains("did not finish within 60s").then_some(())?;
+            }
+            Some(())
+        },
+    )
+    .await;
+    assert_eq!(hanging.accepted.load(Ordering::SeqCst), TEMPLATES);
+
+    engine.stop().await;
+    ns.cleanup().await;
+}
+
 /// Case 5: a chart repository that accepts the connection and never answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repository_that_never_answers_is_reported_within_the_deadline() {
@@ -419,44 +533,7 @@ async fn a_chart_archive_that_never_arrives_is_reported_within_the_deadline() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "hang-archive").await;
     let hanging = Hanging::start().await;
-    // A chart source the source controller leaves alone, whose status says
-    // its archive is on the hanging server.
-    apply_json(
-        &mgmt,
-        &helm_chart(),
-        Some(&ns.name),
-        json!({
-            "apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
-            "metadata": {"name": "stalled"},
-            "spec": {"chart": "x", "version": "*", "interval": "10m", "suspend": true,
-                     "sourceRef": {"kind": "HelmRepository", "name": "nowhere"}},
-        }),
-    )
-    .await;
-    let archive = format!(
-        "{}/helmchart/{}/stalled/x-1.0.0.tgz",
-        hanging.url(),
-        ns.name
-    );
-    let now = "2026-01-01T00:00:00Z";
-    let charts: Api<DynamicObject> = Api::namespaced_with(mgmt.clone(), &ns.name, &helm_chart());
-    charts
-        .patch_status(
-            "stalled",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"status": {
-                "observedGeneration": 1,
-                "conditions": [{"type": "Ready", "status": "True", "reason": "Succeeded",
-                                "message": "packaged 'x' chart with version '1.0.0'",
-                                "lastTransitionTime": now}],
-                "artifact": {"path": format!("helmchart/{}/stalled/x-1.0.0.tgz", ns.name),
-                             "url": archive, "revision": "1.0.0",
-                             "digest": format!("sha256:{}", "0".repeat(64)),
-                             "lastUpdateTime": now},
-            }})),
-        )
-        .await
-        .unwrap();
+    let archive = stalled_chart(&mgmt, &ns.name, "stalled", &hanging).await;
 
     let engine = RunningEngine::start(&ns.name).await;
     templates(&mgmt, &ns.name).await;

@@ -518,8 +518,13 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     // A bounded number of each namespace's downloads at once: one whose
     // archives hang never holds every worker.
     let Some(_turn) = ctx.download_turns.try_take(&ns) else {
+        let what = [chart_name.as_str(), version.as_str()]
+            .into_iter()
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
         let why = format!(
-            "fetching soon: chart {chart_name} {version} waits for a turn to be read ({NAMESPACE_TURNS} charts of namespace {ns} are being read now)"
+            "fetching soon: chart {what} waits for a turn to be read ({NAMESPACE_TURNS} charts of namespace {ns} are being read now)"
         );
         let chart = match prev.valid {
             true => TemplateStatus {
