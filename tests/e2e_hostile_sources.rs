@@ -27,19 +27,6 @@ const REPOSITORY_TIMEOUT: Duration = Duration::from_secs(20);
 /// and the engine's turns, on a busy machine.
 const MARGIN: Duration = Duration::from_secs(30);
 
-fn helm_repository() -> kube::api::ApiResource {
-    ar(
-        "source.toolkit.fluxcd.io",
-        "v1",
-        "HelmRepository",
-        "helmrepositories",
-    )
-}
-
-fn helm_chart() -> kube::api::ApiResource {
-    ar("source.toolkit.fluxcd.io", "v1", "HelmChart", "helmcharts")
-}
-
 /// A chart source the test makes itself, as a template author would: a
 /// repository and a chart of it, both named `name`.
 async fn chart_source(mgmt: &Client, ns: &str, name: &str, chart: &str, version: &str) {

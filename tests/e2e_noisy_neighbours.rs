@@ -65,19 +65,6 @@ const CHILD: usize = 3;
 /// not run: the fences of [`TenantsEngine`] and the tenants' claims.
 const FENCE: &str = "hmc-tui-test-noisy-neighbours";
 
-fn helm_repository() -> kube::api::ApiResource {
-    ar(
-        "source.toolkit.fluxcd.io",
-        "v1",
-        "HelmRepository",
-        "helmrepositories",
-    )
-}
-
-fn helm_chart() -> kube::api::ApiResource {
-    ar("source.toolkit.fluxcd.io", "v1", "HelmChart", "helmcharts")
-}
-
 fn capi_cluster() -> kube::api::ApiResource {
     ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters")
 }

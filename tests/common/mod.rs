@@ -301,6 +301,21 @@ pub fn ar(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
     ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural)
 }
 
+/// Flux's chart repository sources, for objects a test writes as JSON.
+pub fn helm_repository() -> ApiResource {
+    ar(
+        "source.toolkit.fluxcd.io",
+        "v1",
+        "HelmRepository",
+        "helmrepositories",
+    )
+}
+
+/// Flux's chart sources, for objects a test writes as JSON.
+pub fn helm_chart() -> ApiResource {
+    ar("source.toolkit.fluxcd.io", "v1", "HelmChart", "helmcharts")
+}
+
 /// Applies any object given as JSON, server-side, as the test's own manager.
 pub async fn apply_json(
     client: &Client,
