@@ -510,6 +510,36 @@ async fn a_repository_that_never_answers_is_reported_within_the_deadline() {
     );
     stays_valid(&sts).await;
 
+    // Held back, nothing asks it; the retry annotation (what `t` in the
+    // console writes) asks again at once, long before the next try.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let asked = hanging.accepted.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(hanging.accepted.load(Ordering::SeqCst), asked, "held back");
+    let now = k8s_openapi::jiff::Timestamp::now().to_string();
+    sts.patch(
+        "hangs",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"annotations": {"hmc.mirantis.com/retry": now}}})),
+    )
+    .await
+    .unwrap();
+    eventually(
+        "the retry to ask the repository again",
+        Duration::from_secs(15),
+        || async { (hanging.accepted.load(Ordering::SeqCst) > asked).then_some(()) },
+    )
+    .await;
+    eventually(
+        "the second failure to be counted",
+        REPOSITORY_TIMEOUT + MARGIN,
+        || async {
+            let hold = service_template_status(&sts, "hangs").await?.source_hold?;
+            (hold.reason == SourceHoldReason::Quarantined && hold.failures == 2).then_some(())
+        },
+    )
+    .await;
+
     engine.stop().await;
     ns.cleanup().await;
 }
