@@ -1,7 +1,10 @@
 //! Pure planners: no I/O, no clocks, only data in and data out.
 
+pub mod chart;
+pub mod chart_check;
 pub mod doubling;
 pub mod impact;
+pub mod key_places;
 pub mod order;
 pub mod rollout;
 pub mod semver_constraint;

@@ -7,14 +7,13 @@
 //! revision and the templates' usage counts, the patches a values
 //! edit sends, the banner of failing watches, the engine's Events and its
 //! warnings, the namespaces and contexts to switch to, and a service's
-//! chart with the checks of values against it.
+//! chart (read and checked by `plan::chart` and `plan::chart_check`).
 //!
 //! Nothing here draws or reads keys: no ratatui, no crossterm.
 
 pub mod age;
 pub mod banner;
 pub mod chart;
-pub mod chart_check;
 pub mod delete;
 pub mod describe;
 pub mod events;
@@ -22,7 +21,6 @@ pub mod filter;
 pub mod health;
 pub mod hold;
 pub mod key;
-pub mod key_places;
 pub mod listing;
 pub mod patch;
 pub mod pending;

@@ -31,11 +31,11 @@ use serde_json::Value;
 use tui_textarea::{CursorMove, TextArea};
 
 use crate::api::{ClusterTemplate, ManagedCluster, ManagedClusterSpec};
+use crate::plan::chart_check::{self, Finding, Level};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{ValuesError, diff, parse_values};
 use crate::tui::keys::{Action, Keymap, Mode, ScreenKind};
 use crate::tui::model::chart::ChartStatus;
-use crate::tui::model::chart_check::{self, Finding, Level};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::patch;
 use crate::tui::model::snapshot::Snapshot;

@@ -10,10 +10,10 @@ use ratatui::widgets::Paragraph;
 
 use super::modal::{answer_key, next_key, popup, wrapped_height};
 use super::{body_block, ellipsize, empty_note, section};
+use crate::plan::chart_check::{Finding, Level};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::chart::ChartStatus;
-use crate::tui::model::chart_check::{Finding, Level};
 use crate::tui::model::health::Health;
 use crate::tui::state::app::App;
 use crate::tui::state::editor::{Editor, Stage, gutter};

@@ -519,9 +519,9 @@ fn chart_arrives(app: &mut App, result: Result<(), &str>) {
         panic!("the editor waits for no chart");
     };
     let result = match result {
-        Ok(()) => Ok(std::sync::Arc::new(
-            crate::tui::model::chart::tests::upstream("4.11.3"),
-        )),
+        Ok(()) => Ok(std::sync::Arc::new(crate::plan::chart::tests::upstream(
+            "4.11.3",
+        ))),
         Err(why) => Err(why.to_string()),
     };
     update(app, Msg::Chart { id, result });

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use crossterm::event::KeyCode;
 
 use super::flash_text;
+use crate::plan::chart::tests::upstream;
+use crate::plan::chart_check::Level;
 use crate::tui::fixtures::console::{ctrl, press, type_text};
 use crate::tui::fixtures::sample::detail_app;
-use crate::tui::model::chart::tests::upstream;
 use crate::tui::model::chart::{ChartId, ChartStatus};
-use crate::tui::model::chart_check::Level;
 use crate::tui::state::app::{App, Command, Msg};
 use crate::tui::state::editor::{Editor, Stage};
 use crate::tui::state::update;

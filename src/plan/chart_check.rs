@@ -18,8 +18,8 @@
 
 use serde_json::Value;
 
-use crate::tui::model::chart::ChartValues;
-use crate::tui::model::key_places::{PathText, Place, Seg, find, places};
+use crate::plan::chart::ChartValues;
+use crate::plan::key_places::{PathText, Place, Seg, find, places};
 
 /// How bad a finding is: a warning lets the save through, an error does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -323,9 +323,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::plan::chart::ChartId;
+    use crate::plan::chart::tests::upstream;
     use crate::plan::values::parse_values;
-    use crate::tui::model::chart::ChartId;
-    use crate::tui::model::chart::tests::upstream;
 
     fn findings(chart: &ChartValues, text: &str) -> Vec<(Level, String)> {
         let values = parse_values(text).unwrap();
