@@ -7,6 +7,12 @@
 //! is a few of them, edited or new, that replace the ones of the same kind,
 //! namespace and name. Every affected service of every affected cluster
 //! gets one [`Outcome`], and [`summarize`] groups and counts them.
+//!
+//! Two things come from outside, as data: whether new values break their
+//! chart's `values.schema.json` (a [`SchemaCheck`], since charts are read
+//! from the cluster), and the waves a ClusterTemplate's change reaches its
+//! clusters in (the rollout planner's own [`plan_waves`], over the clusters
+//! a rollout would reach).
 
 use std::collections::BTreeMap;
 
@@ -14,6 +20,7 @@ use kube::ResourceExt;
 use serde_json::Value;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::plan::rollout::{Candidate, check_policy, needs_approval, plan_waves};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{Change, diff};
 
@@ -76,7 +83,39 @@ pub struct ServiceImpact {
     pub cluster: String,
     pub service: String,
     pub outcome: Outcome,
+    /// When its ClusterTemplate changes: the wave of the rollout that
+    /// brings the change to this cluster.
+    pub wave: Option<Wave>,
 }
+
+/// Where a cluster stands in the rollout of its template's change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wave {
+    /// 1-based.
+    pub number: u32,
+    /// Waves in the rollout.
+    pub of: u32,
+    /// The wave waits for an approval (a Manual policy, or the wave after
+    /// a canary).
+    pub approval: bool,
+}
+
+impl Wave {
+    /// `wave 2 of 4, after an approval`.
+    pub fn words(&self) -> String {
+        let approval = if self.approval {
+            ", after an approval"
+        } else {
+            ""
+        };
+        format!("wave {} of {}{approval}", self.number, self.of)
+    }
+}
+
+/// Whether values break their chart's schema: given the namespace, the
+/// ServiceTemplate and the values the service would get, the first error
+/// in words, or `None` (also when the chart is not known).
+pub type SchemaCheck<'a> = dyn Fn(&str, &str, &Value) -> Option<String> + 'a;
 
 /// What one service plans to, in one fleet: its plan, the values its
 /// templates give it without the cluster's own entry, and its chart version.
@@ -84,11 +123,16 @@ struct Planned {
     plan: ServicePlan,
     template_effective: Option<Value>,
     chart: Option<String>,
+    /// How its values break the chart's schema, when checked.
+    schema: Option<String>,
 }
 
 /// Every service of every cluster of `fleet`, by (namespace, cluster,
 /// service).
-fn plan_fleet(fleet: &Fleet) -> BTreeMap<(String, String, String), Planned> {
+fn plan_fleet(
+    fleet: &Fleet,
+    check: &SchemaCheck<'_>,
+) -> BTreeMap<(String, String, String), Planned> {
     let templates: BTreeMap<(String, String), &ClusterTemplate> =
         fleet.cluster_templates.iter().map(|t| (id(t), t)).collect();
     let service_templates: BTreeMap<(String, String), &ServiceTemplate> =
@@ -121,11 +165,12 @@ fn plan_fleet(fleet: &Fleet) -> BTreeMap<(String, String, String), Planned> {
                 Some(ServicePlan::Install(d)) => Some(d.effective.clone()),
                 _ => None,
             };
-            let chart = match &plan {
-                ServicePlan::Install(d) => {
-                    lookup(&d.template).and_then(|st| st.spec.helm.chart_version.clone())
-                }
-                ServicePlan::Blocked(_) => None,
+            let (chart, schema) = match &plan {
+                ServicePlan::Install(d) => (
+                    lookup(&d.template).and_then(|st| st.spec.helm.chart_version.clone()),
+                    check(&ns, &d.template, &d.effective),
+                ),
+                ServicePlan::Blocked(_) => (None, None),
             };
             out.insert(
                 (ns.clone(), mc.name_any(), service),
@@ -133,6 +178,7 @@ fn plan_fleet(fleet: &Fleet) -> BTreeMap<(String, String, String), Planned> {
                     plan,
                     template_effective,
                     chart,
+                    schema,
                 },
             );
         }
@@ -144,23 +190,102 @@ fn plan_fleet(fleet: &Fleet) -> BTreeMap<(String, String, String), Planned> {
 /// cluster, sorted by namespace, cluster and service. A service whose
 /// values, chart and state stay as they are is left out.
 pub fn impact(fleet: &Fleet, proposal: &Fleet) -> Vec<ServiceImpact> {
-    let before = plan_fleet(fleet);
-    let after = plan_fleet(&fleet.with(proposal));
+    impact_checked(fleet, proposal, &|_, _, _| None)
+}
+
+/// [`impact`], with new values checked against their charts: a service
+/// whose changed values break its chart's schema is blocked. Values that
+/// do not change are not blamed for what they already were.
+pub fn impact_checked(
+    fleet: &Fleet,
+    proposal: &Fleet,
+    check: &SchemaCheck<'_>,
+) -> Vec<ServiceImpact> {
+    let after_fleet = fleet.with(proposal);
+    let before = plan_fleet(fleet, &|_, _, _| None);
+    let after = plan_fleet(&after_fleet, check);
+    let waves = waves(fleet, proposal, &after_fleet);
     let mut keys: Vec<&(String, String, String)> = before.keys().chain(after.keys()).collect();
     keys.sort();
     keys.dedup();
     keys.into_iter()
         .filter_map(|key| {
-            let outcome = outcome(before.get(key), after.get(key))?;
+            let mut outcome = outcome(before.get(key), after.get(key))?;
+            if let (Outcome::Changes { .. } | Outcome::Installed, Some(why)) =
+                (&outcome, after.get(key).and_then(|a| a.schema.as_ref()))
+            {
+                outcome = Outcome::Blocked {
+                    why: format!("the chart's schema: {why}"),
+                };
+            }
             let (namespace, cluster, service) = key.clone();
+            let wave = waves.get(&(namespace.clone(), cluster.clone())).copied();
             Some(ServiceImpact {
                 namespace,
                 cluster,
                 service,
                 outcome,
+                wave,
             })
         })
         .collect()
+}
+
+/// The wave of each cluster whose ClusterTemplate `proposal` changes: the
+/// rollout planner's waves over the clusters a rollout reaches (those
+/// given a revision already, and not being deleted), under the template's
+/// policy as proposed. A policy that breaks its rules plans no wave.
+fn waves(fleet: &Fleet, proposal: &Fleet, after: &Fleet) -> BTreeMap<(String, String), Wave> {
+    let live: BTreeMap<(String, String), &ClusterTemplate> =
+        fleet.cluster_templates.iter().map(|t| (id(t), t)).collect();
+    let mut out = BTreeMap::new();
+    for template in &proposal.cluster_templates {
+        let (ns, name) = id(template);
+        // A new revision only comes from a change to the services.
+        let unchanged = live
+            .get(&(ns.clone(), name.clone()))
+            .is_some_and(|t| t.spec.services == template.spec.services);
+        if unchanged {
+            continue;
+        }
+        let policy = template.spec.rollout.clone().unwrap_or_default();
+        let Ok(limits) = check_policy(&policy) else {
+            continue;
+        };
+        let candidates: Vec<Candidate> = after
+            .clusters
+            .iter()
+            .filter(|c| c.namespace().as_deref() == Some(ns.as_str()))
+            .filter(|c| c.spec.template == name && c.metadata.deletion_timestamp.is_none())
+            .filter_map(|c| {
+                let given = c.status.as_ref().and_then(|s| s.target_revision)?;
+                Some(Candidate {
+                    name: c.name_any(),
+                    labels: c.labels().clone(),
+                    revision: Some(given),
+                })
+            })
+            .collect();
+        let Ok(planned) = plan_waves(&candidates, &policy) else {
+            continue;
+        };
+        let of = planned.len() as u32;
+        for (i, wave) in planned.iter().enumerate() {
+            let number = i as u32 + 1;
+            let approval = needs_approval(&policy, &limits, number);
+            for cluster in &wave.clusters {
+                out.insert(
+                    (ns.clone(), cluster.clone()),
+                    Wave {
+                        number,
+                        of,
+                        approval,
+                    },
+                );
+            }
+        }
+    }
+    out
 }
 
 fn outcome(before: Option<&Planned>, after: Option<&Planned>) -> Option<Outcome> {

@@ -267,6 +267,123 @@ fn a_missing_service_template_blocks_with_the_planners_words() {
     }
 }
 
+fn given_revision(mut mc: ManagedCluster, revision: i64, order: Option<&str>) -> ManagedCluster {
+    mc.status = Some(crate::api::ManagedClusterStatus {
+        target_revision: Some(revision),
+        ..Default::default()
+    });
+    if let Some(o) = order {
+        mc.labels_mut().insert("region".into(), o.into());
+    }
+    mc
+}
+
+#[test]
+fn changed_values_that_break_the_charts_schema_block_and_unchanged_ones_are_not_blamed() {
+    // The chart takes at most 4 replicas.
+    let check = |ns: &str, template: &str, values: &Value| {
+        assert_eq!((ns, template), (NS, "nginx-1"));
+        let n = values.pointer("/controller/replicaCount")?.as_i64()?;
+        (n > 4).then(|| format!("controller.replicaCount: {n} is greater than the maximum of 4"))
+    };
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[("ingress", "nginx-1", "controller: {replicaCount: 9}")],
+            None,
+        )],
+        ..Default::default()
+    };
+    let impacts = impact_checked(&fleet(), &proposal, &check);
+    let blocked = Outcome::Blocked {
+        why: "the chart's schema: controller.replicaCount: 9 is greater than the maximum of 4"
+            .into(),
+    };
+    // c keeps its own 5, which already broke the schema: not this change's doing.
+    assert_eq!(
+        outcomes(&impacts),
+        vec![
+            ("a", &blocked),
+            ("b", &blocked),
+            (
+                "c",
+                &Outcome::Overridden {
+                    paths: vec!["controller.replicaCount".into()]
+                }
+            ),
+        ]
+    );
+    assert!(summarize(&impacts)[0].blocked);
+    assert_eq!(
+        headline(&impacts),
+        "3 clusters: 2 ingress: blocked: the chart's schema: controller.replicaCount: 9 is \
+         greater than the maximum of 4; 1 ingress: keep their own value: controller.replicaCount"
+    );
+}
+
+#[test]
+fn a_template_change_reaches_its_clusters_in_the_waves_of_its_policy() {
+    let mut f = fleet();
+    f.clusters = ["a", "b", "c", "e", "f"]
+        .iter()
+        .map(|n| given_revision(cluster(n, "prod", None), 1, None))
+        .chain([cluster("new", "prod", None)])
+        .collect();
+    let mut proposed = cluster_template(
+        "prod",
+        &[("ingress", "nginx-1", "controller: {replicaCount: 3}")],
+        None,
+    );
+    proposed.spec.rollout = Some(crate::api::RolloutPolicy {
+        max_concurrent: k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(2),
+        canary: Some(1),
+        ..Default::default()
+    });
+    let proposal = Fleet {
+        cluster_templates: vec![proposed.clone()],
+        ..Default::default()
+    };
+    let impacts = impact(&f, &proposal);
+    let waves: Vec<(&str, Option<String>)> = impacts
+        .iter()
+        .map(|i| (i.cluster.as_str(), i.wave.map(|w| w.words())))
+        .collect();
+    // A canary of one, then waves of two; the wave after the canary waits
+    // for an approval. A cluster given no revision yet gets the new one
+    // when its services first reach it: no wave.
+    assert_eq!(
+        waves,
+        vec![
+            ("a", Some("wave 1 of 3".into())),
+            ("b", Some("wave 2 of 3, after an approval".into())),
+            ("c", Some("wave 2 of 3, after an approval".into())),
+            ("e", Some("wave 3 of 3".into())),
+            ("f", Some("wave 3 of 3".into())),
+            ("new", None),
+        ]
+    );
+    // A Manual policy waits before every wave.
+    proposed.spec.rollout.as_mut().unwrap().strategy = crate::api::RolloutStrategy::Manual;
+    let proposal = Fleet {
+        cluster_templates: vec![proposed],
+        ..Default::default()
+    };
+    let waves: Vec<Wave> = impact(&f, &proposal)
+        .iter()
+        .filter_map(|i| i.wave)
+        .collect();
+    assert_eq!(waves.len(), 5);
+    assert!(waves.iter().all(|w| w.approval), "{waves:?}");
+    // A service template's change is no revision of the cluster template.
+    let proposal = Fleet {
+        service_templates: vec![service_template("nginx-1", "4.11.4", None)],
+        ..Default::default()
+    };
+    let impacts = impact(&f, &proposal);
+    assert!(!impacts.is_empty());
+    assert!(impacts.iter().all(|i| i.wave.is_none()));
+}
+
 proptest::proptest! {
     /// Same inputs, same answer; and a proposal of the fleet's own objects
     /// changes nothing, whatever the replica counts.

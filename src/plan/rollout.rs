@@ -29,7 +29,7 @@ pub use self::preview::{preview_groups, service_changes};
 pub use self::requests::{Request, apply_request};
 pub use self::revision::desired_revision;
 pub use self::size::{MAX_STATUS_BYTES, fit_status};
-pub use self::steps::{Health, Note, advance, summarize};
+pub use self::steps::{Health, Note, advance, needs_approval, summarize};
 pub use self::waves::{Candidate, PlannedWave, plan, plan_waves};
 
 #[cfg(test)]

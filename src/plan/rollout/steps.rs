@@ -76,7 +76,9 @@ pub(super) fn current_wave(status: &TemplateRolloutStatus) -> Option<usize> {
         .position(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed))
 }
 
-fn needs_approval(policy: &RolloutPolicy, limits: &Limits, number: u32) -> bool {
+/// Whether wave `number` (1-based) waits for an approval: every wave under
+/// a Manual policy, and the wave after a canary.
+pub fn needs_approval(policy: &RolloutPolicy, limits: &Limits, number: u32) -> bool {
     policy.strategy == RolloutStrategy::Manual || (limits.canary > 0 && number == 2)
 }
 
