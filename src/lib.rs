@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod capi;
+pub mod diff;
 pub mod docs;
 pub mod engine;
 pub mod flux;

@@ -116,6 +116,24 @@ enum Command {
     /// Print the console's effective keymap: every table, action and key,
     /// with the remapping of ~/.config/hmc-tui/config.yaml applied.
     Keys,
+    /// Show what applying manifests would do to the fleet, cluster by
+    /// cluster, before they are applied: values that change, clusters that
+    /// keep their own, services installed, removed or blocked, and the
+    /// rollout's waves. Reads the management cluster; writes nothing.
+    /// Exit status as `kubectl diff`: 0 no change, 1 changes, 2 an error.
+    Diff {
+        /// A manifest file, a directory of them, or `-` for standard
+        /// input; several YAML documents per file. Repeatable.
+        #[arg(short = 'f', long = "filename", required = true)]
+        files: Vec<String>,
+        /// Read directories' folders too.
+        #[arg(short = 'R', long)]
+        recursive: bool,
+        /// text (coloured on a terminal), json (shape hmc-tui.diff/v1) or
+        /// markdown (for a pull-request comment).
+        #[arg(short = 'o', long, value_enum, default_value = "text")]
+        output: hmc_tui::diff::report::Format,
+    },
     /// Print one of the book's generated reference pages (cli, crds, keys,
     /// metrics), or `write` them all under docs/src/reference/ (run from
     /// the repository's root).
@@ -160,9 +178,57 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
             Ok(())
         }
         Some(Command::Docs { page }) => docs(&page),
+        Some(Command::Diff {
+            ref files,
+            recursive,
+            output,
+        }) => {
+            // As `kubectl diff`: anything that stops the plan exits 2.
+            let code = match diff(&cli, files, recursive, output).await {
+                Ok(code) => code,
+                Err(report) => {
+                    match report.downcast_ref::<UserError>() {
+                        Some(user) => eprintln!("hmc-tui: {user}"),
+                        None => eprintln!("hmc-tui: {report:#}"),
+                    }
+                    2
+                }
+            };
+            std::process::exit(code)
+        }
         None if cli.reconcile => reconcile(&cli).await,
         None => console(&cli, started).await,
     }
+}
+
+/// `hmc-tui diff`: the fleet's impact of some manifests, printed; the exit
+/// status to leave with.
+async fn diff(
+    cli: &Cli,
+    files: &[String],
+    recursive: bool,
+    output: hmc_tui::diff::report::Format,
+) -> Result<i32> {
+    use hmc_tui::diff::{self, report};
+    use std::io::IsTerminal;
+    let config = config(cli).await?;
+    let namespace = cli
+        .namespace
+        .clone()
+        .unwrap_or_else(|| config.default_namespace.clone());
+    // Read-only: every write is refused before it is sent.
+    let access = engine::read_only::Access::from_readonly(true);
+    let client = engine::requests::counted_client(config, Default::default(), access)?;
+    let request = diff::Request {
+        paths: files.to_vec(),
+        recursive,
+        namespace,
+    };
+    let found = diff::run(&client, &request, &mut std::io::stdin()).await?;
+    let colours =
+        report::Colours(std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none());
+    print!("{}", report::render(&found, output, colours));
+    Ok(found.exit_code())
 }
 
 /// `hmc-tui docs <page>`: print a generated page, or write them all.

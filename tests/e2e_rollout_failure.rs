@@ -68,7 +68,7 @@ async fn a_failing_revision_stops_and_rolls_back() {
         st.message
             .as_deref()
             .unwrap_or_default()
-            .starts_with("stopped: 1 clusters failed"),
+            .starts_with("stopped: 1 cluster failed"),
         "{:?}",
         st.message
     );

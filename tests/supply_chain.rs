@@ -46,6 +46,8 @@ fn workflows() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
         .collect();
     files.sort();
+    // The example users copy into their own repositories is checked too.
+    files.push(repo().join("assets/examples/github/diff-comment.yml"));
     files
 }
 

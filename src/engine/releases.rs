@@ -880,6 +880,45 @@ mod tests {
         assert_eq!(cluster.spec.drift_detection, None);
     }
 
+    proptest::proptest! {
+        /// Names at and around the length limits: every (cluster, service)
+        /// pair gets a release name of its own, at most 63 characters, a
+        /// valid label value; a name that fits is kept as it is, and a
+        /// shortened one (two dots, then the hash) never equals one that
+        /// fits (one dot). Pairs that differ only past the cut still differ.
+        #[test]
+        fn shortened_release_names_stay_apart(
+            cluster in "[a-z0-9]([a-z0-9-]{0,51}[a-z0-9])?",
+            service in "[a-z0-9]([a-z0-9-]{0,51}[a-z0-9])?",
+            tail in "[a-z0-9]{1,8}",
+        ) {
+            let pairs = [
+                (cluster.clone(), service.clone()),
+                (cluster.clone(), format!("{}{tail}", &service[..service.len().min(45)])),
+                (format!("{}{tail}", &cluster[..cluster.len().min(45)]), service.clone()),
+                (cluster.clone(), format!("{}-{tail}", &service[..service.len().min(44)])),
+            ];
+            let mut seen = std::collections::BTreeMap::new();
+            for (c, s) in &pairs {
+                let name = service_release_name(c, s);
+                proptest::prop_assert!(name.len() <= MAX_LABEL_VALUE, "{name}");
+                proptest::prop_assert!(
+                    name.split('.').all(|p| p.is_empty() || crate::api::names::is_dns_label(p)),
+                    "{name}"
+                );
+                let full = format!("{c}.{s}");
+                if full.len() <= MAX_LABEL_VALUE {
+                    proptest::prop_assert_eq!(&name, &full);
+                } else {
+                    proptest::prop_assert_eq!(name.matches('.').count(), 2, "{}", name);
+                }
+                if let Some(other) = seen.insert(name.clone(), (c.clone(), s.clone())) {
+                    proptest::prop_assert_eq!(&other, &(c.clone(), s.clone()), "{} collides", name);
+                }
+            }
+        }
+    }
+
     #[test]
     fn service_release_names_keep_clusters_and_services_apart() {
         // The collision of the old scheme: service ingress of x, cluster x-ingress.

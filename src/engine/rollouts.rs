@@ -244,8 +244,9 @@ async fn start(
         false,
         "RolloutPlanned",
         format!(
-            "revision {revision}: {} clusters in {waves} waves; {summary}",
-            status.clusters.len()
+            "revision {revision}: {} in {}; {summary}",
+            crate::plan::count::count(status.clusters.len(), "cluster"),
+            crate::plan::count::count(waves, "wave")
         ),
     );
     ctx.event(

@@ -2,6 +2,7 @@
 
 pub mod chart;
 pub mod chart_check;
+pub mod count;
 pub mod doubling;
 pub mod impact;
 pub mod key_places;

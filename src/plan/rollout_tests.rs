@@ -697,7 +697,7 @@ fn health_timeout_fails_a_cluster() {
     );
     assert_eq!(
         status.message.as_deref(),
-        Some("stopped: 1 clusters failed, failure budget 0; 1/4 updated")
+        Some("stopped: 1 cluster failed, failure budget 0; 1/4 updated")
     );
     assert_eq!(
         status.cluster("c03").unwrap().reason.as_deref(),
@@ -1832,13 +1832,13 @@ fn change_summary_from_preview() {
     summarize(&sp, &mut status);
     assert_eq!(
         status.change_summary.as_deref(),
-        Some("2 clusters: a 1 → 2; b: x: 1 → 2 (+1 more groups)")
+        Some("2 clusters: a 1 → 2; b: x: 1 → 2 (+1 more group)")
     );
     status.preview = preview_groups(vec![("c03".into(), vec![])]);
     summarize(&sp, &mut status);
     assert_eq!(
         status.change_summary.as_deref(),
-        Some("1 clusters: no change")
+        Some("1 cluster: no change")
     );
 }
 

@@ -1,6 +1,7 @@
 //! The next step of a rollout from what its clusters report, and the
 //! summaries its status shows.
 
+use crate::plan::count::count as counted;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -423,7 +424,13 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
         .map(|(n, w)| format!(", {n} {w}"))
         .collect::<String>();
     status.message = Some(match status.phase {
-        RolloutPhase::Pending => format!("{total} clusters in {waves} waves"),
+        RolloutPhase::Pending => {
+            format!(
+                "{} in {}",
+                counted(total, "cluster"),
+                counted(waves, "wave")
+            )
+        }
         RolloutPhase::Progressing => format!(
             "wave {}/{waves}: {updated}/{total} clusters updated{tail}",
             at_number.unwrap_or_default()
@@ -434,7 +441,8 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
         ),
         RolloutPhase::Paused => format!("paused by {by}; {updated}/{total} updated{tail}"),
         RolloutPhase::Failed => format!(
-            "stopped: {failed} clusters failed, failure budget {}; {updated}/{total} updated",
+            "stopped: {} failed, failure budget {}; {updated}/{total} updated",
+            counted(failed, "cluster"),
             spec.policy.failure_budget
         ),
         RolloutPhase::Succeeded => format!("{updated}/{total} clusters updated{tail}"),
@@ -448,15 +456,18 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
     status.change_summary = status.preview.first().map(|g| {
         let more = status.preview.len() - 1;
         format!(
-            "{} clusters: {}{}",
-            g.count,
+            "{}: {}{}",
+            counted(g.count as usize, "cluster"),
             if g.changes.is_empty() {
                 "no change".into()
             } else {
                 g.changes.join("; ")
             },
             if more > 0 {
-                format!(" (+{more} more groups)")
+                format!(
+                    " (+{more} more {})",
+                    if more == 1 { "group" } else { "groups" }
+                )
             } else {
                 String::new()
             }

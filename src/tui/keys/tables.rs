@@ -636,6 +636,38 @@ const REVIEW: &[Binding] = &[
         "keep editing",
         true,
     ),
+    // The fleet's impact: groups, a group's clusters, a cluster's diff.
+    bind(Key::char('j'), Action::Down, "next group or cluster", false),
+    bind(
+        Key::plain(KeyCode::Down),
+        Action::Down,
+        "next group or cluster",
+        false,
+    ),
+    bind(
+        Key::char('k'),
+        Action::Up,
+        "previous group or cluster",
+        false,
+    ),
+    bind(
+        Key::plain(KeyCode::Up),
+        Action::Up,
+        "previous group or cluster",
+        false,
+    ),
+    bind(
+        Key::plain(KeyCode::Enter),
+        Action::Open,
+        "open the group or cluster",
+        false,
+    ),
+    bind(
+        Key::plain(KeyCode::Backspace),
+        Action::Back,
+        "back to the groups",
+        false,
+    ),
 ];
 
 const DISCARD: &[Binding] = &[

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use kube::ResourceExt;
 
+use crate::api::ServiceTemplate;
 pub use crate::plan::chart::{ChartId, ChartValues};
 use crate::plan::services::enabled_services;
 use crate::tui::model::key::{Kind, ObjKey};
@@ -98,6 +99,13 @@ pub fn chart_source(
     let st = data
         .service_template(ns, &template)
         .ok_or_else(|| format!("service template {template} does not exist"))?;
+    template_chart(st)
+}
+
+/// The chart a ServiceTemplate installs and where its archive is: the
+/// version its status read, else the one it asks for.
+pub fn template_chart(st: &ServiceTemplate) -> Result<ChartSource, String> {
+    let template = st.name_any();
     let helm = &st.spec.helm;
     let status = st.status.as_ref();
     let version = status

@@ -35,12 +35,13 @@ use crate::plan::chart_check::{self, Finding, Level};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{ValuesError, diff, parse_values};
 use crate::tui::keys::{Action, Keymap, Mode, ScreenKind};
-use crate::tui::model::chart::ChartStatus;
+use crate::tui::model::chart::{ChartStatus, chart_source};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::patch;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::{self, services_given};
 use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::fleet_review::{FleetReview, Proposed};
 
 /// Which values are edited: one service of one object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,12 +128,14 @@ impl Base {
 }
 
 /// What the save would change, shown before it is sent.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Review {
     /// `path: old → new` of the service's merged values.
     pub changes: Vec<String>,
     /// What else to know, in plain words.
     pub notes: Vec<String>,
+    /// What the save does to the clusters it reaches, if it reaches any.
+    pub fleet: Option<FleetReview>,
 }
 
 /// Where the editor is.
@@ -381,7 +384,25 @@ impl Editor {
                 }
                 _ => Step::Nothing,
             },
-            Stage::Review(_) => match action {
+            Stage::Review(mut review) => match action {
+                Some(Action::Apply)
+                    if review
+                        .fleet
+                        .as_ref()
+                        .is_some_and(|f| f.blocked > 0 && !f.confirming) =>
+                {
+                    if let Some(f) = review.fleet.as_mut() {
+                        f.confirming = true;
+                    }
+                    self.stage = Stage::Review(review);
+                    Step::Nothing
+                }
+                Some(a @ (Action::Up | Action::Down | Action::Open | Action::Back))
+                    if review.fleet.as_mut().is_some_and(|f| f.on(a)) =>
+                {
+                    self.stage = Stage::Review(review);
+                    Step::Nothing
+                }
                 Some(Action::Apply) => match self.patch() {
                     Ok(patch) => {
                         self.stage = Stage::Saving;
@@ -560,6 +581,10 @@ impl Editor {
         let ns = self.key.object.namespace.clone();
         let lookup = values::lookup(data, &ns);
         let mut notes = Vec::new();
+        let service_template = chart_source(data, &self.key.object, service)
+            .ok()
+            .map(|s| s.template);
+        let proposed;
         let (before, after) = match &self.base {
             Base::Cluster(mc) => {
                 let template = data
@@ -573,6 +598,9 @@ impl Editor {
                         "adds an entry for {service} to the cluster's spec.services"
                     ));
                 }
+                let mut new = (**mc).clone();
+                new.spec = spec.clone();
+                proposed = Proposed::Cluster(Box::new(new));
                 (
                     plan_services(&template, &mc.spec, &lookup),
                     plan_services(&template, &spec, &lookup),
@@ -590,6 +618,9 @@ impl Editor {
                     template: ct.name_any(),
                     ..Default::default()
                 };
+                let mut new = (**ct).clone();
+                new.spec = spec.clone();
+                proposed = Proposed::Template(Box::new(new));
                 let used = data.usage.get(&self.key.object).copied().unwrap_or(0);
                 notes.push(match used {
                     0 => format!("a new revision of {}; no cluster uses it yet", ct.name_any()),
@@ -634,9 +665,16 @@ impl Editor {
                 warnings.len() - 3
             ));
         }
+        let fleet = FleetReview::of(
+            data,
+            proposed,
+            service_template.as_deref(),
+            self.chart.values(),
+        );
         Review {
             changes: changes.iter().map(ToString::to_string).collect(),
             notes,
+            fleet,
         }
     }
 }

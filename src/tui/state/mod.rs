@@ -19,6 +19,7 @@ pub mod board;
 pub mod editing;
 pub mod editor;
 pub mod flash;
+pub mod fleet_review;
 pub mod input;
 pub mod listings;
 pub mod navigation;

@@ -374,7 +374,12 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
                 "Merged values of {}, before → after:",
                 editor.key.service
             ))];
+            let inner_w =
+                usize::from(72.min(area.width.saturating_sub(2)).saturating_sub(2)).max(1);
             let mut tail: Vec<Line> = Vec::new();
+            if let Some(fleet) = &review.fleet {
+                tail.extend(super::fleet_review::lines(app, fleet, inner_w));
+            }
             if !review.notes.is_empty() {
                 tail.push(Line::default());
             }
@@ -389,15 +394,18 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
                 Line::from(Span::styled(n.clone(), style))
             }));
             tail.push(Line::default());
+            let confirming = review.fleet.as_ref().is_some_and(|f| f.confirming);
             tail.push(Line::from(vec![
                 answer_key(app, Mode::Review, Action::Apply),
-                Span::raw(format!("apply{who}")),
+                Span::raw(if confirming {
+                    format!("apply anyway{who}")
+                } else {
+                    format!("apply{who}")
+                }),
                 Span::raw("    "),
                 next_key(app, Mode::Review, Action::KeepEditing),
                 Span::raw("keep editing"),
             ]));
-            let inner_w =
-                usize::from(72.min(area.width.saturating_sub(2)).saturating_sub(2)).max(1);
             let fixed: usize = head
                 .iter()
                 .chain(&tail)

@@ -8,6 +8,7 @@ mod describe;
 mod detail;
 mod editor;
 mod events;
+mod fleet_review;
 mod help;
 mod modal;
 mod places;

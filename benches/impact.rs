@@ -1,0 +1,86 @@
+//! The fleet's impact of a ClusterTemplate change over 1,000 and 10,000
+//! ManagedClusters × 3 services: every cluster's services planned before
+//! and after, each changed value set checked against a chart's
+//! `values.schema.json`, the waves of the template's rollout, and the
+//! groups the review and `hmc-tui diff` show. The goal: under 200 ms at
+//! 10,000 clusters.
+//!
+//! `cargo bench --features fixtures --bench impact`; under `cargo test
+//! --features fixtures` each runs once.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+use hmc_tui::plan::chart::{ChartId, ChartValues};
+use hmc_tui::plan::chart_check::schema_errors;
+use hmc_tui::plan::impact::{Fleet, impact_checked, summarize};
+use hmc_tui::tui::fixtures::fleet::{FLEET_TEMPLATE, fleet};
+
+const SIZES: [usize; 2] = [1_000, 10_000];
+
+/// A chart with a schema of the usual kind: types, a range and an
+/// `if`/`then`.
+fn chart() -> ChartValues {
+    ChartValues::parse(
+        ChartId {
+            name: "ingress-nginx".into(),
+            version: "4.11.3".into(),
+        },
+        None,
+        Some("controller:\n  replicaCount: 1\n  kind: Deployment\n  hostPort: {enabled: false}\n"),
+        Some(
+            r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                "properties": {"controller": {"type": "object",
+                  "properties": {"replicaCount": {"type": "integer", "minimum": 0, "maximum": 50},
+                                 "kind": {"enum": ["Deployment", "DaemonSet"]}},
+                  "if": {"properties": {"kind": {"const": "DaemonSet"}}, "required": ["kind"]},
+                  "then": {"properties": {"hostPort": {"properties": {"enabled": {"const": false}}}}}}}}"#,
+        ),
+    )
+    .expect("the bench's chart")
+}
+
+fn benches(c: &mut Criterion) {
+    let chart = chart();
+    for n in SIZES {
+        let fixture = fleet(n);
+        let live = Fleet {
+            cluster_templates: fixture.cluster_templates.clone(),
+            service_templates: fixture.service_templates.clone(),
+            clusters: fixture.clusters.clone(),
+        };
+        let mut template = fixture
+            .cluster_templates
+            .iter()
+            .find(|t| t.metadata.name.as_deref() == Some(FLEET_TEMPLATE))
+            .expect("the fleet's template")
+            .clone();
+        template.spec.services[0].values = Some("controller: {replicaCount: 3}".into());
+        let proposal = Fleet {
+            cluster_templates: vec![template],
+            ..Default::default()
+        };
+        let check = |_: &str, _: &str, values: &serde_json::Value| {
+            schema_errors(&chart, values)
+                .into_iter()
+                .next()
+                .map(|e| e.message)
+        };
+        let found = impact_checked(&live, &proposal, &check);
+        assert!(!found.is_empty(), "the change reaches the fleet");
+        c.bench_function(&format!("{n}/impact of a template change, checked"), |b| {
+            b.iter(|| black_box(impact_checked(&live, &proposal, &check)))
+        });
+        c.bench_function(&format!("{n}/impact grouped"), |b| {
+            b.iter(|| black_box(summarize(&found)))
+        });
+    }
+}
+
+criterion_group! {
+    name = impact;
+    config = Criterion::default().sample_size(10);
+    targets = benches
+}
+criterion_main!(impact);

@@ -1,0 +1,110 @@
+//! The fleet as the management cluster has it, read once and only read: the
+//! objects of the namespaces a proposal touches, and the charts their
+//! services install (for their `values.schema.json`), fetched the way the
+//! values editor fetches them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use kube::api::{Api, ListParams};
+use kube::{Client, ResourceExt};
+
+use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::plan::chart::ChartValues;
+use crate::plan::impact::Fleet;
+use crate::tui::model::chart::template_chart;
+use crate::tui::runtime::charts::fetch;
+
+/// Charts fetched at once: the engine's own share of downloads per
+/// namespace.
+const FETCHES_AT_ONCE: usize = 4;
+
+/// The objects of `namespaces` that decide their clusters' services.
+pub async fn fleet(client: &Client, namespaces: &BTreeSet<String>) -> kube::Result<Fleet> {
+    let mut fleet = Fleet::default();
+    for ns in namespaces {
+        let lp = ListParams::default();
+        fleet.cluster_templates.extend(
+            Api::<ClusterTemplate>::namespaced(client.clone(), ns)
+                .list(&lp)
+                .await?
+                .items,
+        );
+        fleet.service_templates.extend(
+            Api::<ServiceTemplate>::namespaced(client.clone(), ns)
+                .list(&lp)
+                .await?
+                .items,
+        );
+        fleet.clusters.extend(
+            Api::<ManagedCluster>::namespaced(client.clone(), ns)
+                .list(&lp)
+                .await?
+                .items,
+        );
+    }
+    Ok(fleet)
+}
+
+/// The charts of the live ServiceTemplates the proposal leaves as they are
+/// (a template whose chart changes installs a chart not read yet), keyed by
+/// (namespace, template); and, for each chart that could not be read, a
+/// note saying so.
+pub async fn charts(
+    client: &Client,
+    live: &Fleet,
+    proposal: &Fleet,
+) -> (BTreeMap<(String, String), Arc<ChartValues>>, Vec<String>) {
+    let changed: BTreeSet<(String, String)> = proposal
+        .service_templates
+        .iter()
+        .filter(|p| {
+            !live.service_templates.iter().any(|l| {
+                (l.namespace(), l.name_any()) == (p.namespace(), p.name_any())
+                    && l.spec.helm == p.spec.helm
+            })
+        })
+        .map(|p| (p.namespace().unwrap_or_default(), p.name_any()))
+        .collect();
+    let mut notes: Vec<String> = changed
+        .iter()
+        .map(|(ns, name)| {
+            format!(
+                "service template {ns}/{name}: its chart changes, and a chart is read only once \
+                 it is applied; its values are not checked against the chart's schema"
+            )
+        })
+        .collect();
+    let wanted: Vec<&ServiceTemplate> = live
+        .service_templates
+        .iter()
+        .filter(|st| !changed.contains(&(st.namespace().unwrap_or_default(), st.name_any())))
+        .collect();
+    let fetched: Vec<_> = futures::stream::iter(wanted)
+        .map(|st| async move {
+            let key = (st.namespace().unwrap_or_default(), st.name_any());
+            let chart = match template_chart(st) {
+                Ok(source) => fetch(client, &source).await,
+                Err(why) => Err(why),
+            };
+            (key, chart)
+        })
+        .buffer_unordered(FETCHES_AT_ONCE)
+        .collect()
+        .await;
+    let mut charts = BTreeMap::new();
+    for ((ns, name), chart) in fetched {
+        match chart {
+            Ok(chart) => {
+                charts.insert((ns, name), Arc::new(chart));
+            }
+            Err(why) => notes.push(format!(
+                "service template {ns}/{name}: its chart cannot be read ({why}); its values \
+                 are not checked against the chart's schema"
+            )),
+        }
+    }
+    notes.sort();
+    (charts, notes)
+}

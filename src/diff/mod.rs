@@ -1,0 +1,92 @@
+//! `hmc-tui diff`: what applying some manifests would do to the fleet,
+//! cluster by cluster, before anything is applied. It reads the manifests
+//! as `kubectl apply -f` does ([`manifests`]), the live objects of the
+//! namespaces they touch and their charts ([`live`]), runs the same
+//! planner as the console's review ([`crate::plan::impact`]) and prints
+//! the answer ([`report`]). It only reads: no write, no engine.
+
+pub mod live;
+pub mod manifests;
+pub mod report;
+
+use std::collections::BTreeSet;
+
+use kube::{Client, ResourceExt};
+
+use crate::plan::chart_check::schema_errors;
+use crate::plan::impact::impact_checked;
+use report::Report;
+
+/// What to read.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Files, directories and `-`.
+    pub paths: Vec<String>,
+    pub recursive: bool,
+    /// For documents that name none: the kubeconfig context's namespace or
+    /// `--namespace`.
+    pub namespace: String,
+}
+
+/// Why nothing could be planned at all.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error("{0}: {1}")]
+    Read(String, String),
+    #[error("cannot read the fleet from the management cluster: {0}")]
+    Live(#[from] kube::Error),
+}
+
+/// Reads, plans and reports. Documents that would be refused are in the
+/// report's errors; the others are planned all the same.
+pub async fn run(
+    client: &Client,
+    request: &Request,
+    stdin: &mut dyn std::io::Read,
+) -> Result<Report, DiffError> {
+    let files = manifests::files(&request.paths, request.recursive)
+        .map_err(|e| DiffError::Read(e.origin.file, e.message))?;
+    let mut texts = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        match manifests::read(&file, stdin) {
+            Ok(text) => texts.push((file, text)),
+            Err(e) => errors.push(e),
+        }
+    }
+    let proposal = manifests::proposal(&texts, &request.namespace);
+    errors.extend(proposal.errors);
+    let objects = &proposal.objects;
+    let namespaces: BTreeSet<String> = objects
+        .cluster_templates
+        .iter()
+        .map(|o| o.namespace())
+        .chain(objects.service_templates.iter().map(|o| o.namespace()))
+        .chain(objects.clusters.iter().map(|o| o.namespace()))
+        .flatten()
+        .collect();
+    let fleet = live::fleet(client, &namespaces).await?;
+    let (charts, mut notes) = live::charts(client, &fleet, objects).await;
+    let check = |ns: &str, template: &str, values: &serde_json::Value| {
+        let chart = charts.get(&(ns.to_string(), template.to_string()))?;
+        schema_errors(chart, values).into_iter().next().map(|e| {
+            if e.path.is_empty() {
+                e.message
+            } else {
+                format!("{}: {}", e.path, e.message)
+            }
+        })
+    };
+    let impacts = impact_checked(&fleet, objects, &check);
+    notes.extend(
+        proposal
+            .skipped
+            .iter()
+            .map(|(origin, kind)| format!("{origin}: {kind} is not one of ours; not planned")),
+    );
+    Ok(Report {
+        impacts,
+        notes,
+        errors,
+    })
+}

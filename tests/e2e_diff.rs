@@ -1,0 +1,257 @@
+//! `hmc-tui diff` end to end: the binary plans manifests against the live
+//! management cluster, with the chart read from Flux's own artifact for its
+//! `values.schema.json`, and writes nothing.
+//!
+//! Six clusters of one ClusterTemplate whose rollout is Manual, two at a
+//! time: two set their own value for every key the change touches, one is
+//! a DaemonSet, for which the chart's schema (an `if`/`then`) refuses the
+//! new `hostPort.enabled: true`, and three take the change. (A cluster left
+//! out by `k8sConstraint` is planned by the same planner; its case is a
+//! unit test of `plan::impact`, since the Kubernetes version is the
+//! template's, the same for all six.)
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::cases::*;
+use common::*;
+use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use kube::api::{Api, Patch, PatchParams};
+use serde_json::{Value, json};
+
+const CLUSTERS: [&str; 6] = ["c1", "c2", "c3", "c4", "c5", "c6"];
+
+fn template(values: &str) -> String {
+    format!(
+        r#"apiVersion: hmc.mirantis.com/v1alpha1
+kind: ClusterTemplate
+metadata:
+  name: prod
+spec:
+  helm:
+    chartName: hmc-test-cluster
+    chartVersion: 0.1.0
+    repository:
+      url: {repo}
+  services:
+    - name: ingress
+      template: checked
+      values: "{values}"
+  rollout:
+    strategy: Manual
+    maxConcurrent: 2
+"#,
+        repo = chart_repo_url()
+    )
+}
+
+/// Runs the binary's `diff` against the harness; its exit status, standard
+/// output and error.
+fn diff(ns: &str, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hmc-tui"))
+        .env("KUBECONFIG", harness_dir().join("mgmt.kubeconfig"))
+        .env("NO_COLOR", "1")
+        .args(["diff", "-n", ns])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hmc-tui diff");
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_tells_each_clusters_outcome_and_wave_and_writes_nothing() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "diff").await;
+    let engine = RunningEngine::start(&ns.name).await;
+    let service_template = format!(
+        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: checked\n\
+         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
+         repository:\n      url: {}\n---\n",
+        chart_repo_url()
+    );
+    let live = template("controller: {replicaCount: 2}");
+    apply_yaml(&mgmt, &ns.name, &format!("{service_template}{live}")).await;
+    for name in CLUSTERS {
+        let own = match name {
+            "c1" | "c2" => json!([{"name": "ingress",
+                "values": "controller: {replicaCount: 5, hostPort: {enabled: false}}"}]),
+            "c5" => json!([{"name": "ingress", "values": "controller: {kind: DaemonSet}"}]),
+            _ => json!([]),
+        };
+        managed_cluster_from(&mgmt, &ns.name, name, "prod", own).await;
+    }
+
+    // The chart is read from the archive Flux fetched for the template.
+    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually(
+        "the service template's chart to be read",
+        INSTALL,
+        || async {
+            let status = sts.get_opt("checked").await.ok()??.status?;
+            status.valid.then_some(())
+        },
+    )
+    .await;
+    let cts: Api<ClusterTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    let revision = eventually("the template's first revision", INSTALL, || async {
+        cts.get_opt("prod").await.ok()??.status?.revision
+    })
+    .await;
+    // The clusters stand as a fleet that runs revision 1: each given it
+    // (what the engine writes once a cluster's services can reach it).
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually(
+        "every cluster to be given the revision",
+        INSTALL,
+        || async {
+            for name in CLUSTERS {
+                let given = mcs
+                    .get_opt(name)
+                    .await
+                    .ok()??
+                    .status
+                    .and_then(|s| s.target_revision);
+                if given != Some(revision) {
+                    let patch = json!({"status": {"targetRevision": revision}});
+                    mcs.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+                        .await
+                        .ok()?;
+                    return None;
+                }
+            }
+            Some(())
+        },
+    )
+    .await;
+
+    let dir = std::env::temp_dir().join(format!("hmc-tui-e2e-diff-{}", ns.name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let proposed = dir.join("prod.yaml");
+    let proposal = format!(
+        "{}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unrelated\n",
+        template("controller: {replicaCount: 3, hostPort: {enabled: true}}")
+    );
+    std::fs::write(&proposed, &proposal).unwrap();
+    let file = proposed.to_string_lossy().into_owned();
+
+    let (code, out, err) = diff(&ns.name, &["-f", &file, "-o", "json"], None);
+    assert_eq!(code, 1, "changes exit 1\n{out}\n{err}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(report["apiVersion"], "hmc-tui.diff/v1");
+    assert_eq!(report["clusters"], 6);
+    assert_eq!(
+        report["counts"],
+        json!({"changes": 3, "overridden": 2, "installed": 0, "removed": 0, "blocked": 1}),
+        "{out}"
+    );
+    let outcome = |cluster: &str| {
+        report["services"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["cluster"] == cluster)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {cluster} in {out}"))
+    };
+    for c in ["c3", "c4", "c6"] {
+        assert_eq!(outcome(c)["outcome"], "changes", "{c}: {out}");
+        let found = outcome(c);
+        let paths: Vec<&str> = found["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["path"].as_str())
+            .collect();
+        assert_eq!(
+            paths,
+            ["controller.hostPort.enabled", "controller.replicaCount"]
+        );
+    }
+    for c in ["c1", "c2"] {
+        assert_eq!(outcome(c)["outcome"], "overridden", "{c}: {out}");
+    }
+    let why = outcome("c5")["why"].as_str().unwrap().to_string();
+    assert!(
+        why.starts_with("the chart's schema: ") && why.contains("hostPort"),
+        "{why}"
+    );
+    // Manual, two at a time: three waves, each after an approval.
+    let waves: Vec<(String, Value)> = CLUSTERS
+        .iter()
+        .map(|c| (c.to_string(), outcome(c)["wave"].clone()))
+        .collect();
+    for (i, (c, wave)) in waves.iter().enumerate() {
+        assert_eq!(
+            *wave,
+            json!({"number": i / 2 + 1, "of": 3, "approval": true}),
+            "{c}"
+        );
+    }
+    assert!(
+        report["notes"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("document 2: v1/ConfigMap is not one of ours; not planned"),
+        "{out}"
+    );
+
+    // The same from standard input, as text, and as Markdown.
+    let (code, text, _) = diff(&ns.name, &["-f", "-"], Some(&proposal));
+    assert_eq!(code, 1);
+    assert!(text.starts_with("6 clusters: "), "{text}");
+    assert!(text.contains("ingress: keep their own value: controller.hostPort.enabled, controller.replicaCount (2 clusters)"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "    {}/c1  wave 1 of 3, after an approval",
+            ns.name
+        )),
+        "{text}"
+    );
+    let (code, md, _) = diff(&ns.name, &["-f", &file, "-o", "markdown"], None);
+    assert_eq!(code, 1);
+    assert!(md.starts_with("### Fleet impact"), "{md}");
+    assert_eq!(md.matches("<details>").count(), 3, "{md}");
+    assert!(
+        md.contains("| ⛔ | ingress | blocked: the chart's schema: "),
+        "{md}"
+    );
+
+    // The template as it is changes nothing; a document that apply would
+    // refuse exits 2 and names its place.
+    let (code, text, _) = diff(&ns.name, &["-f", "-"], Some(&live));
+    assert_eq!((code, text.as_str()), (0, "no cluster changes\n"));
+    let bad = "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ManagedCluster\nmetadata:\n  name: Not_A_Name\nspec:\n  template: prod\n";
+    let (code, text, _) = diff(&ns.name, &["-f", "-"], Some(bad));
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("error: -, document 1: metadata.name \"Not_A_Name\""),
+        "{text}"
+    );
+    let (code, _, err) = diff(&ns.name, &["-f", "/nonexistent/dir/x.yaml"], None);
+    assert_eq!(code, 2, "{err}");
+
+    // Nothing was written: the template is as it was, and no rollout began.
+    let ct = cts.get("prod").await.unwrap();
+    assert_eq!(
+        ct.spec.services[0].values.as_deref(),
+        Some("controller: {replicaCount: 2}")
+    );
+    assert_eq!(ct.status.and_then(|s| s.revision), Some(revision));
+
+    std::fs::remove_dir_all(&dir).unwrap();
+    engine.stop().await;
+    ns.cleanup().await;
+}
