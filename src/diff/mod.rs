@@ -69,13 +69,10 @@ pub async fn run(
     let (charts, mut notes) = live::charts(client, &fleet, objects).await;
     let check = |ns: &str, template: &str, values: &serde_json::Value| {
         let chart = charts.get(&(ns.to_string(), template.to_string()))?;
-        schema_errors(chart, values).into_iter().next().map(|e| {
-            if e.path.is_empty() {
-                e.message
-            } else {
-                format!("{}: {}", e.path, e.message)
-            }
-        })
+        schema_errors(chart, values)
+            .into_iter()
+            .next()
+            .map(|e| e.message)
     };
     let impacts = impact_checked(&fleet, objects, &check);
     notes.extend(

@@ -102,13 +102,10 @@ impl FleetReview {
         };
         let check = |_: &str, template: &str, values: &serde_json::Value| {
             let chart = chart.filter(|_| Some(template) == service_template)?;
-            schema_errors(chart, values).into_iter().next().map(|e| {
-                if e.path.is_empty() {
-                    e.message
-                } else {
-                    format!("{}: {}", e.path, e.message)
-                }
-            })
+            schema_errors(chart, values)
+                .into_iter()
+                .next()
+                .map(|e| e.message)
         };
         let impacts = impact_checked(&fleet(data, &namespace), &proposal, &check);
         if impacts.is_empty() {
