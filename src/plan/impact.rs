@@ -117,72 +117,98 @@ impl Wave {
 /// in words, or `None` (also when the chart is not known).
 pub type SchemaCheck<'a> = dyn Fn(&str, &str, &Value) -> Option<String> + 'a;
 
-/// What one service plans to, in one fleet: its plan, the values its
-/// templates give it without the cluster's own entry, and its chart version.
-struct Planned {
-    plan: ServicePlan,
-    template_effective: Option<Value>,
-    chart: Option<String>,
-    /// How its values break the chart's schema, when checked.
-    schema: Option<String>,
+/// One fleet's objects by (namespace, name), borrowed: the live ones with
+/// a proposal's laid over them, without copying either.
+struct View<'a> {
+    templates: BTreeMap<(String, String), &'a ClusterTemplate>,
+    service_templates: BTreeMap<(String, String), &'a ServiceTemplate>,
+    clusters: BTreeMap<(String, String), &'a ManagedCluster>,
 }
 
-/// Every service of every cluster of `fleet`, by (namespace, cluster,
-/// service).
-fn plan_fleet(
-    fleet: &Fleet,
-    check: &SchemaCheck<'_>,
-) -> BTreeMap<(String, String, String), Planned> {
-    let templates: BTreeMap<(String, String), &ClusterTemplate> =
-        fleet.cluster_templates.iter().map(|t| (id(t), t)).collect();
-    let service_templates: BTreeMap<(String, String), &ServiceTemplate> =
-        fleet.service_templates.iter().map(|t| (id(t), t)).collect();
-    let mut out = BTreeMap::new();
-    for mc in &fleet.clusters {
-        let ns = mc.namespace().unwrap_or_default();
-        let Some(template) = templates.get(&(ns.clone(), mc.spec.template.clone())) else {
-            continue;
+impl<'a> View<'a> {
+    fn of(fleet: &'a Fleet, over: Option<&'a Fleet>) -> View<'a> {
+        fn index<'a, K: ResourceExt>(
+            live: &'a [K],
+            over: Option<&'a [K]>,
+        ) -> BTreeMap<(String, String), &'a K> {
+            live.iter()
+                .chain(over.into_iter().flatten())
+                .map(|o| (id(o), o))
+                .collect()
+        }
+        View {
+            templates: index(
+                &fleet.cluster_templates,
+                over.map(|o| o.cluster_templates.as_slice()),
+            ),
+            service_templates: index(
+                &fleet.service_templates,
+                over.map(|o| o.service_templates.as_slice()),
+            ),
+            clusters: index(&fleet.clusters, over.map(|o| o.clusters.as_slice())),
+        }
+    }
+
+    /// `cluster`'s services as planned in this fleet, by service name;
+    /// `bare` plans them without the cluster's own values (what its
+    /// templates alone would give it). Empty when its template is missing.
+    fn plan(&self, cluster: &(String, String), bare: bool) -> BTreeMap<String, ServicePlan> {
+        let Some(mc) = self.clusters.get(cluster) else {
+            return BTreeMap::new();
+        };
+        let ns = &cluster.0;
+        let Some(template) = self.templates.get(&(ns.clone(), mc.spec.template.clone())) else {
+            return BTreeMap::new();
         };
         let lookup = |name: &str| {
-            service_templates
+            self.service_templates
                 .get(&(ns.clone(), name.to_string()))
                 .copied()
         };
-        // The same cluster without values of its own: what its templates
-        // alone would give it.
-        let mut bare = mc.spec.clone();
-        for s in &mut bare.services {
-            s.values = None;
-        }
-        let bare_plans: BTreeMap<String, ServicePlan> =
-            plan_services(&template.spec, &bare, lookup)
-                .into_iter()
-                .map(|p| (p.name().to_string(), p))
-                .collect();
-        for plan in plan_services(&template.spec, &mc.spec, lookup) {
-            let service = plan.name().to_string();
-            let template_effective = match bare_plans.get(&service) {
-                Some(ServicePlan::Install(d)) => Some(d.effective.clone()),
-                _ => None,
-            };
-            let (chart, schema) = match &plan {
-                ServicePlan::Install(d) => (
-                    lookup(&d.template).and_then(|st| st.spec.helm.chart_version.clone()),
-                    check(&ns, &d.template, &d.effective),
-                ),
-                ServicePlan::Blocked(_) => (None, None),
-            };
-            out.insert(
-                (ns.clone(), mc.name_any(), service),
-                Planned {
-                    plan,
-                    template_effective,
-                    chart,
-                    schema,
-                },
-            );
-        }
+        let plans = if bare {
+            let mut spec = mc.spec.clone();
+            for s in &mut spec.services {
+                s.values = None;
+            }
+            plan_services(&template.spec, &spec, lookup)
+        } else {
+            plan_services(&template.spec, &mc.spec, lookup)
+        };
+        plans
+            .into_iter()
+            .map(|p| (p.name().to_string(), p))
+            .collect()
     }
+
+    fn chart(&self, ns: &str, template: &str) -> Option<String> {
+        self.service_templates
+            .get(&(ns.to_string(), template.to_string()))
+            .and_then(|st| st.spec.helm.chart_version.clone())
+    }
+}
+
+/// The clusters `proposal` may change: those it names, those of the
+/// ClusterTemplates it names, and every cluster of a namespace where it
+/// names a ServiceTemplate. Every other cluster plans the same before and
+/// after.
+fn reached(fleet: &Fleet, proposal: &Fleet) -> Vec<(String, String)> {
+    let templates: std::collections::BTreeSet<(String, String)> =
+        proposal.cluster_templates.iter().map(id).collect();
+    let namespaces: std::collections::BTreeSet<String> =
+        proposal.service_templates.iter().map(|t| id(t).0).collect();
+    let mut out: Vec<(String, String)> = fleet
+        .clusters
+        .iter()
+        .chain(&proposal.clusters)
+        .filter(|c| {
+            let (ns, _) = id(*c);
+            namespaces.contains(&ns) || templates.contains(&(ns, c.spec.template.clone()))
+        })
+        .map(id)
+        .chain(proposal.clusters.iter().map(id))
+        .collect();
+    out.sort();
+    out.dedup();
     out
 }
 
@@ -196,46 +222,121 @@ pub fn impact(fleet: &Fleet, proposal: &Fleet) -> Vec<ServiceImpact> {
 /// [`impact`], with new values checked against their charts: a service
 /// whose changed values break its chart's schema is blocked. Values that
 /// do not change are not blamed for what they already were.
+///
+/// Only the clusters the proposal can reach are planned, and the costlier
+/// parts only where they can matter: a cluster's plan without its own
+/// values only where its merged values stay the same, the schema only for
+/// values that change.
 pub fn impact_checked(
     fleet: &Fleet,
     proposal: &Fleet,
     check: &SchemaCheck<'_>,
 ) -> Vec<ServiceImpact> {
-    let after_fleet = fleet.with(proposal);
-    let before = plan_fleet(fleet, &|_, _, _| None);
-    let after = plan_fleet(&after_fleet, check);
-    let waves = waves(fleet, proposal, &after_fleet);
-    let mut keys: Vec<&(String, String, String)> = before.keys().chain(after.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter_map(|key| {
-            let mut outcome = outcome(before.get(key), after.get(key))?;
-            if let (Outcome::Changes { .. } | Outcome::Installed, Some(why)) =
-                (&outcome, after.get(key).and_then(|a| a.schema.as_ref()))
+    let before = View::of(fleet, None);
+    let after = View::of(fleet, Some(proposal));
+    let waves = waves(fleet, proposal);
+    let mut out = Vec::new();
+    for cluster in reached(fleet, proposal) {
+        let (was, now) = (before.plan(&cluster, false), after.plan(&cluster, false));
+        let mut services: Vec<&String> = was.keys().chain(now.keys()).collect();
+        services.sort();
+        services.dedup();
+        // Planned once per cluster, when a service needs them.
+        let mut bare: Option<(BTreeMap<String, ServicePlan>, BTreeMap<String, ServicePlan>)> = None;
+        for service in services {
+            let (old, new) = (was.get(service), now.get(service));
+            let Some(mut outcome) = outcome(&cluster.0, &before, &after, old, new) else {
+                let (Some(ServicePlan::Install(o)), Some(ServicePlan::Install(n))) = (old, new)
+                else {
+                    continue;
+                };
+                // The same values either way: did the templates change under
+                // the cluster's own entry?
+                if o.effective != n.effective {
+                    continue;
+                }
+                let (bare_was, bare_now) = bare.get_or_insert_with(|| {
+                    (before.plan(&cluster, true), after.plan(&cluster, true))
+                });
+                let paths = match (bare_was.get(service), bare_now.get(service)) {
+                    (Some(ServicePlan::Install(b)), Some(ServicePlan::Install(a))) => {
+                        diff(&b.effective, &a.effective)
+                    }
+                    _ => Vec::new(),
+                };
+                if !paths.is_empty() {
+                    out.push(ServiceImpact {
+                        namespace: cluster.0.clone(),
+                        cluster: cluster.1.clone(),
+                        service: service.clone(),
+                        outcome: Outcome::Overridden {
+                            paths: paths.into_iter().map(|c| c.path).collect(),
+                        },
+                        wave: waves.get(&cluster).copied(),
+                    });
+                }
+                continue;
+            };
+            if let (Outcome::Changes { .. } | Outcome::Installed, Some(ServicePlan::Install(d))) =
+                (&outcome, new)
+                && let Some(why) = check(&cluster.0, &d.template, &d.effective)
             {
                 outcome = Outcome::Blocked {
                     why: format!("the chart's schema: {why}"),
                 };
             }
-            let (namespace, cluster, service) = key.clone();
-            let wave = waves.get(&(namespace.clone(), cluster.clone())).copied();
-            Some(ServiceImpact {
-                namespace,
-                cluster,
-                service,
+            out.push(ServiceImpact {
+                namespace: cluster.0.clone(),
+                cluster: cluster.1.clone(),
+                service: service.clone(),
                 outcome,
-                wave,
-            })
-        })
-        .collect()
+                wave: waves.get(&cluster).copied(),
+            });
+        }
+    }
+    out
+}
+
+/// What changes for one service, from its plans before and after; `None`
+/// when its values, chart and state stay the same (the caller then looks
+/// for values the cluster keeps).
+fn outcome(
+    ns: &str,
+    before: &View<'_>,
+    after: &View<'_>,
+    old: Option<&ServicePlan>,
+    new: Option<&ServicePlan>,
+) -> Option<Outcome> {
+    match (old, new) {
+        (None, None) => None,
+        (Some(_), None) => Some(Outcome::Removed),
+        (None, Some(ServicePlan::Install(_))) => Some(Outcome::Installed),
+        (_, Some(ServicePlan::Blocked(now))) => match old {
+            Some(ServicePlan::Blocked(was)) if was.message == now.message => None,
+            _ => Some(Outcome::Blocked {
+                why: now.message.clone(),
+            }),
+        },
+        (Some(ServicePlan::Blocked(_)), Some(ServicePlan::Install(_))) => Some(Outcome::Installed),
+        (Some(ServicePlan::Install(was)), Some(ServicePlan::Install(now))) => {
+            let changes = diff(&was.effective, &now.effective);
+            let (old_chart, new_chart) = (
+                before.chart(ns, &was.template),
+                after.chart(ns, &now.template),
+            );
+            let chart = (old_chart != new_chart)
+                .then(|| (old_chart.unwrap_or_default(), new_chart.unwrap_or_default()));
+            (!changes.is_empty() || chart.is_some()).then_some(Outcome::Changes { changes, chart })
+        }
+    }
 }
 
 /// The wave of each cluster whose ClusterTemplate `proposal` changes: the
 /// rollout planner's waves over the clusters a rollout reaches (those
 /// given a revision already, and not being deleted), under the template's
 /// policy as proposed. A policy that breaks its rules plans no wave.
-fn waves(fleet: &Fleet, proposal: &Fleet, after: &Fleet) -> BTreeMap<(String, String), Wave> {
+fn waves(fleet: &Fleet, proposal: &Fleet) -> BTreeMap<(String, String), Wave> {
+    let after = View::of(fleet, Some(proposal));
     let live: BTreeMap<(String, String), &ClusterTemplate> =
         fleet.cluster_templates.iter().map(|t| (id(t), t)).collect();
     let mut out = BTreeMap::new();
@@ -254,7 +355,7 @@ fn waves(fleet: &Fleet, proposal: &Fleet, after: &Fleet) -> BTreeMap<(String, St
         };
         let candidates: Vec<Candidate> = after
             .clusters
-            .iter()
+            .values()
             .filter(|c| c.namespace().as_deref() == Some(ns.as_str()))
             .filter(|c| c.spec.template == name && c.metadata.deletion_timestamp.is_none())
             .filter_map(|c| {
@@ -286,50 +387,6 @@ fn waves(fleet: &Fleet, proposal: &Fleet, after: &Fleet) -> BTreeMap<(String, St
         }
     }
     out
-}
-
-fn outcome(before: Option<&Planned>, after: Option<&Planned>) -> Option<Outcome> {
-    let (before, after) = match (before, after) {
-        (None, None) => return None,
-        (Some(_), None) => return Some(Outcome::Removed),
-        (None, Some(a)) => {
-            return Some(match &a.plan {
-                ServicePlan::Install(_) => Outcome::Installed,
-                ServicePlan::Blocked(b) => Outcome::Blocked {
-                    why: b.message.clone(),
-                },
-            });
-        }
-        (Some(b), Some(a)) => (b, a),
-    };
-    match (&before.plan, &after.plan) {
-        (_, ServicePlan::Blocked(now)) => match &before.plan {
-            ServicePlan::Blocked(was) if was.message == now.message => None,
-            _ => Some(Outcome::Blocked {
-                why: now.message.clone(),
-            }),
-        },
-        (ServicePlan::Blocked(_), ServicePlan::Install(_)) => Some(Outcome::Installed),
-        (ServicePlan::Install(was), ServicePlan::Install(now)) => {
-            let changes = diff(&was.effective, &now.effective);
-            let chart = (before.chart != after.chart).then(|| {
-                (
-                    before.chart.clone().unwrap_or_default(),
-                    after.chart.clone().unwrap_or_default(),
-                )
-            });
-            if !changes.is_empty() || chart.is_some() {
-                return Some(Outcome::Changes { changes, chart });
-            }
-            let templates = match (&before.template_effective, &after.template_effective) {
-                (Some(b), Some(a)) => diff(b, a),
-                _ => Vec::new(),
-            };
-            (!templates.is_empty()).then(|| Outcome::Overridden {
-                paths: templates.into_iter().map(|c| c.path).collect(),
-            })
-        }
-    }
 }
 
 /// Affected services that came to the same outcome, counted.
