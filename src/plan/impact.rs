@@ -14,7 +14,7 @@
 //! clusters in (the rollout planner's own [`plan_waves`], over the clusters
 //! a rollout would reach).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use kube::ResourceExt;
 use serde_json::Value;
@@ -152,11 +152,16 @@ impl<'a> View<'a> {
     /// `cluster`'s services as planned in this fleet, by service name;
     /// `bare` plans them without the cluster's own values (what its
     /// templates alone would give it). Empty when its template is missing.
-    fn plan(&self, cluster: &(String, String), bare: bool) -> BTreeMap<String, ServicePlan> {
-        let Some(mc) = self.clusters.get(cluster) else {
+    fn plan(
+        &self,
+        ns: &str,
+        mc: Option<&ManagedCluster>,
+        bare: bool,
+    ) -> BTreeMap<String, ServicePlan> {
+        let Some(mc) = mc else {
             return BTreeMap::new();
         };
-        let ns = &cluster.0;
+        let ns = &ns.to_string();
         let Some(template) = self.templates.get(&(ns.clone(), mc.spec.template.clone())) else {
             return BTreeMap::new();
         };
@@ -235,64 +240,85 @@ pub fn impact_checked(
     let before = View::of(fleet, None);
     let after = View::of(fleet, Some(proposal));
     let waves = waves(fleet, proposal);
+    // A cluster's outcomes follow from its namespace and its spec before
+    // and after (not its name): clusters alike are planned once.
+    let mut alike: HashMap<(String, String, String), Vec<(String, Outcome)>> = HashMap::new();
     let mut out = Vec::new();
     for cluster in reached(fleet, proposal) {
-        let (was, now) = (before.plan(&cluster, false), after.plan(&cluster, false));
-        let mut services: Vec<&String> = was.keys().chain(now.keys()).collect();
-        services.sort();
-        services.dedup();
-        // Planned once per cluster, when a service needs them.
-        let mut bare: Option<(BTreeMap<String, ServicePlan>, BTreeMap<String, ServicePlan>)> = None;
-        for service in services {
-            let (old, new) = (was.get(service), now.get(service));
-            let Some(mut outcome) = outcome(&cluster.0, &before, &after, old, new) else {
-                let (Some(ServicePlan::Install(o)), Some(ServicePlan::Install(n))) = (old, new)
-                else {
-                    continue;
-                };
-                // The same values either way: did the templates change under
-                // the cluster's own entry?
-                if o.effective != n.effective {
-                    continue;
-                }
-                let (bare_was, bare_now) = bare.get_or_insert_with(|| {
-                    (before.plan(&cluster, true), after.plan(&cluster, true))
-                });
-                let paths = match (bare_was.get(service), bare_now.get(service)) {
-                    (Some(ServicePlan::Install(b)), Some(ServicePlan::Install(a))) => {
-                        diff(&b.effective, &a.effective)
-                    }
-                    _ => Vec::new(),
-                };
-                if !paths.is_empty() {
-                    out.push(ServiceImpact {
-                        namespace: cluster.0.clone(),
-                        cluster: cluster.1.clone(),
-                        service: service.clone(),
-                        outcome: Outcome::Overridden {
-                            paths: paths.into_iter().map(|c| c.path).collect(),
-                        },
-                        wave: waves.get(&cluster).copied(),
-                    });
-                }
-                continue;
-            };
-            if let (Outcome::Changes { .. } | Outcome::Installed, Some(ServicePlan::Install(d))) =
-                (&outcome, new)
-                && let Some(why) = check(&cluster.0, &d.template, &d.effective)
-            {
-                outcome = Outcome::Blocked {
-                    why: format!("the chart's schema: {why}"),
-                };
-            }
+        let (was, now) = (
+            before.clusters.get(&cluster).copied(),
+            after.clusters.get(&cluster).copied(),
+        );
+        let spec = |mc: Option<&ManagedCluster>| {
+            mc.map(|c| serde_json::to_string(&c.spec).unwrap_or_default())
+                .unwrap_or_default()
+        };
+        let key = (cluster.0.clone(), spec(was), spec(now));
+        let outcomes = alike
+            .entry(key)
+            .or_insert_with(|| outcomes(&cluster.0, (&before, was), (&after, now), check));
+        for (service, outcome) in outcomes.iter() {
             out.push(ServiceImpact {
                 namespace: cluster.0.clone(),
                 cluster: cluster.1.clone(),
                 service: service.clone(),
-                outcome,
+                outcome: outcome.clone(),
                 wave: waves.get(&cluster).copied(),
             });
         }
+    }
+    out
+}
+
+/// The outcome of each affected service of one cluster (`was` in `before`,
+/// `now` in `after`), by service name.
+fn outcomes(
+    ns: &str,
+    (before, was): (&View<'_>, Option<&ManagedCluster>),
+    (after, now): (&View<'_>, Option<&ManagedCluster>),
+    check: &SchemaCheck<'_>,
+) -> Vec<(String, Outcome)> {
+    let (old_plans, new_plans) = (before.plan(ns, was, false), after.plan(ns, now, false));
+    let mut services: Vec<&String> = old_plans.keys().chain(new_plans.keys()).collect();
+    services.sort();
+    services.dedup();
+    // Planned once per cluster, when a service needs them.
+    let mut bare: Option<(BTreeMap<String, ServicePlan>, BTreeMap<String, ServicePlan>)> = None;
+    let mut out = Vec::new();
+    for service in services {
+        let (old, new) = (old_plans.get(service), new_plans.get(service));
+        let Some(mut outcome) = outcome(ns, before, after, old, new) else {
+            let (Some(ServicePlan::Install(o)), Some(ServicePlan::Install(n))) = (old, new) else {
+                continue;
+            };
+            // The same values either way: did the templates change under
+            // the cluster's own entry?
+            if o.effective != n.effective {
+                continue;
+            }
+            let (bare_was, bare_now) =
+                bare.get_or_insert_with(|| (before.plan(ns, was, true), after.plan(ns, now, true)));
+            let paths = match (bare_was.get(service), bare_now.get(service)) {
+                (Some(ServicePlan::Install(b)), Some(ServicePlan::Install(a))) => {
+                    diff(&b.effective, &a.effective)
+                }
+                _ => Vec::new(),
+            };
+            if !paths.is_empty() {
+                let paths = paths.into_iter().map(|c| c.path).collect();
+                out.push((service.clone(), Outcome::Overridden { paths }));
+            }
+            continue;
+        };
+        if let (Outcome::Changes { .. } | Outcome::Installed, Some(ServicePlan::Install(d))) =
+            (&outcome, new)
+            && let Some(why) = check(ns, &d.template, &d.effective)
+        {
+            outcome = Outcome::Blocked {
+                why: format!("the chart's schema: {why}"),
+            };
+        }
+        out.push((service.clone(), outcome));
     }
     out
 }
