@@ -3,7 +3,10 @@
 //! and after, each changed value set checked against a chart's
 //! `values.schema.json`, the waves of the template's rollout, and the
 //! groups the review and `hmc-tui diff` show. The goal: under 200 ms at
-//! 10,000 clusters.
+//! 10,000 clusters. Clusters alike (the same spec) are planned once, so
+//! the fleet as the fixtures have it (most clusters without values of
+//! their own) is the common case, and a fleet where every cluster sets a
+//! value of its own the worst.
 //!
 //! `cargo bench --features fixtures --bench impact`; under `cargo test
 //! --features fixtures` each runs once.
@@ -74,6 +77,19 @@ fn benches(c: &mut Criterion) {
         });
         c.bench_function(&format!("{n}/impact grouped"), |b| {
             b.iter(|| black_box(summarize(&found)))
+        });
+        // The worst case: no two clusters alike (each sets its own value of
+        // another key), so none is planned from another's answer.
+        let mut unlike = live.clone();
+        for (i, mc) in unlike.clusters.iter_mut().enumerate() {
+            mc.spec.services = vec![hmc_tui::api::ManagedService {
+                name: "ingress-nginx".into(),
+                values: Some(format!("controller: {{minReadySeconds: {i}}}")),
+                ..Default::default()
+            }];
+        }
+        c.bench_function(&format!("{n}/impact, every cluster its own values"), |b| {
+            b.iter(|| black_box(impact_checked(&unlike, &proposal, &check)))
         });
     }
 }
