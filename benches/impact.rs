@@ -16,7 +16,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use hmc_tui::plan::chart::{ChartId, ChartValues};
-use hmc_tui::plan::chart_check::schema_errors;
+use hmc_tui::plan::chart_check::first_schema_error;
 use hmc_tui::plan::impact::{Fleet, impact_checked, summarize};
 use hmc_tui::tui::fixtures::fleet::{FLEET_TEMPLATE, fleet};
 
@@ -64,12 +64,8 @@ fn benches(c: &mut Criterion) {
             cluster_templates: vec![template],
             ..Default::default()
         };
-        let check = |_: &str, _: &str, values: &serde_json::Value| {
-            schema_errors(&chart, values)
-                .into_iter()
-                .next()
-                .map(|e| e.message)
-        };
+        let check =
+            |_: &str, _: &str, values: &serde_json::Value| first_schema_error(&chart, values);
         let found = impact_checked(&live, &proposal, &check);
         assert!(!found.is_empty(), "the change reaches the fleet");
         c.bench_function(&format!("{n}/impact of a template change, checked"), |b| {

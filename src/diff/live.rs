@@ -47,8 +47,47 @@ pub async fn fleet(client: &Client, namespaces: &BTreeSet<String>) -> kube::Resu
     Ok(fleet)
 }
 
+/// The ServiceTemplates whose charts the proposal's clusters can install,
+/// by (namespace, name): those its ClusterTemplates name, those its
+/// ServiceTemplates are, and those its clusters name or get from their
+/// templates. Only their charts are downloaded, not every chart of the
+/// namespace.
+fn used_templates(live: &Fleet, proposal: &Fleet) -> BTreeSet<(String, String)> {
+    let key = |ns: Option<String>, name: &str| (ns.unwrap_or_default(), name.to_string());
+    let mut used: BTreeSet<(String, String)> = BTreeSet::new();
+    for ct in &proposal.cluster_templates {
+        used.extend(
+            ct.spec
+                .services
+                .iter()
+                .map(|s| key(ct.namespace(), &s.template)),
+        );
+    }
+    for st in &proposal.service_templates {
+        used.insert(key(st.namespace(), &st.name_any()));
+    }
+    for mc in &proposal.clusters {
+        let own = mc
+            .spec
+            .services
+            .iter()
+            .filter_map(|s| s.template.as_deref());
+        used.extend(own.map(|t| key(mc.namespace(), t)));
+        let template = proposal
+            .cluster_templates
+            .iter()
+            .chain(&live.cluster_templates)
+            .find(|t| t.namespace() == mc.namespace() && t.name_any() == mc.spec.template);
+        for s in template.iter().flat_map(|t| &t.spec.services) {
+            used.insert(key(mc.namespace(), &s.template));
+        }
+    }
+    used
+}
+
 /// The charts of the live ServiceTemplates the proposal leaves as they are
-/// (a template whose chart changes installs a chart not read yet), keyed by
+/// and its clusters can install (a template whose chart changes installs a
+/// chart not read yet), keyed by
 /// (namespace, template); and, for each chart that could not be read, a
 /// note saying so.
 pub async fn charts(
@@ -76,10 +115,13 @@ pub async fn charts(
             )
         })
         .collect();
+    let used = used_templates(live, proposal);
     let wanted: Vec<&ServiceTemplate> = live
         .service_templates
         .iter()
-        .filter(|st| !changed.contains(&(st.namespace().unwrap_or_default(), st.name_any())))
+        .map(|st| (st, (st.namespace().unwrap_or_default(), st.name_any())))
+        .filter(|(_, key)| used.contains(key) && !changed.contains(key))
+        .map(|(st, _)| st)
         .collect();
     let fetched: Vec<_> = futures::stream::iter(wanted)
         .map(|st| async move {

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use kube::{Client, ResourceExt};
 
-use crate::plan::chart_check::schema_errors;
+use crate::plan::chart_check::first_schema_error;
 use crate::plan::impact::impact_checked;
 use report::Report;
 
@@ -69,10 +69,7 @@ pub async fn run(
     let (charts, mut notes) = live::charts(client, &fleet, objects).await;
     let check = |ns: &str, template: &str, values: &serde_json::Value| {
         let chart = charts.get(&(ns.to_string(), template.to_string()))?;
-        schema_errors(chart, values)
-            .into_iter()
-            .next()
-            .map(|e| e.message)
+        first_schema_error(chart, values)
     };
     let impacts = impact_checked(&fleet, objects, &check);
     notes.extend(

@@ -68,13 +68,13 @@ fn clusters(impacts: &[ServiceImpact]) -> usize {
     c.len()
 }
 
-/// The wave of `cluster` (`namespace/name`), in words, if it has one.
-fn wave_of(impacts: &[ServiceImpact], cluster: &str) -> Option<String> {
+/// Each cluster's wave (`namespace/name` → its words), worked out once per
+/// report: a group lists up to every cluster of the fleet.
+fn waves(impacts: &[ServiceImpact]) -> std::collections::HashMap<String, String> {
     impacts
         .iter()
-        .find(|i| format!("{}/{}", i.namespace, i.cluster) == cluster)
-        .and_then(|i| i.wave)
-        .map(|w| w.words())
+        .filter_map(|i| Some((format!("{}/{}", i.namespace, i.cluster), i.wave?.words())))
+        .collect()
 }
 
 /// The JSON shape (documented in the book's CLI page).
@@ -145,6 +145,7 @@ pub fn text(report: &Report, colours: Colours) -> String {
     let mut out = String::new();
     out.push_str(&colours.paint("1", &headline(&report.impacts)));
     out.push('\n');
+    let waves = waves(&report.impacts);
     for g in summarize(&report.impacts) {
         let (mark, code) = if g.blocked {
             ("!", "31")
@@ -174,8 +175,8 @@ pub fn text(report: &Report, colours: Colours) -> String {
         ));
         out.push('\n');
         for c in &g.clusters {
-            match wave_of(&report.impacts, c) {
-                Some(w) => out.push_str(&format!("    {c}  {}\n", colours.paint("2", &w))),
+            match waves.get(c) {
+                Some(w) => out.push_str(&format!("    {c}  {}\n", colours.paint("2", w))),
                 None => out.push_str(&format!("    {c}\n")),
             }
         }
@@ -224,6 +225,7 @@ pub fn markdown(report: &Report) -> String {
                 g.clusters.len()
             ));
         }
+        let waves = waves(&report.impacts);
         for g in &groups {
             out.push_str(&format!(
                 "\n<details><summary>{}: {} ({})</summary>\n\n",
@@ -232,7 +234,7 @@ pub fn markdown(report: &Report) -> String {
                 g.clusters.len()
             ));
             for c in g.clusters.iter().take(LISTED) {
-                match wave_of(&report.impacts, c) {
+                match waves.get(c) {
                     Some(w) => out.push_str(&format!("- `{c}` ({w})\n")),
                     None => out.push_str(&format!("- `{c}`\n")),
                 }

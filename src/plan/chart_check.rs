@@ -85,6 +85,15 @@ const MAX_SCHEMA_ERRORS: usize = 20;
 /// How `values` (the user's values over the chart's: the effective values
 /// of a service WITHOUT the chart's defaults; a `null` in them removes a
 /// default) break the chart's schema, first error first; empty when the
+/// The first way `values` break the chart's schema, in words (the path
+/// first), as the fleet's planners report one blocked service.
+pub fn first_schema_error(chart: &ChartValues, values: &Value) -> Option<String> {
+    schema_errors(chart, values)
+        .into_iter()
+        .next()
+        .map(|e| e.message)
+}
+
 /// chart has no usable schema. At most [`MAX_SCHEMA_ERRORS`].
 pub fn schema_errors(chart: &ChartValues, values: &Value) -> Vec<SchemaError> {
     let Some(Ok(validator)) = chart.validator() else {

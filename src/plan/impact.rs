@@ -32,28 +32,8 @@ pub struct Fleet {
     pub clusters: Vec<ManagedCluster>,
 }
 
-impl Fleet {
-    /// This fleet with `proposal`'s objects in place of those of the same
-    /// kind, namespace and name, and added where there are none.
-    pub fn with(&self, proposal: &Fleet) -> Fleet {
-        Fleet {
-            cluster_templates: replaced(&self.cluster_templates, &proposal.cluster_templates),
-            service_templates: replaced(&self.service_templates, &proposal.service_templates),
-            clusters: replaced(&self.clusters, &proposal.clusters),
-        }
-    }
-}
-
 fn id<K: ResourceExt>(obj: &K) -> (String, String) {
     (obj.namespace().unwrap_or_default(), obj.name_any())
-}
-
-fn replaced<K: ResourceExt + Clone>(now: &[K], new: &[K]) -> Vec<K> {
-    let mut by_id: BTreeMap<(String, String), K> = now.iter().map(|o| (id(o), o.clone())).collect();
-    for o in new {
-        by_id.insert(id(o), o.clone());
-    }
-    by_id.into_values().collect()
 }
 
 /// What the change does to one service of one cluster.

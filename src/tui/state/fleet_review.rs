@@ -8,7 +8,7 @@ use kube::ResourceExt;
 
 use crate::api::{ClusterTemplate, ManagedCluster};
 use crate::plan::chart::ChartValues;
-use crate::plan::chart_check::schema_errors;
+use crate::plan::chart_check::first_schema_error;
 use crate::plan::impact::{Fleet, Group, Outcome, ServiceImpact, impact_checked, summarize};
 use crate::tui::keys::Action;
 use crate::tui::model::snapshot::Snapshot;
@@ -41,26 +41,16 @@ pub struct FleetReview {
 
 /// The live fleet of `namespace`, as the planner takes it.
 fn fleet(data: &Snapshot, namespace: &str) -> Fleet {
-    let ours = |ns: Option<String>| ns.as_deref() == Some(namespace);
+    fn ours<K: ResourceExt + Clone>(list: &[std::sync::Arc<K>], namespace: &str) -> Vec<K> {
+        list.iter()
+            .filter(|o| o.namespace().as_deref() == Some(namespace))
+            .map(|o| (**o).clone())
+            .collect()
+    }
     Fleet {
-        cluster_templates: data
-            .cluster_templates
-            .iter()
-            .filter(|t| ours(t.namespace()))
-            .map(|t| (**t).clone())
-            .collect(),
-        service_templates: data
-            .service_templates
-            .iter()
-            .filter(|t| ours(t.namespace()))
-            .map(|t| (**t).clone())
-            .collect(),
-        clusters: data
-            .clusters
-            .iter()
-            .filter(|c| ours(c.namespace()))
-            .map(|c| (**c).clone())
-            .collect(),
+        cluster_templates: ours(&data.cluster_templates, namespace),
+        service_templates: ours(&data.service_templates, namespace),
+        clusters: ours(&data.clusters, namespace),
     }
 }
 
@@ -102,10 +92,7 @@ impl FleetReview {
         };
         let check = |_: &str, template: &str, values: &serde_json::Value| {
             let chart = chart.filter(|_| Some(template) == service_template)?;
-            schema_errors(chart, values)
-                .into_iter()
-                .next()
-                .map(|e| e.message)
+            first_schema_error(chart, values)
         };
         let impacts = impact_checked(&fleet(data, &namespace), &proposal, &check);
         if impacts.is_empty() {
