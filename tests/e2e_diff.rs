@@ -9,6 +9,10 @@
 //! out by `k8sConstraint` is planned by the same planner; its case is a
 //! unit test of `plan::impact`, since the Kubernetes version is the
 //! template's, the same for all six.)
+//!
+//! Then the same change is made in the console, in a real terminal: its
+//! review shows the groups `diff` printed, and the rollout the engine plans
+//! for the save has the changes and waves both predicted.
 
 mod common;
 
@@ -16,6 +20,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use common::cases::*;
+use common::console::*;
+use common::rollouts::rollout_when;
 use common::*;
 use hmc_tui::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
 use kube::api::{Api, Patch, PatchParams};
@@ -72,7 +78,7 @@ fn diff(ns: &str, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn diff_tells_each_clusters_outcome_and_wave_and_writes_nothing() {
+async fn diff_and_the_console_predict_each_clusters_outcome_and_the_rollout_does_it() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "diff").await;
     let engine = RunningEngine::start(&ns.name).await;
@@ -252,6 +258,156 @@ async fn diff_tells_each_clusters_outcome_and_wave_and_writes_nothing() {
     assert_eq!(ct.status.and_then(|s| s.revision), Some(revision));
 
     std::fs::remove_dir_all(&dir).unwrap();
+
+    // The same change made in the console: its review predicts what `diff`
+    // did, and the rollout of the save does what both predicted.
+    let predicted: Vec<(String, Value)> = report["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["cluster"].as_str().unwrap().to_string(), s.clone()))
+        .collect();
+    console_review_then_rollout(&mgmt, &ns.name, &predicted).await;
+
     engine.stop().await;
     ns.cleanup().await;
+}
+
+/// `e` on the template's service in a real terminal, the new values, then
+/// `ctrl-s`: the review's groups and a cluster's change are the ones `diff`
+/// printed; the save needs a second `y` for the blocked cluster. The
+/// rollout the engine plans for the new revision then has the predicted
+/// changes and waves.
+async fn console_review_then_rollout(mgmt: &kube::Client, ns: &str, predicted: &[(String, Value)]) {
+    let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+    // The test's engine leads; this console only looks and writes.
+    let console = Console::start_with(ns, "", &kubeconfig, &format!("-n {ns} --no-engine"));
+    console.wait_text(&["clusters (6)"], SCREEN).await;
+    console.type_text(":templates");
+    console.keys(&["Enter"]);
+    console
+        .wait_for("the template prod", SCREEN, |s| {
+            line_with(s, "▶ cluster prod ").is_some()
+        })
+        .await;
+    console.keys(&["Enter"]);
+    console
+        .wait_for("prod's service ingress, selected", SCREEN, |s| {
+            line_with(s, "▶ ingress").is_some()
+        })
+        .await;
+    console.keys(&["e"]);
+    console
+        .wait_text(
+            &[
+                "ClusterTemplate prod  services[ingress].values",
+                "1 controller: {replicaCount: 2}",
+                "✓ valid values of ingress-nginx-checked 0.1.0",
+            ],
+            SCREEN,
+        )
+        .await;
+    console.keys(&["End", "C-u"]);
+    console.type_text("controller: {replicaCount: 3, hostPort: {enabled: true}}");
+    console.wait_text(&["modified"], SCREEN).await;
+    console.keys(&["C-s"]);
+    let review = console
+        .wait_text(&["It reaches 6 clusters; 1 would be blocked:"], SCREEN)
+        .await;
+    // One wording for the editor's diff, the fleet's groups and the
+    // rollout's preview.
+    let changes = [
+        "+ controller.hostPort.enabled: true",
+        "controller.replicaCount: 2 → 3",
+    ];
+    for group in [
+        format!("3 clusters · ingress: {}", changes.join(", ")),
+        "2 clusters · ingress: keep their own value: controller.hostPort.enabled, controller.replicaCount".to_string(),
+        "1 cluster · ingress: blocked: the chart's schema: controller.hostPort".to_string(),
+    ] {
+        assert!(
+            review.contains(&group),
+            "the review's group `{group}`\n{review}"
+        );
+    }
+    // The first group's clusters, then the first one's change and wave, as
+    // `diff` gave them.
+    console.keys(&["Enter"]);
+    let first = format!("{ns}/c3");
+    console
+        .wait_text(&[&first, &format!("{ns}/c6")], SCREEN)
+        .await;
+    console.keys(&["Enter"]);
+    let c3 = &predicted.iter().find(|(c, _)| c == "c3").unwrap().1;
+    let wave = format!(
+        "wave {} of {}, after an approval",
+        c3["wave"]["number"], c3["wave"]["of"]
+    );
+    console
+        .wait_text(&["controller.replicaCount: 2 → 3", &wave], SCREEN)
+        .await;
+    console.keys(&["BSpace", "BSpace"]);
+    console
+        .wait_text(&["It reaches 6 clusters; 1 would be blocked:"], SCREEN)
+        .await;
+    console.keys(&["y"]);
+    console
+        .wait_text(
+            &["This save leaves 1 cluster with a blocked service. Save anyway?"],
+            SCREEN,
+        )
+        .await;
+    console.keys(&["y"]);
+    console
+        .wait_text(
+            &["saved the values of ingress on ClusterTemplate prod"],
+            SCREEN,
+        )
+        .await;
+
+    // The engine's rollout of revision 2: every predicted change is the
+    // rollout's, the clusters that keep their own values have none, and
+    // each cluster is in the wave the review named.
+    let rollout = rollout_when(
+        mgmt,
+        ns,
+        "prod-2",
+        "the rollout of revision 2",
+        INSTALL,
+        |r| {
+            r.status
+                .as_ref()
+                .is_some_and(|s| s.clusters.len() == 6 && !s.preview.is_empty())
+        },
+    )
+    .await;
+    let status = rollout.status.unwrap();
+    let actual = |cluster: &str| -> Vec<String> {
+        status
+            .preview
+            .iter()
+            .find(|g| g.clusters.iter().any(|c| c == cluster))
+            .map(|g| g.changes.clone())
+            .unwrap_or_else(|| panic!("{cluster} in the rollout's preview: {:?}", status.preview))
+    };
+    for (cluster, outcome) in predicted {
+        let want: Vec<String> = match outcome["outcome"].as_str().unwrap() {
+            "changes" | "blocked" => changes.iter().map(|c| format!("ingress: {c}")).collect(),
+            "overridden" => Vec::new(),
+            other => panic!("{cluster}: {other}"),
+        };
+        assert_eq!(actual(cluster), want, "{cluster}'s change");
+        let wave = status
+            .clusters
+            .iter()
+            .find(|c| c.name == *cluster)
+            .map(|c| c.wave);
+        assert_eq!(
+            wave.map(|w| json!(w)),
+            Some(outcome["wave"]["number"].clone()),
+            "{cluster}'s wave"
+        );
+    }
+    assert_eq!(status.waves.len(), 3, "{:?}", status.waves);
+    console.quit().await;
 }

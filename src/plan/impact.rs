@@ -413,14 +413,6 @@ pub struct Group {
 /// are counted.
 const NAMED_PATHS: usize = 3;
 
-fn shown(v: &Option<Value>) -> String {
-    match v {
-        None => "(none)".into(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-    }
-}
-
 fn words(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Changes { changes, chart } => {
@@ -432,7 +424,8 @@ fn words(outcome: &Outcome) -> String {
                 changes
                     .iter()
                     .take(NAMED_PATHS)
-                    .map(|c| format!("{}: {} → {}", c.path, shown(&c.old), shown(&c.new))),
+                    // As the editor's diff and the rollout's preview say it.
+                    .map(ToString::to_string),
             );
             if changes.len() > NAMED_PATHS {
                 parts.push(format!("{} more", changes.len() - NAMED_PATHS));

@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::modal::{answer_key, next_key, popup, wrapped_height};
+use super::modal::{POPUP_WIDTH, answer_key, next_key, popup, popup_of, wrapped_height};
 use super::{body_block, ellipsize, empty_note, section};
 use crate::plan::chart_check::{Finding, Level};
 use crate::tui::keys::{Action, Mode, ScreenKind};
@@ -18,6 +18,10 @@ use crate::tui::model::health::Health;
 use crate::tui::state::app::App;
 use crate::tui::state::editor::{Editor, Stage, gutter};
 use crate::tui::theme::Theme;
+
+/// The review's width when it shows the fleet: room for a group's count,
+/// service and first changes on one line.
+const REVIEW_FLEET_WIDTH: u16 = 110;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
@@ -374,8 +378,18 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
                 "Merged values of {}, before → after:",
                 editor.key.service
             ))];
-            let inner_w =
-                usize::from(72.min(area.width.saturating_sub(2)).saturating_sub(2)).max(1);
+            // The fleet's groups name paths and values: wider than a question.
+            let max_width = if review.fleet.is_some() {
+                REVIEW_FLEET_WIDTH
+            } else {
+                POPUP_WIDTH
+            };
+            let inner_w = usize::from(
+                max_width
+                    .min(area.width.saturating_sub(2))
+                    .saturating_sub(2),
+            )
+            .max(1);
             let mut tail: Vec<Line> = Vec::new();
             if let Some(fleet) = &review.fleet {
                 tail.extend(super::fleet_review::lines(app, fleet, inner_w));
@@ -444,13 +458,14 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
                 }
             }
             head.extend(tail);
-            popup(
+            popup_of(
                 app,
                 frame,
                 area,
                 format!(" save {}: {} ", editor.key.service, object),
                 head,
                 t.accent(),
+                max_width,
             );
         }
         Stage::Conflict { .. } => {

@@ -98,8 +98,25 @@ pub(crate) fn popup(
     lines: Vec<Line<'_>>,
     border: Style,
 ) {
+    popup_of(app, frame, area, title, lines, border, POPUP_WIDTH)
+}
+
+/// The width of a popup, its border included, on a terminal wide enough.
+pub(crate) const POPUP_WIDTH: u16 = 72;
+
+/// [`popup`] at most `max_width` columns wide, for a popup whose lines
+/// carry more than a sentence (a fleet's groups).
+pub(crate) fn popup_of(
+    app: &App,
+    frame: &mut Frame,
+    area: Rect,
+    title: String,
+    lines: Vec<Line<'_>>,
+    border: Style,
+    max_width: u16,
+) {
     let t = &app.theme;
-    let width = 72.min(area.width.saturating_sub(2));
+    let width = max_width.min(area.width.saturating_sub(2));
     let inner_w = usize::from(width.saturating_sub(2)).max(1);
     let wrapped: usize = lines
         .iter()
