@@ -246,6 +246,21 @@ async fn diff_and_the_console_predict_each_clusters_outcome_and_the_rollout_does
         text.contains("error: -, document 1: metadata.name \"Not_A_Name\""),
         "{text}"
     );
+    // A ServiceTemplate is immutable: a manifest that changes the live one
+    // would be refused, in the API server's words.
+    let changed = format!(
+        "{}  values: 'controller: {{replicaCount: 4}}'\n",
+        service_template.trim_end_matches("---\n")
+    );
+    let (code, text, _) = diff(&ns.name, &["-f", "-"], Some(&changed));
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains(&format!(
+            "error: -, document 1: ServiceTemplate {}/checked: a ServiceTemplate is immutable",
+            ns.name
+        )),
+        "{text}"
+    );
     let (code, _, err) = diff(&ns.name, &["-f", "/nonexistent/dir/x.yaml"], None);
     assert_eq!(code, 2, "{err}");
 

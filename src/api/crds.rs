@@ -7,27 +7,23 @@ use serde_json::json;
 
 use super::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 
+/// What the API server answers to a change of a ServiceTemplate's spec.
+pub const SERVICE_TEMPLATE_IMMUTABLE: &str =
+    "a ServiceTemplate is immutable: create a new one for a new chart version";
+/// … of a ClusterTemplate's `spec.helm`.
+pub const CLUSTER_CHART_IMMUTABLE: &str =
+    "spec.helm is immutable: create a new ClusterTemplate for another cluster chart";
+/// … of a ClusterTemplate's `spec.k8sVersion` (set, changed or removed).
+pub const K8S_VERSION_IMMUTABLE: &str = "spec.k8sVersion is immutable: it is the Kubernetes version of the cluster chart; create a new ClusterTemplate for another";
+
 /// Every CRD of ours, with the CEL rules the derive cannot express.
 pub fn all_crds() -> Vec<CustomResourceDefinition> {
     let mut service = ServiceTemplate::crd();
-    immutable(
-        &mut service,
-        &[],
-        "a ServiceTemplate is immutable: create a new one for a new chart version",
-    );
+    immutable(&mut service, &[], SERVICE_TEMPLATE_IMMUTABLE);
     let mut cluster = ClusterTemplate::crd();
-    immutable(
-        &mut cluster,
-        &["helm"],
-        "spec.helm is immutable: create a new ClusterTemplate for another cluster chart",
-    );
+    immutable(&mut cluster, &["helm"], CLUSTER_CHART_IMMUTABLE);
     // Set, changed or removed alike: the status keeps what the spec said.
-    rule_at(
-        &mut cluster,
-        &[],
-        K8S_VERSION_RULE,
-        "spec.k8sVersion is immutable: it is the Kubernetes version of the cluster chart; create a new ClusterTemplate for another",
-    );
+    rule_at(&mut cluster, &[], K8S_VERSION_RULE, K8S_VERSION_IMMUTABLE);
     unchecked_status_copies(&mut cluster);
     kept_hmc_fields(&mut service, &[PROVIDERS]);
     kept_hmc_fields(&mut cluster, &[K8S_VERSION, PROVIDERS, PROVIDER_CONTRACTS]);

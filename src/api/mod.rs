@@ -13,7 +13,9 @@ mod service_template;
 
 pub use cluster_template::*;
 pub use common::*;
-pub use crds::{all_crds, crds_yaml};
+pub use crds::{
+    CLUSTER_CHART_IMMUTABLE, K8S_VERSION_IMMUTABLE, SERVICE_TEMPLATE_IMMUTABLE, all_crds, crds_yaml,
+};
 pub use managed_cluster::*;
 pub use rollout::*;
 pub use service_template::*;

@@ -5,6 +5,7 @@
 //! planner as the console's review ([`crate::plan::impact`]) and prints
 //! the answer ([`report`]). It only reads: no write, no engine.
 
+pub mod immutable;
 pub mod live;
 pub mod manifests;
 pub mod report;
@@ -54,18 +55,30 @@ pub async fn run(
             Err(e) => errors.push(e),
         }
     }
-    let proposal = manifests::proposal(&texts, &request.namespace);
-    errors.extend(proposal.errors);
-    let objects = &proposal.objects;
-    let namespaces: BTreeSet<String> = objects
+    let mut proposal = manifests::proposal(&texts, &request.namespace);
+    errors.append(&mut proposal.errors);
+    let proposed = &proposal.objects;
+    let namespaces: BTreeSet<String> = proposed
         .cluster_templates
         .iter()
         .map(|o| o.namespace())
-        .chain(objects.service_templates.iter().map(|o| o.namespace()))
-        .chain(objects.clusters.iter().map(|o| o.namespace()))
+        .chain(proposed.service_templates.iter().map(|o| o.namespace()))
+        .chain(proposed.clusters.iter().map(|o| o.namespace()))
         .flatten()
         .collect();
     let fleet = live::fleet(client, &namespaces).await?;
+    // What apply would refuse is an error at its document, and not planned.
+    let refused = immutable::refused(&fleet, &proposal.objects);
+    for (id, why) in &refused {
+        let origin = proposal.origins.iter().find(|(i, _)| i == id);
+        errors.extend(origin.map(|(_, origin)| manifests::DocError {
+            origin: origin.clone(),
+            message: format!("{} {}/{}: {why}", id.0, id.1, id.2),
+        }));
+    }
+    let ids: Vec<manifests::Id> = refused.into_iter().map(|(id, _)| id).collect();
+    immutable::without(&mut proposal.objects, &ids);
+    let objects = &proposal.objects;
     let (charts, mut notes) = live::charts(client, &fleet, objects).await;
     let check = |ns: &str, template: &str, values: &serde_json::Value| {
         let chart = charts.get(&(ns.to_string(), template.to_string()))?;

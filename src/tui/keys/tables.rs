@@ -475,6 +475,10 @@ const EVENTS: &[Binding] = &[
 const TEMPLATES: &[Binding] = &[
     bind(Key::plain(KeyCode::Enter), Action::Open, "open", true)
         .explained("a ClusterTemplate's services, a ServiceTemplate's default values"),
+    // Out of the hint bar: it only says where a template's values are
+    // edited (a ServiceTemplate is immutable).
+    bind(Key::char('e'), Action::Edit, "edit", false)
+        .explained("where the selected template's values are edited"),
     bind(Key::char('y'), Action::Yaml, "yaml", true),
     DESCRIBE,
     bind(Key::ctrl('d'), Action::Delete, "delete", false)

@@ -10,6 +10,7 @@ use crossterm::event::KeyEvent;
 use kube::ResourceExt;
 
 use crate::api::RolloutStrategy;
+use crate::tui::keys::{Action, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::chart::{ChartId, ChartStatus, ChartValues, chart_source};
 use crate::tui::model::key::Kind;
@@ -47,7 +48,12 @@ pub(crate) fn open_editor(app: &mut App) -> Vec<Command> {
                     (Base::Template(ct.clone()), service)
                 })
         }
-        _ => return Vec::new(),
+        _ => {
+            if let Some(why) = edited_elsewhere(app) {
+                app.flash(FlashLevel::Info, why);
+            }
+            return Vec::new();
+        }
     };
     let (base, service) = match found {
         None => {
@@ -86,6 +92,33 @@ pub(crate) fn open_editor(app: &mut App) -> Vec<Command> {
     push(app, Screen::Edit(key));
     fit_editor(app);
     fetch.into_iter().collect()
+}
+
+/// `e` on the templates list: where the selected template's values are
+/// edited. A ServiceTemplate is immutable (each chart version, with its
+/// values, is an object of its own, as in hmc), so the values every
+/// cluster of a template gets are edited in the ClusterTemplate's entry.
+pub(crate) fn edited_elsewhere(app: &App) -> Option<String> {
+    if *app.screen() != Screen::Templates {
+        return None;
+    }
+    let key = selected_key(app)?;
+    let open = app.keys.label(
+        crate::tui::keys::Mode::Screen(ScreenKind::Templates),
+        Action::Open,
+    );
+    Some(match key.kind {
+        Kind::ServiceTemplate => format!(
+            "ServiceTemplate {} is immutable: a chart version and its values are one object. \
+             To change what a template's clusters get, edit the service's values in the \
+             ClusterTemplate ({open} on it, then e on the service); for one cluster, on the cluster",
+            key.name
+        ),
+        _ => format!(
+            "{open} opens {}'s services; e there edits one service's values",
+            key.name
+        ),
+    })
 }
 
 /// The chart of the edited service as the console has it, and the command

@@ -527,3 +527,24 @@ fn the_review_uses_the_merged_values() {
         ]
     );
 }
+
+#[test]
+fn e_on_a_template_in_the_list_says_where_its_values_are_edited() {
+    let mut app = app();
+    for (command, says) in [
+        (
+            "st",
+            "is immutable: a chart version and its values are one object",
+        ),
+        ("ct", "'s services; e there edits one service's values"),
+    ] {
+        press(&mut app, KeyCode::Char(':'));
+        type_str(&mut app, command);
+        press(&mut app, KeyCode::Enter);
+        assert!(press(&mut app, KeyCode::Char('e')).is_empty(), "{command}");
+        assert!(app.editor.is_none(), "no editor opens");
+        assert_eq!(app.screen(), &Screen::Templates);
+        let said = flash_text(&app);
+        assert!(said.contains(says), "{command}: {said}");
+    }
+}
