@@ -285,8 +285,11 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
         .trim_end_matches('/')
         .to_string();
     // The same timeouts and deadlines as the headless engine's client;
-    // under --readonly it refuses every write before sending it.
-    let access = engine::read_only::Access::from_readonly(cli.readonly);
+    // under --readonly, or on a context the settings make read-only, it
+    // refuses every write before sending it.
+    let readonly_contexts = hmc_tui::tui::config::readonly_contexts(settings.as_ref());
+    let readonly_here = cli.readonly || readonly_contexts.contains(&context_name(cli));
+    let access = engine::read_only::Access::from_readonly(readonly_here);
     let client = engine::requests::counted_client(config, Default::default(), access)?;
     hmc_tui::tui::run(hmc_tui::tui::TuiOptions {
         client,
@@ -304,6 +307,7 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
         kubeconfig_user: kubeconfig_user(cli),
         kubeconfig: cli.kubeconfig.clone(),
         favourites: hmc_tui::tui::config::favourites(settings.as_ref()),
+        readonly_contexts,
         exit_after_first_frame: cli.exit_after_first_frame.then_some(started),
         engine_options: engine_options(cli),
     })

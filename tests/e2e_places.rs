@@ -5,7 +5,8 @@
 //! clusters, the digits switch between the namespaces used (kept in the
 //! settings file), `:ctx` refuses the context that does not answer and
 //! stays, then switches to the other one, whose namespace it shows, with
-//! its engine running again.
+//! its engine running again; a context the settings file makes read-only
+//! runs no engine and refuses writes.
 
 mod common;
 
@@ -47,6 +48,7 @@ fn kubeconfig(path: &Path, a: &str, b: &str) {
     kc["contexts"] = serde_yaml::Value::Sequence(vec![
         context("one", &cluster, Some(a)),
         context("two", &cluster, Some(b)),
+        context("watch", &cluster, Some(b)),
         context("nowhere", &nowhere, None),
     ]);
     kc["current-context"] = "one".into();
@@ -79,7 +81,9 @@ async fn ns_and_ctx_switch_live() {
     kubeconfig(&path, &a.name, &b.name);
 
     // 1. Namespace A of context one, with the console's engine (over A).
-    let console = Console::start_with(&a.name, "", &path, &format!("-n {}", a.name));
+    // Context `watch` is read-only by the settings file.
+    let settings = "contexts:\n  watch:\n    readonly: true\n";
+    let console = Console::start_with(&a.name, settings, &path, &format!("-n {}", a.name));
     let screen = console
         .wait_for("only A's cluster, engine in-process", SCREEN, |s| {
             lists(s, "only-in-a")
@@ -195,6 +199,32 @@ async fn ns_and_ctx_switch_live() {
             },
         )
         .await;
+
+    // 6. Context `watch`, read-only by the settings: its engine stops, no
+    // other starts, and a delete is refused, naming why.
+    console.type_text(":ctx watch");
+    console.keys(&["Enter"]);
+    console
+        .wait_for(
+            "context watch, read-only, no engine",
+            Duration::from_secs(90),
+            |s| {
+                header(s).contains("context: watch")
+                    && header(s).contains("engine: off")
+                    && header(s).contains("readonly")
+                    && lists(s, "only-in-b")
+            },
+        )
+        .await;
+    console.keys(&["C-d"]);
+    console
+        .wait_text(
+            &["context watch is read-only (its readonly in config.yaml): cannot delete"],
+            SCREEN,
+        )
+        .await;
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &b.name);
+    assert!(mcs.get_opt("only-in-b").await.unwrap().is_some());
     console.quit().await;
     a.cleanup().await;
     b.cleanup().await;

@@ -7,6 +7,9 @@
 //!     approve: A
 //! favourites:           # namespaces last used, by context (the console keeps it)
 //!   kind-hmc: [team-b, team-a]
+//! contexts:             # settings of one kubeconfig context
+//!   prod-eu:
+//!     readonly: true    # as --readonly there: no writes, no engine
 //! ```
 //!
 //! A command-line flag (or its environment variable) wins over the file,
@@ -34,9 +37,23 @@ pub struct Config {
     /// adds to them, and the digits switch to them.
     #[serde(default)]
     pub favourites: BTreeMap<String, Vec<String>>,
+    /// Settings of one kubeconfig context, by its name.
+    #[serde(default)]
+    pub contexts: BTreeMap<String, ContextSettings>,
     /// The keymap with that remapping applied.
     #[serde(skip)]
     pub keymap: Keymap,
+}
+
+/// What the settings file says about one context.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSettings {
+    /// As `--readonly` while the console is on this context: it writes
+    /// nothing and runs no engine there. For a production management
+    /// cluster that a team only looks at from this console.
+    #[serde(default)]
+    pub readonly: bool,
 }
 
 /// What went wrong reading the settings file.
@@ -103,6 +120,19 @@ pub fn load(path: &Path) -> Result<Option<Config>, ConfigError> {
 /// The favourites of a settings file.
 pub fn favourites(config: Option<&Config>) -> BTreeMap<String, Vec<String>> {
     config.map(|c| c.favourites.clone()).unwrap_or_default()
+}
+
+/// The contexts a settings file makes read-only.
+pub fn readonly_contexts(config: Option<&Config>) -> std::collections::BTreeSet<String> {
+    config
+        .map(|c| {
+            c.contexts
+                .iter()
+                .filter(|(_, s)| s.readonly)
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Keeps a context's namespace favourites in the settings file, creating
@@ -215,6 +245,27 @@ mod tests {
         assert_eq!(choose_theme(None, Some(&Config::default())), "default");
         assert_eq!(choose_theme(None, None), "default");
         assert_eq!(choose_theme(Some(""), Some(&file)), "light");
+    }
+
+    #[test]
+    fn a_context_can_be_read_only_and_a_misspelt_setting_is_refused() {
+        let dir = tmp("contexts");
+        let path = dir.join("config.yaml");
+        std::fs::write(
+            &path,
+            "contexts:\n  prod-eu:\n    readonly: true\n  staging: {}\n",
+        )
+        .unwrap();
+        let config = load(&path).unwrap().unwrap();
+        assert_eq!(
+            readonly_contexts(Some(&config)),
+            ["prod-eu".to_string()].into()
+        );
+        assert!(readonly_contexts(None).is_empty());
+        std::fs::write(&path, "contexts:\n  prod-eu:\n    read-only: true\n").unwrap();
+        let err = load(&path).unwrap_err().to_string();
+        assert!(err.contains("unknown field `read-only`"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -30,9 +30,18 @@ pub struct Places {
     pub favourites: BTreeMap<String, Vec<String>>,
     /// A context the runtime is connecting to.
     pub connecting: Option<String>,
+    /// `--readonly`: every context is read-only.
+    pub readonly_everywhere: bool,
+    /// The contexts the settings file makes read-only.
+    pub readonly_contexts: std::collections::BTreeSet<String>,
 }
 
 impl Places {
+    /// Whether the console may not write on `context`.
+    pub fn readonly_at(&self, context: &str) -> bool {
+        self.readonly_everywhere || self.readonly_contexts.contains(context)
+    }
+
     /// The current context's favourites.
     pub fn favourites_of(&self, context: &str) -> &[String] {
         self.favourites.get(context).map_or(&[], Vec::as_slice)

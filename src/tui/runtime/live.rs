@@ -215,8 +215,23 @@ pub struct Start {
     /// Run the engine in-process, over this scope (`None`: all).
     pub engine: Option<Option<String>>,
     pub readonly: bool,
+    /// Contexts the settings file makes read-only: no writes and no engine
+    /// there.
+    pub readonly_contexts: std::collections::BTreeSet<String>,
     /// The engine's tunables, on every context it runs on.
     pub engine_options: EngineOptions,
+}
+
+impl Start {
+    /// Whether the console may not write on `context`.
+    pub fn readonly_at(&self, context: &str) -> bool {
+        self.readonly || self.readonly_contexts.contains(context)
+    }
+
+    /// The engine's scope on `context`, when one runs there.
+    fn engine_at(&self, context: &str) -> Option<Option<String>> {
+        self.engine.clone().filter(|_| !self.readonly_at(context))
+    }
 }
 
 /// The place shown, the engine, and a context being connected to.
@@ -238,10 +253,10 @@ impl Live {
     pub fn new(conn: Connection, start: Start, tx: UnboundedSender<Msg>) -> Live {
         let writer = Arc::new(Writer::new(
             conn.client.clone(),
-            start.readonly,
+            start.readonly_at(&conn.context),
             conn.kubeconfig_user.clone(),
         ));
-        let engine = start.engine.clone().map(|scope| {
+        let engine = start.engine_at(&conn.context).map(|scope| {
             let watched = Watched::start(&conn.client, scope, Kinds::All);
             EngineRun::start(
                 conn.client.clone(),
@@ -273,7 +288,7 @@ impl Live {
     /// Who the console is on the current context, once: shown when asking
     /// to confirm.
     fn ask_identity(&self) {
-        if !self.start.readonly {
+        if !self.start.readonly_at(&self.place.context) {
             let (writer, tx) = (self.writer.clone(), self.place.tx.clone());
             tokio::spawn(async move {
                 let user = writer.user().await;
@@ -286,23 +301,34 @@ impl Live {
     /// writer, its place. Returns the message that says where the console
     /// is now.
     fn arrive(&mut self, conn: Connection) -> Msg {
-        if let Some(scope) = self.start.engine.clone() {
-            let before = self.engine.take();
-            if let Some(before) = &before {
-                before.shutdown.cancel();
+        let before = self.engine.take();
+        if let Some(before) = &before {
+            before.shutdown.cancel();
+        }
+        match self.start.engine_at(&conn.context) {
+            Some(scope) => {
+                let watched = Watched::start(&conn.client, scope, Kinds::All);
+                self.engine = Some(EngineRun::start(
+                    conn.client.clone(),
+                    watched,
+                    before,
+                    self.start.engine_options.clone(),
+                    self.tx.clone(),
+                ));
             }
-            let watched = Watched::start(&conn.client, scope, Kinds::All);
-            self.engine = Some(EngineRun::start(
-                conn.client.clone(),
-                watched,
-                before,
-                self.start.engine_options.clone(),
-                self.tx.clone(),
-            ));
+            // None there (a read-only context): the one left behind stops
+            // and lets go of its lease all the same.
+            None => {
+                if let Some(before) = before {
+                    tokio::spawn(async move {
+                        stop_engine(Some(before.handle), &before.shutdown).await;
+                    });
+                }
+            }
         }
         self.writer = Arc::new(Writer::new(
             conn.client.clone(),
-            self.start.readonly,
+            self.start.readonly_at(&conn.context),
             conn.kubeconfig_user,
         ));
         self.place = place_at(
@@ -340,8 +366,8 @@ impl Live {
             old.abort();
         }
         let path = self.start.kubeconfig.clone();
-        let engine = self.start.engine.is_some();
-        let access = Access::from_readonly(self.start.readonly);
+        let engine = self.start.engine_at(&name).is_some();
+        let access = Access::from_readonly(self.start.readonly_at(&name));
         self.connecting = Some(tokio::spawn(connect(path, name, namespace, engine, access)));
     }
 

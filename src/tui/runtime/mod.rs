@@ -60,6 +60,8 @@ pub struct TuiOptions {
     pub kubeconfig: Option<std::path::PathBuf>,
     /// The namespace favourites of each context, from the settings file.
     pub favourites: std::collections::BTreeMap<String, Vec<String>>,
+    /// The contexts the settings file makes read-only.
+    pub readonly_contexts: std::collections::BTreeSet<String>,
     /// Quit right after the first full frame (drawn once the stores
     /// synced) and print how long it took from this instant, the start of
     /// the process.
@@ -70,8 +72,10 @@ pub struct TuiOptions {
 
 /// Runs the console until the user quits.
 pub async fn run(opts: TuiOptions) -> Result<()> {
-    // A read-only console writes nothing, so it runs no engine either.
-    let run_engine = opts.engine && !opts.readonly;
+    // A read-only console writes nothing, so it runs no engine either; a
+    // read-only context, none there.
+    let readonly_here = opts.readonly || opts.readonly_contexts.contains(&opts.context);
+    let run_engine = opts.engine && !readonly_here;
     let (tx, mut rx) = unbounded_channel::<Msg>();
     let log = logging::init(tx.clone());
     if let Ok(path) = &log {
@@ -87,8 +91,9 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
 
     let start = Start {
         kubeconfig: opts.kubeconfig.clone(),
-        engine: run_engine.then(|| opts.namespace.clone()),
+        engine: (opts.engine && !opts.readonly).then(|| opts.namespace.clone()),
         readonly: opts.readonly,
+        readonly_contexts: opts.readonly_contexts.clone(),
         engine_options: opts.engine_options.clone(),
     };
     let connection = Connection {
@@ -114,9 +119,11 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         } else {
             Engine::Off
         },
-        readonly: opts.readonly,
+        readonly: readonly_here,
     };
     let mut app = App::new(target, opts.theme.clone(), Timestamp::now());
+    app.places.readonly_everywhere = opts.readonly;
+    app.places.readonly_contexts = opts.readonly_contexts.clone();
     app.keys = opts.keymap.clone();
     app.engine_scope = live.engine_scope();
     app.places.contexts = connect::contexts(opts.kubeconfig.as_deref());

@@ -358,7 +358,17 @@ pub(crate) fn quit(app: &mut App) -> Vec<Command> {
 
 /// Why the console may not write, if it may not.
 pub(crate) fn refuse_writes(app: &App, what: &str) -> Option<String> {
-    app.target
-        .readonly
-        .then(|| format!("read-only console (--readonly): cannot {what}"))
+    if !app.target.readonly {
+        return None;
+    }
+    let by_settings = !app.places.readonly_everywhere
+        && app.places.readonly_contexts.contains(&app.target.context);
+    Some(if by_settings {
+        format!(
+            "context {} is read-only (its readonly in config.yaml): cannot {what}",
+            app.target.context
+        )
+    } else {
+        format!("read-only console (--readonly): cannot {what}")
+    })
 }

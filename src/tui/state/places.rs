@@ -273,10 +273,18 @@ pub fn switched(
     if new_context {
         app.places.namespaces = None;
         app.user = None;
-        // A new engine starts there, once the old one let go of its lease.
-        if app.target.engine != Engine::Off {
-            app.target.engine = Engine::Standby;
-        }
+        // Charts are read from this context's sources: another context's
+        // may differ under the same name and version.
+        app.charts.clear();
+        app.target.readonly = app.places.readonly_at(&app.target.context);
+        // A new engine starts there, once the old one let go of its lease;
+        // none on a read-only context.
+        let runs_engines = app.engine_scope.is_some() || app.target.engine != Engine::Off;
+        app.target.engine = if runs_engines && !app.target.readonly {
+            Engine::Standby
+        } else {
+            Engine::Off
+        };
     }
     let keep = app
         .stack

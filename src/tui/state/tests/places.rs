@@ -251,3 +251,45 @@ fn k9s_screens_we_do_not_have_say_so() {
         "`:pods` is not a screen of hmc-tui; :help lists the commands"
     );
 }
+
+#[test]
+fn a_context_the_settings_make_read_only_writes_nothing_and_runs_no_engine() {
+    let mut app = with_contexts(app());
+    app.engine_scope = Some(None);
+    app.places.readonly_contexts = ["prod".to_string()].into();
+    let id = crate::tui::model::chart::ChartId {
+        name: "ingress-nginx".into(),
+        version: "4.11.3".into(),
+    };
+    app.charts.insert(
+        id.clone(),
+        crate::tui::model::chart::ChartStatus::Fetching(id),
+    );
+    switched(&mut app, "prod", Some("team-a"));
+    assert!(app.target.readonly);
+    assert_eq!(
+        app.target.engine,
+        Engine::Off,
+        "no engine on a read-only context"
+    );
+    assert!(
+        app.charts.is_empty(),
+        "another context's charts are not kept"
+    );
+    assert_eq!(
+        crate::tui::state::app::refuse_writes(&app, "delete"),
+        Some("context prod is read-only (its readonly in config.yaml): cannot delete".into())
+    );
+    // Back on a context that is not: writes again, and an engine starts.
+    switched(&mut app, "staging", None);
+    assert!(!app.target.readonly);
+    assert_eq!(app.target.engine, Engine::Standby);
+    assert_eq!(crate::tui::state::app::refuse_writes(&app, "delete"), None);
+    // --readonly holds everywhere, and says so.
+    app.places.readonly_everywhere = true;
+    switched(&mut app, "kind-hmc", None);
+    assert_eq!(
+        crate::tui::state::app::refuse_writes(&app, "delete"),
+        Some("read-only console (--readonly): cannot delete".into())
+    );
+}
