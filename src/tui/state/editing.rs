@@ -108,10 +108,9 @@ pub(crate) fn edited_elsewhere(app: &App) -> Option<String> {
         Action::Open,
     );
     Some(match key.kind {
+        // One line at 120 columns: the help and the book say more.
         Kind::ServiceTemplate => format!(
-            "ServiceTemplate {} is immutable: a chart version and its values are one object. \
-             To change what a template's clusters get, edit the service's values in the \
-             ClusterTemplate ({open} on it, then e on the service); for one cluster, on the cluster",
+            "{} is immutable: set values in a ClusterTemplate's service ({open} on it, e) or a cluster's",
             key.name
         ),
         _ => format!(

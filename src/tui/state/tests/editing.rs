@@ -534,7 +534,7 @@ fn e_on_a_template_in_the_list_says_where_its_values_are_edited() {
     for (command, says) in [
         (
             "st",
-            "is immutable: a chart version and its values are one object",
+            "is immutable: set values in a ClusterTemplate's service (enter on it, e)",
         ),
         ("ct", "'s services; e there edits one service's values"),
     ] {
