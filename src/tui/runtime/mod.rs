@@ -61,8 +61,9 @@ pub struct TuiOptions {
     /// The namespace favourites of each context, from the settings file.
     pub favourites: std::collections::BTreeMap<String, Vec<String>>,
     /// Quit right after the first full frame (drawn once the stores
-    /// synced) and print how long it took from this instant, the start of
-    /// the process.
+    /// synced) and print how long it and the first frame with rows (drawn
+    /// from the first pages) took from this instant, the start of the
+    /// process.
     pub exit_after_first_frame: Option<std::time::Instant>,
     /// The in-process engine's tunables, as the headless engine takes them.
     pub engine_options: crate::engine::EngineOptions,
