@@ -644,9 +644,13 @@ where
                         watcher::Event::Init => relisted.clear(),
                         // A relist's objects show in the store only at its
                         // end: announce them then, those that changed.
+                        // Everything of the first list is news, even what a
+                        // first page put in the store already.
                         watcher::Event::InitApply(o) => {
                             let r = ObjectRef::from_obj(&o);
-                            if changed_on_relist(reader.get(&r).as_deref(), &o) {
+                            if !*listed_tx.borrow()
+                                || changed_on_relist(reader.get(&r).as_deref(), &o)
+                            {
                                 relisted.push(r);
                             }
                         }

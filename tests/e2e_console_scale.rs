@@ -305,11 +305,16 @@ async fn idle_cpu(
         .iter()
         .filter_map(|c| c.metadata.name.clone())
         .collect();
+    // A value no run wrote before: the same value again changes nothing.
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
     let before = ticks();
     let mut every = tokio::time::interval(Duration::from_millis(1000 / CHANGES_PER_SEC));
     for i in 0..(BUSY_SECS * CHANGES_PER_SEC) as usize {
         every.tick().await;
-        let patch = json!({"metadata": {"annotations": {"bench/tick": i.to_string()}}});
+        let patch = json!({"metadata": {"annotations": {"bench/tick": format!("{run}-{i}")}}});
         api.patch(
             &names[(i * 7919) % names.len()],
             &PatchParams::default(),
