@@ -96,8 +96,9 @@ struct Cli {
     /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
     #[arg(long, env = "HMC_TUI_THEME")]
     theme: Option<String>,
-    /// Console: quit right after the first full frame and print how long
-    /// the stores took to sync and the frame to come (for measuring).
+    /// Console: quit right after the first full frame and print when the
+    /// first frame with rows came (from the first pages), how long the
+    /// stores took to sync and the full frame to come (for measuring).
     #[arg(long, hide = true)]
     exit_after_first_frame: bool,
     #[command(subcommand)]

@@ -35,6 +35,9 @@ macro_rules! kinds {
             pub changes: Changes,
             /// One flag per kind: true once its store has its first full list.
             pub listed: Listed,
+            /// Per kind: the first page of its list, read ahead of the full
+            /// list by whoever wants to show something sooner.
+            pub first_pages: FirstPages,
             /// One health per kind: whether its watch fails, and why.
             pub health: Health,
             /// Per kind: every object the store just applied (or deleted),
@@ -49,6 +52,12 @@ macro_rules! kinds {
         #[derive(Clone)]
         pub struct Applied {
             $(pub $field: announce::Announcer<$ty>,)*
+        }
+
+        /// Per kind, the first page of its list (see [`FirstPage`]).
+        #[derive(Clone)]
+        pub struct FirstPages {
+            $(pub $field: FirstPage<$ty>,)*
         }
 
         /// Per kind: whether its watch can list and watch, and if not why.
@@ -368,19 +377,149 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Default,
 {
-    let (store, changes, listed, health, _) = reflected_with_applied(api, config, watches);
+    let (store, changes, listed, health, _, _) = reflected_with_applied(api, config, watches);
     (store, changes, listed, health)
 }
 
-/// A store, its change counter, its listed flag, its health and who hears
-/// of what it applied.
+/// A store, its change counter, its listed flag, its health, who hears
+/// of what it applied, and its first page.
 type Reflection<K> = (
     Store<K>,
     watch::Receiver<u64>,
     watch::Receiver<bool>,
     WatchState,
     announce::Announcer<K>,
+    FirstPage<K>,
 );
+
+/// A store's writer, shared by its watch and its [`FirstPage`].
+struct Shared<K: 'static + reflector::Lookup + Clone>
+where
+    K::DynamicType: Eq + Hash + Clone,
+{
+    writer: reflector::store::Writer<K>,
+    /// The watch's first full list is in the store.
+    listed: bool,
+    /// How many objects the list holds in all, as the first page said.
+    total: Option<usize>,
+}
+
+impl<K> Shared<K>
+where
+    K: 'static + reflector::Lookup + Clone,
+    K::DynamicType: Eq + Hash + Clone,
+{
+    /// The watch's event. Its first list is buffered until it is complete
+    /// (as kube's reflector does), then replaces whatever the store held:
+    /// a first page read before it leaves nothing behind.
+    fn watched(&mut self, event: &watcher::Event<K>) {
+        self.writer.apply_watcher_event(event);
+        if matches!(event, watcher::Event::InitDone) {
+            self.listed = true;
+        }
+    }
+
+    /// A first page of `total` objects in all: into the store at once,
+    /// unless the full list came first. Whether it was taken.
+    fn first_page(&mut self, objects: Vec<K>, total: usize) -> bool {
+        if self.listed {
+            return false;
+        }
+        for object in objects {
+            self.writer
+                .apply_watcher_event(&watcher::Event::Apply(object));
+        }
+        self.total = Some(total);
+        true
+    }
+}
+
+/// The first page of a store's list, read ahead of the watch's first full
+/// list so that a console can draw from it. The watch lists from the API
+/// server's watch cache, which ignores `limit` and answers with every
+/// object at once; this page is read with `limit` (a consistent read,
+/// paged), so it comes back in a fraction of that time with
+/// `remainingItemCount`. Its objects are in the store until the full list
+/// replaces them; once the store is listed a late page is dropped. The
+/// engine, which waits for [`Stores::wait_until_ready`], never reads one.
+pub struct FirstPage<K: 'static + reflector::Lookup + Clone>
+where
+    K::DynamicType: Eq + Hash + Clone,
+{
+    api: Api<K>,
+    params: kube::api::ListParams,
+    keep: fn(&K) -> bool,
+    strip: fn(&mut K),
+    shared: std::sync::Arc<std::sync::Mutex<Shared<K>>>,
+    changes: std::sync::Arc<watch::Sender<u64>>,
+}
+
+impl<K> Clone for FirstPage<K>
+where
+    K: 'static + reflector::Lookup + Clone,
+    K::DynamicType: Eq + Hash + Clone,
+{
+    fn clone(&self) -> Self {
+        FirstPage {
+            api: self.api.clone(),
+            params: self.params.clone(),
+            keep: self.keep,
+            strip: self.strip,
+            shared: self.shared.clone(),
+            changes: self.changes.clone(),
+        }
+    }
+}
+
+impl<K> FirstPage<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
+    /// How many objects the list holds in all, once the first page said
+    /// so (`None` before, or when the API server did not say).
+    pub fn total(&self) -> Option<usize> {
+        self.lock().total
+    }
+
+    /// Whether the first page is in the store (and the full list not yet).
+    pub fn arrived(&self) -> bool {
+        let shared = self.lock();
+        !shared.listed && shared.total.is_some()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared<K>> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reads the first `limit` objects into the store, unless the full list
+    /// is there first. A failure is left to the watch, which reports it.
+    pub async fn read(self, limit: u32) {
+        let params = self.params.clone().limit(limit);
+        let list = match self.api.list(&params).await {
+            Ok(list) => list,
+            Err(error) => {
+                tracing::debug!(%error, "cannot read a first page; waiting for the full list");
+                return;
+            }
+        };
+        let remaining = list.metadata.remaining_item_count.unwrap_or(0).max(0) as usize;
+        let total = list.items.len() + remaining;
+        let objects: Vec<K> = list
+            .items
+            .into_iter()
+            .filter(|o| (self.keep)(o))
+            .map(|mut o| {
+                (self.strip)(&mut o);
+                o
+            })
+            .collect();
+        let kept = self.lock().first_page(objects, total);
+        if kept {
+            self.changes.send_modify(|n| *n += 1);
+        }
+    }
+}
 
 /// [`reflected`], plus who hears of every object the store applied.
 fn reflected_with_applied<K>(
@@ -437,7 +576,25 @@ where
     K::DynamicType: Eq + Hash + Clone + Default,
 {
     let (store, writer) = reflector::store();
+    let shared = std::sync::Arc::new(std::sync::Mutex::new(Shared {
+        writer,
+        listed: false,
+        total: None,
+    }));
     let (tx, rx) = watch::channel(0u64);
+    let tx = std::sync::Arc::new(tx);
+    let first_page = FirstPage {
+        api: api.clone(),
+        params: kube::api::ListParams {
+            label_selector: config.label_selector.clone(),
+            field_selector: config.field_selector.clone(),
+            ..Default::default()
+        },
+        keep,
+        strip,
+        shared: shared.clone(),
+        changes: tx.clone(),
+    };
     let (listed_tx, listed_rx) = watch::channel(false);
     let (health_tx, health_rx) = watch::channel(WatchHealth::Ok);
     let health_tx = std::sync::Arc::new(health_tx);
@@ -466,7 +623,12 @@ where
                 watcher::Event::Init | watcher::Event::InitDone => true,
             })
         })
-        .reflect(writer)
+        .inspect_ok(move |event| {
+            shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .watched(event)
+        })
         .for_each(move |event| {
             let event: Result<watcher::Event<K>, _> = event;
             match event {
@@ -482,9 +644,13 @@ where
                         watcher::Event::Init => relisted.clear(),
                         // A relist's objects show in the store only at its
                         // end: announce them then, those that changed.
+                        // Everything of the first list is news, even what a
+                        // first page put in the store already.
                         watcher::Event::InitApply(o) => {
                             let r = ObjectRef::from_obj(&o);
-                            if changed_on_relist(reader.get(&r).as_deref(), &o) {
+                            if !*listed_tx.borrow()
+                                || changed_on_relist(reader.get(&r).as_deref(), &o)
+                            {
                                 relisted.push(r);
                             }
                         }
@@ -535,7 +701,7 @@ where
         resource,
         health: health_rx,
     };
-    (store, rx, listed_rx, health, applied)
+    (store, rx, listed_rx, health, applied, first_page)
 }
 
 /// How long a failing watch must go without a new failure to count as
@@ -659,6 +825,20 @@ impl Stores {
             other_charts: other_charts.0,
             other_repositories: other_repositories.0,
             releases_by_cluster,
+            first_pages: FirstPages {
+                service_templates: service_templates.5,
+                cluster_templates: cluster_templates.5,
+                managed_clusters: managed_clusters.5,
+                rollouts: rollouts.5,
+                releases: releases.5,
+                charts: charts.5,
+                repositories: repositories.5,
+                capi_clusters: capi_clusters.5,
+                drift_events: drift_events.5,
+                other_releases: other_releases.5,
+                other_charts: other_charts.5,
+                other_repositories: other_repositories.5,
+            },
             listed: Listed {
                 service_templates: service_templates.2,
                 cluster_templates: cluster_templates.2,
@@ -724,6 +904,19 @@ impl Stores {
     }
 }
 
+impl FirstPages {
+    /// The first pages of the kinds the console shows, of `limit` objects
+    /// each: drive them next to the watches.
+    pub fn shown(&self, limit: u32) -> Watches {
+        vec![
+            self.service_templates.clone().read(limit).boxed(),
+            self.cluster_templates.clone().read(limit).boxed(),
+            self.managed_clusters.clone().read(limit).boxed(),
+            self.rollouts.clone().read(limit).boxed(),
+        ]
+    }
+}
+
 /// Looks an object up by namespace and name.
 pub fn get<K>(store: &Store<K>, namespace: &str, name: &str) -> Option<std::sync::Arc<K>>
 where
@@ -758,6 +951,61 @@ mod tests {
         );
         // Without versions nothing can be told apart: announced.
         assert!(changed_on_relist(Some(&at(None)), &at(None)));
+    }
+
+    /// A first page shows in the store at once; the full list then
+    /// replaces it, so what the page had and the list has not (deleted in
+    /// between) goes; a page after the list is dropped.
+    #[test]
+    fn a_first_page_shows_until_the_full_list_replaces_it() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let cm = |name: &str, version: &str| {
+            let mut cm = ConfigMap::default();
+            cm.metadata.name = Some(name.into());
+            cm.metadata.namespace = Some("ns".into());
+            cm.metadata.resource_version = Some(version.into());
+            cm
+        };
+        let (store, writer) = reflector::store::<ConfigMap>();
+        let mut shared = Shared {
+            writer,
+            listed: false,
+            total: None,
+        };
+        let names = |store: &Store<ConfigMap>| {
+            let mut v: Vec<(String, String)> = store
+                .state()
+                .iter()
+                .map(|c| (c.name_any(), c.resource_version().unwrap_or_default()))
+                .collect();
+            v.sort();
+            v
+        };
+        // The watch starts its list; the page comes first.
+        shared.watched(&watcher::Event::Init);
+        assert!(shared.first_page(vec![cm("a", "1"), cm("b", "1")], 5));
+        assert_eq!(shared.total, Some(5));
+        assert_eq!(names(&store).len(), 2, "the page shows at once");
+        // The full list: "b" was deleted meanwhile, "a" changed.
+        for o in [cm("a", "2"), cm("c", "1"), cm("d", "1"), cm("e", "1")] {
+            shared.watched(&watcher::Event::InitApply(o));
+        }
+        assert_eq!(names(&store).len(), 2, "the list shows once complete");
+        shared.watched(&watcher::Event::InitDone);
+        assert!(shared.listed);
+        let full = vec![
+            ("a".to_string(), "2".to_string()),
+            ("c".into(), "1".into()),
+            ("d".into(), "1".into()),
+            ("e".into(), "1".into()),
+        ];
+        assert_eq!(names(&store), full);
+        // A late page changes nothing.
+        assert!(!shared.first_page(vec![cm("b", "1")], 2));
+        assert_eq!(names(&store), full);
+        // Changes after the list apply as ever.
+        shared.watched(&watcher::Event::Delete(cm("c", "1")));
+        assert_eq!(names(&store).len(), 3);
     }
 
     #[test]

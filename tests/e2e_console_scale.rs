@@ -14,9 +14,15 @@
 //! secret. A console that lists kinds it does not show pays for them here.
 //! `HMC_CONSOLE_BARE=1` leaves them out.
 //!
+//! `HMC_CONSOLE_KEEP=1` leaves the fleet in place afterwards (for
+//! measuring the console over it by hand; delete the namespace after).
+//!
 //! `HMC_CONSOLE_COMPARE=<path of another hmc-tui build>` runs that build
 //! too, taking turns with this one over the same fleet, and gives the
 //! medians of each.
+//!
+//! Then each build runs once more over the fleet, left alone: its share of
+//! a core while nothing changes, and while 10 clusters a second change.
 //!
 //! Ignored (a measurement, and it writes 9N objects); N is 10,000, or
 //! `HMC_CONSOLE_FLEET`:
@@ -93,16 +99,26 @@ where
         .map(drop)
 }
 
-/// `stores synced 812 ms after start; first full frame 14.0 ms later (826 ms after start)`:
-/// (synced, frame after it, frame after start), in ms.
-fn parse(screen: &str) -> Option<(f64, f64, f64)> {
+/// `first rows 240 ms after start (500 of 10000 clusters)` and `stores
+/// synced 812 ms after start; first full frame 14.0 ms later (826 ms after
+/// start)`: (synced, frame after it, frame after start, first rows after
+/// start), in ms. A console that says nothing of its first rows drew them
+/// with the full frame.
+fn parse(screen: &str) -> Option<(f64, f64, f64, f64)> {
+    let number = |line: &str, after: &str| -> Option<f64> {
+        line.split(after).nth(1)?.split(' ').next()?.parse().ok()
+    };
     let line = screen.lines().find(|l| l.contains("stores synced"))?;
-    let number =
-        |after: &str| -> Option<f64> { line.split(after).nth(1)?.split(' ').next()?.parse().ok() };
+    let full = number(line, "(")?;
+    let rows = match screen.lines().find(|l| l.contains("first rows ")) {
+        Some(rows) => number(rows, "first rows ")?,
+        None => full,
+    };
     Some((
-        number("stores synced ")?,
-        number("first full frame ")?,
-        number("(")?,
+        number(line, "stores synced ")?,
+        number(line, "first full frame ")?,
+        full,
+        rows,
     ))
 }
 
@@ -187,8 +203,9 @@ async fn first_frame_over_a_large_fleet() {
         for ((label, bin), figures) in binaries.iter().zip(&mut figures) {
             let figure = first_frame(bin, &ns.name, &kubeconfig, &log).await;
             eprintln!(
-                "run {} ({label}): stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
+                "run {} ({label}): first rows {:.0} ms after start; stores synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
                 run + 1,
+                figure.3,
                 figure.0,
                 figure.1,
                 figure.2
@@ -197,25 +214,40 @@ async fn first_frame_over_a_large_fleet() {
         }
     }
     for ((label, _), figures) in binaries.iter().zip(&figures) {
-        let median = |f: fn(&(f64, f64, f64)) -> f64| {
+        let median = |f: fn(&(f64, f64, f64, f64)) -> f64| {
             let mut v: Vec<f64> = figures.iter().map(f).collect();
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
         eprintln!(
-            "medians of {RUNS} ({label}): stores synced {:.0} ms; first full frame {:.1} ms later; {:.0} ms after start",
+            "medians of {RUNS} ({label}): first rows {:.0} ms after start; stores synced {:.0} ms; first full frame {:.1} ms later; {:.0} ms after start",
+            median(|f| f.3),
             median(|f| f.0),
             median(|f| f.1),
             median(|f| f.2)
         );
     }
+    // Then each build left running over the fleet: its CPU time while
+    // nothing changes, and while 10 clusters a second do.
+    for (label, bin) in &binaries {
+        let (quiet, busy) = idle_cpu(bin, &client, &ns.name, &kubeconfig, n).await;
+        eprintln!(
+            "idle ({label}): {quiet:.1}% of a core over {QUIET_SECS} s with nothing changing; \
+             {busy:.1}% over {BUSY_SECS} s with {CHANGES_PER_SEC} cluster changes a second"
+        );
+    }
+    if std::env::var_os("HMC_CONSOLE_KEEP").is_some() {
+        eprintln!("kept the fleet in {} (HMC_CONSOLE_KEEP)", ns.name);
+        return;
+    }
     ns.cleanup_and_wait(Duration::from_secs(600)).await;
 }
 
 /// One read-only console of `bin` over `ns` until its first full frame:
-/// (stores synced, first full frame after it, after start) in ms. Prints
-/// when each store had its first list, from the console's `log`.
-async fn first_frame(bin: &Path, ns: &str, kubeconfig: &Path, log: &Path) -> (f64, f64, f64) {
+/// (stores synced, first full frame after it, after start, first rows
+/// after start) in ms. Prints when each store had its first list, from the
+/// console's `log`.
+async fn first_frame(bin: &Path, ns: &str, kubeconfig: &Path, log: &Path) -> (f64, f64, f64, f64) {
     let console = Console::start_binary(
         bin,
         ns,
@@ -234,6 +266,100 @@ async fn first_frame(bin: &Path, ns: &str, kubeconfig: &Path, log: &Path) -> (f6
         }
     }
     figure
+}
+
+const QUIET_SECS: u64 = 30;
+const BUSY_SECS: u64 = 60;
+const CHANGES_PER_SEC: u64 = 10;
+
+/// A read-only console of `bin` over the fleet of `n` clusters in `ns`,
+/// once its stores synced: the share of one core it uses (user and system
+/// time from `/proc/<pid>/stat`) over [`QUIET_SECS`] with nothing changing,
+/// then over [`BUSY_SECS`] while [`CHANGES_PER_SEC`] clusters a second
+/// change (an annotation each, so a new resourceVersion and a watch event).
+async fn idle_cpu(
+    bin: &Path,
+    client: &Client,
+    ns: &str,
+    kubeconfig: &Path,
+    n: usize,
+) -> (f64, f64) {
+    let console = Console::start_binary(bin, ns, "", kubeconfig, &format!("--readonly -n {ns}"));
+    console
+        .wait_for("every cluster", Duration::from_secs(120), |s| {
+            s.contains(&format!("({n})")) && !s.contains("loading")
+        })
+        .await;
+    let pane = console.tmux(&["display-message", "-p", "-t", "console", "#{pane_pid}"]);
+    let shell = String::from_utf8_lossy(&pane.stdout).trim().to_string();
+    let pid = child_of(&shell).unwrap_or_else(|| panic!("the console under {shell}"));
+    // Let the start settle.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let ticks = || cpu_ticks(&pid);
+    let before = ticks();
+    tokio::time::sleep(Duration::from_secs(QUIET_SECS)).await;
+    let quiet = share(ticks() - before, QUIET_SECS);
+    let api: Api<hmc_tui::api::ManagedCluster> = Api::namespaced(client.clone(), ns);
+    let names: Vec<String> = fleet(n)
+        .clusters
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect();
+    // A value no run wrote before: the same value again changes nothing.
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    let before = ticks();
+    let mut every = tokio::time::interval(Duration::from_millis(1000 / CHANGES_PER_SEC));
+    for i in 0..(BUSY_SECS * CHANGES_PER_SEC) as usize {
+        every.tick().await;
+        let patch = json!({"metadata": {"annotations": {"bench/tick": format!("{run}-{i}")}}});
+        api.patch(
+            &names[(i * 7919) % names.len()],
+            &PatchParams::default(),
+            &Patch::Merge(patch),
+        )
+        .await
+        .expect("change a cluster");
+    }
+    let busy = share(ticks() - before, BUSY_SECS);
+    console.quit().await;
+    (quiet, busy)
+}
+
+/// The process whose parent is `parent` (the pane's shell runs the console).
+fn child_of(parent: &str) -> Option<String> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid = e.file_name().to_string_lossy().into_owned();
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        let after = stat.rsplit_once(") ")?.1;
+        (after.split(' ').nth(1)? == parent && stat.contains("(hmc-tui")).then_some(pid)
+    })
+}
+
+/// User and system time of a process, in clock ticks.
+fn cpu_ticks(pid: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the console's stat");
+    // After the command's name: state is field 3, utime 14 and stime 15.
+    let fields: Vec<&str> = stat.rsplit_once(") ").expect("stat").1.split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Ticks over `secs` as a percentage of one core.
+fn share(ticks: u64, secs: u64) -> f64 {
+    let hz = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .unwrap_or(100.0);
+    ticks as f64 / hz / secs as f64 * 100.0
 }
 
 /// The label no release controller watches (see the harness's shards).

@@ -1,6 +1,7 @@
 //! The console's start against the harness: `hmc-tui --readonly
-//! --exit-after-first-frame` in a 120×40 tmux pane, which prints how long
-//! the stores took to sync and the first full frame after them.
+//! --exit-after-first-frame` in a 120×40 tmux pane, which prints when it
+//! drew its first frame with rows (from the first pages), when the stores
+//! synced and when it drew the first full frame after them.
 
 use std::path::Path;
 use std::process::Command;
@@ -8,8 +9,19 @@ use std::time::{Duration, Instant};
 
 use crate::common::harness_dir;
 
-/// (stores synced, first full frame) in ms after the process started.
-pub async fn first_frame(ns: &str) -> (f64, f64) {
+/// The console's start, in ms after the process started.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FirstFrame {
+    /// The first frame with rows.
+    pub rows: f64,
+    /// Every store has its first full list.
+    pub synced: f64,
+    /// The first frame after that.
+    pub full: f64,
+}
+
+/// When the console over `ns` drew its first frames.
+pub async fn first_frame(ns: &str) -> FirstFrame {
     let dir = std::env::temp_dir().join(format!("hmc-tui-bench-console-{ns}"));
     std::fs::create_dir_all(&dir).expect("the console's folder");
     let socket = dir.join("tmux.sock");
@@ -39,13 +51,13 @@ pub async fn first_frame(ns: &str) -> (f64, f64) {
         String::from_utf8_lossy(&out.stderr)
     );
     let start = Instant::now();
-    let line = loop {
+    let text = loop {
         let text = std::fs::read_to_string(&report).unwrap_or_default();
-        if let Some(l) = text
+        if text
             .lines()
-            .find(|l| l.contains("first full frame") || l.contains("quit before"))
+            .any(|l| l.contains("first full frame") || l.contains("quit before"))
         {
-            break l.to_string();
+            break text;
         }
         assert!(
             start.elapsed() < Duration::from_secs(60),
@@ -54,18 +66,23 @@ pub async fn first_frame(ns: &str) -> (f64, f64) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let _ = tmux(&["kill-server"]);
-    parse(&line).unwrap_or_else(|| panic!("the console's report: {line}"))
+    parse(&text).unwrap_or_else(|| panic!("the console's report: {text}"))
 }
 
-/// `stores synced 812 ms after start; first full frame 14.0 ms later (826 ms after start)`.
-fn parse(line: &str) -> Option<(f64, f64)> {
-    let synced = line
-        .split("stores synced ")
-        .nth(1)?
-        .split(' ')
-        .next()?
-        .parse()
-        .ok()?;
-    let total = line.split('(').nth(1)?.split(' ').next()?.parse().ok()?;
-    Some((synced, total))
+/// `first rows 240 ms after start (500 of 10000 clusters)` and `stores
+/// synced 812 ms after start; first full frame 14.0 ms later (826 ms after
+/// start)`, on two lines. A console that says nothing of its first rows
+/// drew them with the full frame.
+fn parse(text: &str) -> Option<FirstFrame> {
+    let number = |line: &str, after: &str| -> Option<f64> {
+        line.split(after).nth(1)?.split(' ').next()?.parse().ok()
+    };
+    let line = text.lines().find(|l| l.contains("stores synced"))?;
+    let synced = number(line, "stores synced ")?;
+    let full = number(line, "(")?;
+    let rows = match text.lines().find(|l| l.starts_with("first rows ")) {
+        Some(line) => number(line, "first rows ")?,
+        None => full,
+    };
+    Some(FirstFrame { rows, synced, full })
 }

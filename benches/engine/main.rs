@@ -223,7 +223,10 @@ async fn steady_state_and_revision(
 
     // 5. The console over the fleet.
     progress("console: first frame");
-    (run.synced_ms, run.first_frame_ms) = console::first_frame(&ns).await;
+    let figures = console::first_frame(&ns).await;
+    run.first_rows_ms = figures.rows;
+    run.synced_ms = figures.synced;
+    run.first_frame_ms = figures.full;
 }
 
 /// The run's row, then everything it made goes.

@@ -23,7 +23,9 @@ pub struct Run {
     /// that resynced and rolled out the revision.
     pub rss_converge: f64,
     pub rss_resync: f64,
-    /// The console: stores synced, first full frame (ms after start).
+    /// The console: its first frame with rows (drawn from the first
+    /// pages), stores synced, first full frame (ms after start).
+    pub first_rows_ms: f64,
     pub synced_ms: f64,
     pub first_frame_ms: f64,
     /// `/proc/loadavg`'s 1, 5 and 15 minute figures at the run's end.
@@ -54,6 +56,7 @@ impl Run {
             format!("{:.2}", self.revision_baseline.as_secs_f64()),
             format!("{:.2}", self.revision_ratio()),
             format!("{:.0}", self.rss_converge.max(self.rss_resync)),
+            format!("{:.0}", self.first_rows_ms),
             format!("{:.0}", self.synced_ms),
             format!("{:.0}", self.first_frame_ms),
             self.load.clone(),
@@ -61,7 +64,7 @@ impl Run {
     }
 }
 
-const HEADER: [&str; 15] = [
+const HEADER: [&str; 16] = [
     "N",
     "engine s",
     "baseline s",
@@ -74,8 +77,9 @@ const HEADER: [&str; 15] = [
     "revision baseline s",
     "revision ratio",
     "peak RSS MiB",
+    "console first rows ms",
     "console synced ms",
-    "first frame ms",
+    "first full frame ms",
     "load 1/5/15 min",
 ];
 
@@ -142,6 +146,7 @@ pub fn medians(runs: &[Run]) -> String {
                 format!("{:.2}", median(&|r| r.revision_baseline.as_secs_f64())),
                 format!("{:.2}", median(&Run::revision_ratio)),
                 format!("{:.0}", median(&|r| r.rss_converge.max(r.rss_resync))),
+                format!("{:.0}", median(&|r| r.first_rows_ms)),
                 format!("{:.0}", median(&|r| r.synced_ms)),
                 format!("{:.0}", median(&|r| r.first_frame_ms)),
                 of.iter()

@@ -30,6 +30,22 @@ pub struct Snapshot {
     pub pending_usage: HashMap<ObjKey, usize>,
     /// By cluster: the revision a moving rollout is to give it.
     pub pending: HashMap<ObjKey, PendingRevision>,
+    /// The kinds whose first full list has not arrived yet: the lists show
+    /// what has (their first page), and say how much that is.
+    pub loading: Vec<(Kind, Loading)>,
+    /// Something of the kinds shown has arrived (a first page or a whole
+    /// list): the screens can be drawn.
+    pub arrived: bool,
+}
+
+/// How much of a kind's first list the console has while it loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loading {
+    /// Objects at hand (of the namespace shown).
+    pub shown: usize,
+    /// How many the list holds in all, when the API server said
+    /// (`remainingItemCount` of the first page).
+    pub total: Option<usize>,
 }
 
 fn sort_by_key<K: kube::Resource>(v: &mut [Arc<K>]) {
@@ -58,7 +74,36 @@ impl Snapshot {
             usage,
             pending_usage: HashMap::new(),
             pending: HashMap::new(),
+            loading: Vec::new(),
+            arrived: true,
         }
+    }
+
+    /// The same snapshot, with `loading` the kinds still on their first
+    /// list; `arrived` once something of the kinds shown is at hand.
+    pub fn loading(mut self, loading: Vec<(Kind, Loading)>, arrived: bool) -> Snapshot {
+        self.loading = loading;
+        self.arrived = arrived;
+        self
+    }
+
+    /// How many objects of `kind` it holds.
+    pub fn count_of(&self, kind: Kind) -> usize {
+        match kind {
+            Kind::ManagedCluster => self.clusters.len(),
+            Kind::ClusterTemplate => self.cluster_templates.len(),
+            Kind::ServiceTemplate => self.service_templates.len(),
+            Kind::TemplateRollout => self.rollouts.len(),
+            Kind::Event => self.events.len(),
+        }
+    }
+
+    /// How far `kind`'s first list has got; `None` once it is complete.
+    pub fn loading_of(&self, kind: Kind) -> Option<Loading> {
+        self.loading
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, l)| *l)
     }
 
     /// The same snapshot with these Events.

@@ -34,7 +34,7 @@ use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollo
 use crate::engine::context::REPORTER;
 use crate::store::{self, Scope, Stores, WatchState, Watches, reflected};
 use crate::tui::model::key::Kind;
-use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::snapshot::{Loading, Snapshot};
 use crate::tui::state::app::Msg;
 
 /// The console's store of the engine's Events.
@@ -79,6 +79,9 @@ pub struct Readers {
     /// Only this namespace's objects, when the stores hold more (the
     /// engine's, over all namespaces).
     pub(crate) namespace: Option<String>,
+    /// Where the first lists stand; `None`: complete (stores filled
+    /// beforehand).
+    pub(crate) progress: Option<(store::Listed, store::FirstPages)>,
 }
 
 impl Readers {
@@ -91,6 +94,7 @@ impl Readers {
             rollouts: stores.rollouts.clone(),
             events: events.store.clone(),
             namespace: None,
+            progress: Some((stores.listed.clone(), stores.first_pages.clone())),
         }
     }
 
@@ -102,13 +106,44 @@ impl Readers {
     /// What the console shows, read from the stores: what it does each
     /// time they change.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot::new(
-            self.read(&self.clusters),
-            self.read(&self.cluster_templates),
-            self.read(&self.service_templates),
-        )
-        .with_rollouts(self.read(&self.rollouts))
-        .with_events(self.read(&self.events))
+        let clusters = self.read(&self.clusters);
+        let cluster_templates = self.read(&self.cluster_templates);
+        let service_templates = self.read(&self.service_templates);
+        let rollouts = self.read(&self.rollouts);
+        let (loading, arrived) = match &self.progress {
+            None => (Vec::new(), true),
+            Some((listed, pages)) => {
+                // (kind, objects at hand, (listed, its first page's total))
+                macro_rules! of {
+                    ($kind:expr, $objects:expr, $store:ident) => {
+                        (
+                            $kind,
+                            $objects.len(),
+                            (*listed.$store.borrow(), pages.$store.total()),
+                        )
+                    };
+                }
+                let kinds = [
+                    of!(Kind::ManagedCluster, clusters, managed_clusters),
+                    of!(Kind::ClusterTemplate, cluster_templates, cluster_templates),
+                    of!(Kind::ServiceTemplate, service_templates, service_templates),
+                    of!(Kind::TemplateRollout, rollouts, rollouts),
+                ];
+                let arrived = kinds
+                    .iter()
+                    .any(|(_, _, (listed, total))| *listed || total.is_some());
+                let loading = kinds
+                    .iter()
+                    .filter(|(_, _, (listed, _))| !listed)
+                    .map(|&(kind, shown, (_, total))| (kind, Loading { shown, total }))
+                    .collect();
+                (loading, arrived)
+            }
+        };
+        Snapshot::new(clusters, cluster_templates, service_templates)
+            .with_rollouts(rollouts)
+            .with_events(self.read(&self.events))
+            .loading(loading, arrived)
     }
 
     /// A store's objects, of the namespace read only.

@@ -34,6 +34,10 @@ use crate::tui::runtime::feeds::{self, EventStore, Readers};
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::Msg;
 
+/// How many objects of each kind shown the console reads ahead of the
+/// full lists: more than a tall screen's rows.
+pub const FIRST_PAGE: u32 = 500;
+
 /// The stores of one scope, the console's Events too, with their watches;
 /// dropping the last holder stops the watches.
 pub struct Watched {
@@ -50,6 +54,9 @@ impl Watched {
             namespace: namespace.clone(),
         };
         let (stores, mut watches) = Stores::watching(client, &scope, kinds);
+        // The first screen draws from the first pages while the full lists
+        // come.
+        watches.extend(stores.first_pages.shown(FIRST_PAGE));
         let (events, event_watches) = feeds::watch_events(client, &scope);
         watches.extend(event_watches);
         let watches = tokio::spawn(async move {

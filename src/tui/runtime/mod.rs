@@ -63,8 +63,9 @@ pub struct TuiOptions {
     /// The contexts the settings file makes read-only.
     pub readonly_contexts: std::collections::BTreeSet<String>,
     /// Quit right after the first full frame (drawn once the stores
-    /// synced) and print how long it took from this instant, the start of
-    /// the process.
+    /// synced) and print how long it and the first frame with rows (drawn
+    /// from the first pages) took from this instant, the start of the
+    /// process.
     pub exit_after_first_frame: Option<std::time::Instant>,
     /// The in-process engine's tunables, as the headless engine takes them.
     pub engine_options: crate::engine::EngineOptions,

@@ -5,10 +5,13 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{Col, Rows, Text, body_block, col, count, empty_note, flex, long_table, mark_sort};
+use super::{
+    Col, Rows, Text, body_block, col, count, empty_note, flex, loading, long_table, mark_sort,
+};
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
+use crate::tui::model::key::Kind;
 use crate::tui::model::rows::ClusterTexts;
 use crate::tui::state::app::App;
 
@@ -46,6 +49,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         listing.ages.widest(app.now),
     ]);
     let mut title = count(app, listing.rows.len(), app.data.clusters.len());
+    title.extend(loading(app, &[Kind::ManagedCluster]));
     title.extend(mark_sort(app, &mut cols, view.sort, &["NAME"], "READY"));
     frame.render_widget(body_block(app, title), area);
     let inner = layout::inner(area);

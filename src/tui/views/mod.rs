@@ -36,6 +36,7 @@ use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, T
 
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
+use crate::tui::model::key::Kind;
 use crate::tui::model::sort::{Sort, SortBy};
 use crate::tui::state::app::{App, Engine, Input};
 use crate::tui::state::applies::applies;
@@ -59,7 +60,9 @@ pub fn draw(app: &App, frame: &mut Frame) {
             bands.banner,
         );
     }
-    if !app.synced {
+    // The lists are drawn from the first page of each kind, or its first
+    // list, whichever came: no waiting for every store.
+    if !app.synced && !app.data.arrived {
         connecting(app, frame, bands.body);
     } else {
         match &app.view().screen {
@@ -366,6 +369,55 @@ pub(crate) fn section(app: &App, title: String) -> Block<'static> {
 }
 
 /// `(shown/total)` or `(total)` after the crumbs.
+/// ` loading 3,200 / 10,000` after a list's count while the first lists of
+/// its `kinds` are on their way: how many of their objects are at hand,
+/// and of how many when the API server said. Nothing once they are all
+/// there.
+fn loading(app: &App, kinds: &[Kind]) -> Vec<Span<'static>> {
+    let mut shown = 0;
+    let mut total = Some(0);
+    let mut any = false;
+    for kind in kinds {
+        match app.data.loading_of(*kind) {
+            Some(l) => {
+                any = true;
+                shown += l.shown;
+                total = total.zip(l.total).map(|(a, b)| a + b);
+            }
+            // Complete: what it holds is all there is.
+            None => {
+                let held = app.data.count_of(*kind);
+                shown += held;
+                total = total.map(|t| t + held);
+            }
+        }
+    }
+    if !any {
+        return Vec::new();
+    }
+    let text = match total {
+        Some(total) if total >= shown => {
+            format!(" loading {} / {}…", thousands(shown), thousands(total))
+        }
+        _ if shown == 0 => " loading…".to_string(),
+        _ => format!(" loading {}…", thousands(shown)),
+    };
+    vec![Span::styled(text, Style::new().fg(app.theme.progressing))]
+}
+
+/// `10,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn count(app: &App, shown: usize, total: usize) -> Vec<Span<'static>> {
     let text = if shown == total {
         format!(" ({total})")

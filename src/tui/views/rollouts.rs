@@ -6,10 +6,11 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{Col, Text, body_block, col, count, empty_note, flex, mark_sort, table};
+use super::{Col, Text, body_block, col, count, empty_note, flex, loading, mark_sort, table};
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
+use crate::tui::model::key::Kind;
 use crate::tui::model::rollouts::{phase, phase_health};
 use crate::tui::model::rows::rollout_rows;
 use crate::tui::model::sort;
@@ -39,6 +40,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("AGE", 3, 5).drop(5),
     ]);
     let mut title = count(app, rows.len(), app.data.rollouts.len());
+    title.extend(loading(app, &[Kind::TemplateRollout]));
     title.extend(mark_sort(
         app,
         &mut cols,

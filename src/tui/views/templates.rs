@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{Col, Text, body_block, col, count, empty_note, flex, mark_sort, table};
+use super::{Col, Text, body_block, col, count, empty_note, flex, loading, mark_sort, table};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
 use crate::tui::model::hold;
@@ -62,6 +62,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         flex("DESCRIPTION", 12).drop(5),
     ]);
     let mut title = count(app, rows.len(), total);
+    title.extend(loading(
+        app,
+        &[Kind::ClusterTemplate, Kind::ServiceTemplate],
+    ));
     title.extend(mark_sort(app, &mut cols, view.sort, &["NAME"], "VALID"));
     frame.render_widget(body_block(app, title), area);
     let inner = layout::inner(area);

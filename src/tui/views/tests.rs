@@ -12,10 +12,14 @@ use crate::store::WatchFailure;
 use crate::tui::fixtures::console::{ctrl, target, type_str, type_text};
 use crate::tui::fixtures::objects::{failing, now};
 use crate::tui::fixtures::sample::{app, board_app, detail_app, held, valued, versioned};
+use crate::tui::model::key::Kind;
+use crate::tui::model::snapshot::{Loading, Snapshot};
 use crate::tui::state::app::{App, Engine, Msg};
 use crate::tui::state::editor::{Base, SaveError};
 use crate::tui::state::update;
 use crate::tui::theme::Theme;
+
+use super::thousands;
 
 mod narrow;
 
@@ -1006,4 +1010,113 @@ fn delete_asks_what_goes_and_where() {
         ctrl(&mut app, 'd');
         app
     });
+}
+
+/// The console before its stores synced, drawn from the first pages: the
+/// clusters that arrived, and how many of how many in the title.
+fn loading_app(loading: Vec<(Kind, Loading)>) -> App {
+    let mut app = App::new(target(), Theme::default(), now());
+    let data = crate::tui::fixtures::sample::sample();
+    update(&mut app, Msg::Data(data.loading(loading, true)));
+    app
+}
+
+#[test]
+fn clusters_while_loading() {
+    snap("clusters_loading", || {
+        let shown = crate::tui::fixtures::sample::sample().clusters.len();
+        loading_app(vec![
+            (
+                Kind::ManagedCluster,
+                Loading {
+                    shown,
+                    total: Some(10_000),
+                },
+            ),
+            (
+                Kind::TemplateRollout,
+                Loading {
+                    shown: 0,
+                    total: None,
+                },
+            ),
+        ])
+    });
+}
+
+#[test]
+fn the_loading_indicator_counts_what_is_at_hand() {
+    let title = |loading: Vec<(Kind, Loading)>, screen: &str| {
+        let mut app = loading_app(loading);
+        if !screen.is_empty() {
+            press(&mut app, KeyCode::Char(':'));
+            type_text(&mut app, screen);
+            press(&mut app, KeyCode::Enter);
+        }
+        text(&mut app, (120, 40))
+            .lines()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let clusters = |shown, total| vec![(Kind::ManagedCluster, Loading { shown, total })];
+    assert!(title(clusters(3, Some(10_000)), "").contains("loading 3 / 10,000…"));
+    // The API server did not say how many.
+    assert!(title(clusters(3, None), "").contains("loading 3…"));
+    // Nothing of the kind yet.
+    assert!(title(clusters(0, None), "").contains("loading…"));
+    // Complete: no indicator.
+    assert!(!title(vec![], "").contains("loading"));
+    // The templates screen adds both kinds of template; one complete counts
+    // what it holds.
+    let templates = title(
+        vec![(
+            Kind::ServiceTemplate,
+            Loading {
+                shown: 2,
+                total: Some(1_200),
+            },
+        )],
+        "templates",
+    );
+    let cluster_templates = crate::tui::fixtures::sample::sample()
+        .cluster_templates
+        .len();
+    assert!(
+        templates.contains(&format!(
+            "loading {} / {}…",
+            2 + cluster_templates,
+            thousands(1_200 + cluster_templates)
+        )),
+        "{templates}"
+    );
+}
+
+#[test]
+fn thousands_are_grouped() {
+    assert_eq!(thousands(0), "0");
+    assert_eq!(thousands(999), "999");
+    assert_eq!(thousands(3_200), "3,200");
+    assert_eq!(thousands(10_000), "10,000");
+    assert_eq!(thousands(1_234_567), "1,234,567");
+}
+
+/// Nothing has arrived: still connecting, even with an empty snapshot.
+#[test]
+fn connecting_until_something_arrives() {
+    let mut app = App::new(target(), Theme::default(), now());
+    update(&mut app, Msg::Data(Snapshot::default()));
+    assert!(text(&mut app, (120, 40)).contains("connecting…"));
+    let data = crate::tui::fixtures::sample::sample().loading(
+        vec![(
+            Kind::ManagedCluster,
+            Loading {
+                shown: 3,
+                total: Some(3),
+            },
+        )],
+        true,
+    );
+    update(&mut app, Msg::Data(data));
+    assert!(!text(&mut app, (120, 40)).contains("connecting…"));
 }

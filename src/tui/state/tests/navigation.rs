@@ -136,3 +136,65 @@ fn long_lists_scroll_to_keep_the_selection_visible() {
     let small = rows_height(&app, app.view());
     assert_eq!(app.view().offset, 100 - small);
 }
+
+/// The lists come page by page in name order: the rows already shown keep
+/// their places, and the selection and the scroll stay where they were as
+/// the rest arrives, whatever order the user chose.
+#[test]
+fn rows_stay_put_as_pages_arrive() {
+    use crate::tui::fixtures::fleet::fleet;
+    use crate::tui::model::snapshot::Loading;
+    let fleet = fleet(1000);
+    let all = fleet.snapshot();
+    let page = |n: usize| {
+        let mut data = Snapshot::new(
+            all.clusters[..n].to_vec(),
+            all.cluster_templates.clone(),
+            all.service_templates.clone(),
+        );
+        let loading = (n < all.clusters.len()).then_some((
+            Kind::ManagedCluster,
+            Loading {
+                shown: n,
+                total: Some(all.clusters.len()),
+            },
+        ));
+        data = data.loading(loading.into_iter().collect(), true);
+        data
+    };
+    let mut app = crate::tui::state::app::App::new(
+        crate::tui::fixtures::console::target(),
+        crate::tui::theme::Theme::default(),
+        crate::tui::fixtures::objects::now(),
+    );
+    update(&mut app, Msg::Resize(120, 40));
+    update(&mut app, Msg::Data(page(100)));
+    assert_eq!(app.row_count(), 100);
+    for _ in 0..60 {
+        press(&mut app, KeyCode::Char('j'));
+    }
+    let (selected, offset, name) = (app.view().selected, app.view().offset, selected_name(&app));
+    assert!(offset > 0, "scrolled");
+    for n in [500, 900, 1000] {
+        update(&mut app, Msg::Data(page(n)));
+        assert_eq!(app.row_count(), n);
+        assert_eq!(selected_name(&app), name, "the selection stays on its row");
+        assert_eq!(
+            (app.view().selected, app.view().offset),
+            (selected, offset),
+            "nothing moves on screen"
+        );
+    }
+    update(&mut app, Msg::Synced);
+    update(&mut app, Msg::Data(all.clone()));
+    assert_eq!(selected_name(&app), name);
+    assert_eq!((app.view().selected, app.view().offset), (selected, offset));
+
+    // Sorted by age, a page that arrives may put rows above the
+    // selection: it follows its row.
+    update(&mut app, Msg::Data(page(100)));
+    press(&mut app, KeyCode::Char('A'));
+    let name = selected_name(&app);
+    update(&mut app, Msg::Data(page(1000)));
+    assert_eq!(selected_name(&app), name);
+}
