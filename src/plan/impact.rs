@@ -20,7 +20,7 @@ use kube::ResourceExt;
 use serde_json::Value;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
-use crate::plan::rollout::{Candidate, check_policy, needs_approval, plan_waves};
+use crate::plan::rollout::{candidates, check_policy, needs_approval, plan_waves};
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{Change, diff};
 
@@ -359,20 +359,12 @@ fn waves(fleet: &Fleet, proposal: &Fleet) -> BTreeMap<(String, String), Wave> {
         let Ok(limits) = check_policy(&policy) else {
             continue;
         };
-        let candidates: Vec<Candidate> = after
+        let of_template = after
             .clusters
             .values()
-            .filter(|c| c.namespace().as_deref() == Some(ns.as_str()))
-            .filter(|c| c.spec.template == name && c.metadata.deletion_timestamp.is_none())
-            .filter_map(|c| {
-                let given = c.status.as_ref().and_then(|s| s.target_revision)?;
-                Some(Candidate {
-                    name: c.name_any(),
-                    labels: c.labels().clone(),
-                    revision: Some(given),
-                })
-            })
-            .collect();
+            .filter(|c| c.namespace().as_deref() == Some(ns.as_str()) && c.spec.template == name);
+        // The revision is not made yet: no cluster has it.
+        let candidates = candidates(of_template.copied(), None);
         let Ok(planned) = plan_waves(&candidates, &policy) else {
             continue;
         };

@@ -1,11 +1,14 @@
-//! Waves from a policy, and a fresh rollout's status.
+//! The clusters a rollout reaches, waves from a policy, and a fresh
+//! rollout's status.
 
 use std::collections::BTreeMap;
+
+use kube::ResourceExt;
 
 use super::policy::{PolicyError, check_policy};
 use super::steps::summarize;
 use crate::api::{
-    ClusterRolloutState, ClusterRolloutStatus, RolloutPolicy, TemplateRolloutSpec,
+    ClusterRolloutState, ClusterRolloutStatus, ManagedCluster, RolloutPolicy, TemplateRolloutSpec,
     TemplateRolloutStatus, WaveStatus,
 };
 
@@ -16,6 +19,29 @@ pub struct Candidate {
     pub labels: BTreeMap<String, String>,
     /// The revision it is given now.
     pub revision: Option<i64>,
+}
+
+/// The clusters a rollout of `revision` reaches, of `clusters` (those made
+/// from its template): the ones given a revision already, other than
+/// `revision`, and not being deleted. A cluster given none yet gets the
+/// newest when its services can first reach it. `revision` is `None` for a
+/// revision not made yet (a proposed change), which no cluster has.
+pub fn candidates<'a>(
+    clusters: impl IntoIterator<Item = &'a ManagedCluster>,
+    revision: Option<i64>,
+) -> Vec<Candidate> {
+    clusters
+        .into_iter()
+        .filter(|c| c.metadata.deletion_timestamp.is_none())
+        .filter_map(|c| {
+            let given = c.status.as_ref().and_then(|s| s.target_revision)?;
+            (Some(given) != revision).then(|| Candidate {
+                name: c.name_any(),
+                labels: c.labels().clone(),
+                revision: Some(given),
+            })
+        })
+        .collect()
 }
 
 /// A wave as planned: its clusters, in order.
