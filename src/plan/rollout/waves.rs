@@ -56,15 +56,14 @@ pub struct PlannedWave {
 /// wave never mixes two values. A canary takes the first clusters in a wave
 /// of its own. No wave is larger than `maxConcurrent`. A policy that breaks
 /// its rules plans nothing.
-pub fn plan_waves(
-    candidates: &[Candidate],
+pub fn plan_waves<'c>(
+    candidates: &'c [Candidate],
     policy: &RolloutPolicy,
 ) -> Result<Vec<PlannedWave>, PolicyError> {
     let limits = check_policy(policy)?;
     let limit = limits.max_concurrent.of(candidates.len());
-    let key = |c: &Candidate| -> Option<String> {
-        policy.order.as_ref().and_then(|k| c.labels.get(k).cloned())
-    };
+    let order = policy.order.as_ref();
+    let key = |c: &'c Candidate| order.and_then(|k| c.labels.get(k)).map(String::as_str);
     let mut sorted: Vec<&Candidate> = candidates.iter().collect();
     sorted.sort_by(|a, b| {
         let (ka, kb) = (key(a), key(b));
@@ -83,7 +82,7 @@ pub fn plan_waves(
             rest = &rest[n..];
         }
     }
-    let mut groups: Vec<(Option<String>, Vec<&Candidate>)> = Vec::new();
+    let mut groups: Vec<(Option<&str>, Vec<&Candidate>)> = Vec::new();
     for c in rest {
         let k = key(c);
         match groups.last_mut() {
@@ -94,7 +93,7 @@ pub fn plan_waves(
     for (group, members) in groups {
         for chunk in members.chunks(limit) {
             waves.push(PlannedWave {
-                group: policy.order.as_ref().and(group.clone()),
+                group: policy.order.as_ref().and(group.map(String::from)),
                 clusters: chunk.iter().map(|c| c.name.clone()).collect(),
             });
         }
