@@ -28,7 +28,7 @@ use crate::api::{
     rollout_name,
 };
 use crate::plan::rollout::{
-    Candidate, Health, Note, Request, advance, apply_request, check_policy, fit_status, plan,
+    self, Candidate, Health, Note, Request, advance, apply_request, check_policy, fit_status, plan,
     preview_groups, service_changes, summarize,
 };
 use crate::plan::services::plan_services;
@@ -259,22 +259,9 @@ async fn start(
     Ok(Action::requeue(Duration::from_secs(5)))
 }
 
-/// The clusters a rollout of `revision` reaches: those given another
-/// revision already. (A cluster given none yet gets the newest when its
-/// services can first reach it.)
+/// The clusters a rollout of `revision` reaches, of the template's.
 fn candidates(clusters: &[Arc<ManagedCluster>], revision: i64) -> Vec<Candidate> {
-    clusters
-        .iter()
-        .filter(|c| c.meta().deletion_timestamp.is_none())
-        .filter_map(|c| {
-            let given = c.status.as_ref().and_then(|s| s.target_revision)?;
-            (given != revision).then(|| Candidate {
-                name: c.name_any(),
-                labels: c.labels().clone(),
-                revision: Some(given),
-            })
-        })
-        .collect()
+    rollout::candidates(clusters.iter().map(AsRef::as_ref), Some(revision))
 }
 
 /// The plan of a rollout, with its preview, from the clusters as they are.

@@ -14,14 +14,16 @@
 //! clusters in (the rollout planner's own [`plan_waves`], over the clusters
 //! a rollout would reach).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 
-use kube::ResourceExt;
+use kube::Resource;
 use serde_json::Value;
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
-use crate::plan::rollout::{Candidate, check_policy, needs_approval, plan_waves};
-use crate::plan::services::{ServicePlan, plan_services};
+use crate::api::{ClusterTemplate, ManagedCluster, ManagedService, ServiceTemplate};
+use crate::plan::rollout::{candidates, check_policy, needs_approval, plan_waves};
+use crate::plan::services::{ParsedValues, ServicePlan, plan_services_with};
 use crate::plan::values::{Change, diff};
 
 /// The objects that decide the clusters' services.
@@ -32,8 +34,17 @@ pub struct Fleet {
     pub clusters: Vec<ManagedCluster>,
 }
 
-fn id<K: ResourceExt>(obj: &K) -> (String, String) {
-    (obj.namespace().unwrap_or_default(), obj.name_any())
+/// An object's namespace and name (`name_any`'s: its generateName when it
+/// has no name yet), borrowed.
+type Id<'a> = (&'a str, &'a str);
+
+fn id<K: Resource>(obj: &K) -> Id<'_> {
+    let meta = obj.meta();
+    let name = meta.name.as_deref().or(meta.generate_name.as_deref());
+    (
+        meta.namespace.as_deref().unwrap_or_default(),
+        name.unwrap_or_default(),
+    )
 }
 
 /// What the change does to one service of one cluster.
@@ -97,35 +108,34 @@ impl Wave {
 /// in words, or `None` (also when the chart is not known).
 pub type SchemaCheck<'a> = dyn Fn(&str, &str, &Value) -> Option<String> + 'a;
 
-/// One fleet's objects by (namespace, name), borrowed: the live ones with
-/// a proposal's laid over them, without copying either.
+/// One fleet's templates by (namespace, name), borrowed: the live ones
+/// with a proposal's laid over them, without copying either.
 struct View<'a> {
-    templates: BTreeMap<(String, String), &'a ClusterTemplate>,
-    service_templates: BTreeMap<(String, String), &'a ServiceTemplate>,
-    clusters: BTreeMap<(String, String), &'a ManagedCluster>,
+    templates: HashMap<Id<'a>, &'a ClusterTemplate>,
+    service_templates: HashMap<Id<'a>, &'a ServiceTemplate>,
+}
+
+/// Objects by (namespace, name); of two of the same, the later.
+fn index<'a, K: Resource>(objects: impl IntoIterator<Item = &'a K>) -> HashMap<Id<'a>, &'a K> {
+    objects.into_iter().map(|o| (id(o), o)).collect()
 }
 
 impl<'a> View<'a> {
     fn of(fleet: &'a Fleet, over: Option<&'a Fleet>) -> View<'a> {
-        fn index<'a, K: ResourceExt>(
-            live: &'a [K],
-            over: Option<&'a [K]>,
-        ) -> BTreeMap<(String, String), &'a K> {
-            live.iter()
-                .chain(over.into_iter().flatten())
-                .map(|o| (id(o), o))
-                .collect()
-        }
+        let over = over.into_iter();
         View {
             templates: index(
-                &fleet.cluster_templates,
-                over.map(|o| o.cluster_templates.as_slice()),
+                fleet
+                    .cluster_templates
+                    .iter()
+                    .chain(over.clone().flat_map(|o| &o.cluster_templates)),
             ),
             service_templates: index(
-                &fleet.service_templates,
-                over.map(|o| o.service_templates.as_slice()),
+                fleet
+                    .service_templates
+                    .iter()
+                    .chain(over.flat_map(|o| &o.service_templates)),
             ),
-            clusters: index(&fleet.clusters, over.map(|o| o.clusters.as_slice())),
         }
     }
 
@@ -135,31 +145,18 @@ impl<'a> View<'a> {
     fn plan(
         &self,
         ns: &str,
-        mc: Option<&ManagedCluster>,
+        mc: Option<&'a ManagedCluster>,
         bare: bool,
+        parsed: &mut ParsedValues<'a>,
     ) -> BTreeMap<String, ServicePlan> {
         let Some(mc) = mc else {
             return BTreeMap::new();
         };
-        let ns = &ns.to_string();
-        let Some(template) = self.templates.get(&(ns.clone(), mc.spec.template.clone())) else {
+        let Some(template) = self.templates.get(&(ns, mc.spec.template.as_str())) else {
             return BTreeMap::new();
         };
-        let lookup = |name: &str| {
-            self.service_templates
-                .get(&(ns.clone(), name.to_string()))
-                .copied()
-        };
-        let plans = if bare {
-            let mut spec = mc.spec.clone();
-            for s in &mut spec.services {
-                s.values = None;
-            }
-            plan_services(&template.spec, &spec, lookup)
-        } else {
-            plan_services(&template.spec, &mc.spec, lookup)
-        };
-        plans
+        let lookup = |name: &str| self.service_templates.get(&(ns, name)).copied();
+        plan_services_with(&template.spec, &mc.spec, lookup, parsed, !bare)
             .into_iter()
             .map(|p| (p.name().to_string(), p))
             .collect()
@@ -167,34 +164,104 @@ impl<'a> View<'a> {
 
     fn chart(&self, ns: &str, template: &str) -> Option<String> {
         self.service_templates
-            .get(&(ns.to_string(), template.to_string()))
+            .get(&(ns, template))
             .and_then(|st| st.spec.helm.chart_version.clone())
     }
 }
 
-/// The clusters `proposal` may change: those it names, those of the
-/// ClusterTemplates it names, and every cluster of a namespace where it
-/// names a ServiceTemplate. Every other cluster plans the same before and
-/// after.
-fn reached(fleet: &Fleet, proposal: &Fleet) -> Vec<(String, String)> {
-    let templates: std::collections::BTreeSet<(String, String)> =
-        proposal.cluster_templates.iter().map(id).collect();
-    let namespaces: std::collections::BTreeSet<String> =
-        proposal.service_templates.iter().map(|t| id(t).0).collect();
-    let mut out: Vec<(String, String)> = fleet
-        .clusters
-        .iter()
-        .chain(&proposal.clusters)
-        .filter(|c| {
-            let (ns, _) = id(*c);
-            namespaces.contains(&ns) || templates.contains(&(ns, c.spec.template.clone()))
-        })
-        .map(id)
-        .chain(proposal.clusters.iter().map(id))
-        .collect();
-    out.sort();
-    out.dedup();
+/// A cluster the proposal may change, as it is before and after.
+struct Reached<'a> {
+    id: Id<'a>,
+    was: Option<&'a ManagedCluster>,
+    now: Option<&'a ManagedCluster>,
+}
+
+/// The clusters `proposal` may change, sorted by namespace and name: those
+/// it names, those of the ClusterTemplates it names, and every cluster of a
+/// namespace where it names a ServiceTemplate. Every other cluster plans
+/// the same before and after. Of two objects of the same namespace and
+/// name, the later counts, and a proposed one over a live one.
+fn reached<'a>(fleet: &'a Fleet, proposal: &'a Fleet) -> Vec<Reached<'a>> {
+    let templates: BTreeSet<Id<'_>> = proposal.cluster_templates.iter().map(id).collect();
+    let namespaces: BTreeSet<&str> = proposal.service_templates.iter().map(|t| id(t).0).collect();
+    let reaches = |c: &ManagedCluster| {
+        let (ns, _) = id(c);
+        namespaces.contains(ns) || templates.contains(&(ns, c.spec.template.as_str()))
+    };
+    let proposed = index(&proposal.clusters);
+    // Stable: of two alike, the later stays last. (A fleet listed by the
+    // API server comes sorted already.)
+    let mut live: Vec<(Id<'a>, &'a ManagedCluster)> =
+        fleet.clusters.iter().map(|c| (id(c), c)).collect();
+    live.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    for same in live.chunk_by(|a, b| a.0 == b.0) {
+        let (id, was) = same[same.len() - 1];
+        let now = proposed.get(&id).copied();
+        if now.is_some() || same.iter().any(|(_, c)| reaches(c)) {
+            out.push(Reached {
+                id,
+                was: Some(was),
+                now: now.or(Some(was)),
+            });
+        }
+    }
+    let known = out.len();
+    for (id, now) in &proposed {
+        if live.binary_search_by(|(l, _)| l.cmp(id)).is_err() {
+            out.push(Reached {
+                id: *id,
+                was: None,
+                now: Some(now),
+            });
+        }
+    }
+    if out.len() > known {
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+    }
     out
+}
+
+/// What decides a cluster's outcomes: its namespace, and before and after
+/// its template and its services (not its name, nor the rest of its spec).
+/// Clusters alike are planned once.
+#[derive(PartialEq, Eq, Hash)]
+struct Alike<'a> {
+    ns: &'a str,
+    was: Option<Services<'a>>,
+    now: Option<Services<'a>>,
+}
+
+/// A cluster's template and service entries.
+#[derive(PartialEq)]
+struct Services<'a> {
+    template: &'a str,
+    services: &'a [ManagedService],
+}
+
+impl<'a> Services<'a> {
+    fn of(mc: &'a ManagedCluster) -> Services<'a> {
+        Services {
+            template: &mc.spec.template,
+            services: &mc.spec.services,
+        }
+    }
+}
+
+/// Service entries are plain data: each equals itself.
+impl Eq for Services<'_> {}
+
+impl Hash for Services<'_> {
+    /// The fields that tell clusters apart most; equality compares all.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.template.hash(state);
+        self.services.len().hash(state);
+        for s in self.services {
+            s.name.hash(state);
+            s.template.hash(state);
+            s.values.hash(state);
+        }
+    }
 }
 
 /// What `proposal` does to `fleet`: one entry per affected service of each
@@ -208,10 +275,11 @@ pub fn impact(fleet: &Fleet, proposal: &Fleet) -> Vec<ServiceImpact> {
 /// whose changed values break its chart's schema is blocked. Values that
 /// do not change are not blamed for what they already were.
 ///
-/// Only the clusters the proposal can reach are planned, and the costlier
-/// parts only where they can matter: a cluster's plan without its own
-/// values only where its merged values stay the same, the schema only for
-/// values that change.
+/// Only the clusters the proposal can reach are planned, clusters alike
+/// once, each values text parsed once, and the costlier parts only where
+/// they can matter: a service's plan without the cluster's own values only
+/// where the cluster has values of its own for it and its merged values
+/// stay the same, the schema only for values that change.
 pub fn impact_checked(
     fleet: &Fleet,
     proposal: &Fleet,
@@ -219,46 +287,72 @@ pub fn impact_checked(
 ) -> Vec<ServiceImpact> {
     let before = View::of(fleet, None);
     let after = View::of(fleet, Some(proposal));
-    let waves = waves(fleet, proposal);
-    // A cluster's outcomes follow from its namespace and its spec before
-    // and after (not its name): clusters alike are planned once.
-    let mut alike: HashMap<(String, String, String), Vec<(String, Outcome)>> = HashMap::new();
-    let mut out = Vec::new();
-    for cluster in reached(fleet, proposal) {
-        let (was, now) = (
-            before.clusters.get(&cluster).copied(),
-            after.clusters.get(&cluster).copied(),
-        );
-        let spec = |mc: Option<&ManagedCluster>| {
-            mc.map(|c| serde_json::to_string(&c.spec).unwrap_or_default())
-                .unwrap_or_default()
+    let reached = reached(fleet, proposal);
+    let waves = waves(fleet, proposal, &reached);
+    let mut parsed = ParsedValues::default();
+    // Where the first cluster of each kind has its entries in `out`.
+    let mut alike: HashMap<Alike<'_>, std::ops::Range<usize>> =
+        HashMap::with_capacity(reached.len());
+    let mut out: Vec<ServiceImpact> = Vec::new();
+    for Reached { id, was, now } in reached {
+        let (ns, name) = id;
+        let key = Alike {
+            ns,
+            was: was.map(Services::of),
+            now: now.map(Services::of),
         };
-        let key = (cluster.0.clone(), spec(was), spec(now));
-        let outcomes = alike
-            .entry(key)
-            .or_insert_with(|| outcomes(&cluster.0, (&before, was), (&after, now), check));
-        for (service, outcome) in outcomes.iter() {
-            out.push(ServiceImpact {
-                namespace: cluster.0.clone(),
-                cluster: cluster.1.clone(),
-                service: service.clone(),
-                outcome: outcome.clone(),
-                wave: waves.get(&cluster).copied(),
-            });
+        let wave = waves.get(ns).and_then(|w| w.get(name)).copied();
+        let impact = |(service, outcome)| ServiceImpact {
+            namespace: ns.to_string(),
+            cluster: name.to_string(),
+            service,
+            outcome,
+            wave,
+        };
+        match alike.entry(key) {
+            Entry::Occupied(first) => {
+                for i in first.get().clone() {
+                    let ServiceImpact {
+                        service, outcome, ..
+                    } = &out[i];
+                    out.push(impact((service.clone(), outcome.clone())));
+                }
+            }
+            Entry::Vacant(first) => {
+                let start = out.len();
+                let found = outcomes(ns, (&before, was), (&after, now), check, &mut parsed);
+                out.extend(found.into_iter().map(impact));
+                first.insert(start..out.len());
+            }
         }
     }
     out
 }
 
+/// Whether `mc` has values of its own for `service`: only then can its
+/// plan without them differ.
+fn has_own_values(mc: Option<&ManagedCluster>, service: &str) -> bool {
+    mc.is_some_and(|c| {
+        c.spec
+            .services
+            .iter()
+            .any(|s| s.name == service && s.values.is_some())
+    })
+}
+
 /// The outcome of each affected service of one cluster (`was` in `before`,
 /// `now` in `after`), by service name.
-fn outcomes(
+fn outcomes<'a>(
     ns: &str,
-    (before, was): (&View<'_>, Option<&ManagedCluster>),
-    (after, now): (&View<'_>, Option<&ManagedCluster>),
+    (before, was): (&View<'a>, Option<&'a ManagedCluster>),
+    (after, now): (&View<'a>, Option<&'a ManagedCluster>),
     check: &SchemaCheck<'_>,
+    parsed: &mut ParsedValues<'a>,
 ) -> Vec<(String, Outcome)> {
-    let (old_plans, new_plans) = (before.plan(ns, was, false), after.plan(ns, now, false));
+    let (old_plans, new_plans) = (
+        before.plan(ns, was, false, parsed),
+        after.plan(ns, now, false, parsed),
+    );
     let mut services: Vec<&String> = old_plans.keys().chain(new_plans.keys()).collect();
     services.sort();
     services.dedup();
@@ -272,12 +366,19 @@ fn outcomes(
                 continue;
             };
             // The same values either way: did the templates change under
-            // the cluster's own entry?
-            if o.effective != n.effective {
+            // the cluster's own entry? (Without one, its plan without its
+            // own values is this one, and nothing changed under it.)
+            if o.effective != n.effective
+                || !(has_own_values(was, service) || has_own_values(now, service))
+            {
                 continue;
             }
-            let (bare_was, bare_now) =
-                bare.get_or_insert_with(|| (before.plan(ns, was, true), after.plan(ns, now, true)));
+            let (bare_was, bare_now) = bare.get_or_insert_with(|| {
+                (
+                    before.plan(ns, was, true, parsed),
+                    after.plan(ns, now, true, parsed),
+                )
+            });
             let paths = match (bare_was.get(service), bare_now.get(service)) {
                 (Some(ServicePlan::Install(b)), Some(ServicePlan::Install(a))) => {
                     diff(&b.effective, &a.effective)
@@ -337,20 +438,23 @@ fn outcome(
     }
 }
 
-/// The wave of each cluster whose ClusterTemplate `proposal` changes: the
-/// rollout planner's waves over the clusters a rollout reaches (those
-/// given a revision already, and not being deleted), under the template's
-/// policy as proposed. A policy that breaks its rules plans no wave.
-fn waves(fleet: &Fleet, proposal: &Fleet) -> BTreeMap<(String, String), Wave> {
-    let after = View::of(fleet, Some(proposal));
-    let live: BTreeMap<(String, String), &ClusterTemplate> =
-        fleet.cluster_templates.iter().map(|t| (id(t), t)).collect();
-    let mut out = BTreeMap::new();
+/// The wave of each cluster whose ClusterTemplate `proposal` changes, by
+/// namespace and cluster name: the rollout planner's waves over the
+/// clusters a rollout reaches (those given a revision already, and not
+/// being deleted), under the template's policy as proposed. A policy that
+/// breaks its rules plans no wave.
+fn waves<'a>(
+    fleet: &'a Fleet,
+    proposal: &'a Fleet,
+    reached: &[Reached<'a>],
+) -> HashMap<&'a str, HashMap<String, Wave>> {
+    let live = index(&fleet.cluster_templates);
+    let mut out: HashMap<&str, HashMap<String, Wave>> = HashMap::new();
     for template in &proposal.cluster_templates {
         let (ns, name) = id(template);
         // A new revision only comes from a change to the services.
         let unchanged = live
-            .get(&(ns.clone(), name.clone()))
+            .get(&(ns, name))
             .is_some_and(|t| t.spec.services == template.spec.services);
         if unchanged {
             continue;
@@ -359,36 +463,27 @@ fn waves(fleet: &Fleet, proposal: &Fleet) -> BTreeMap<(String, String), Wave> {
         let Ok(limits) = check_policy(&policy) else {
             continue;
         };
-        let candidates: Vec<Candidate> = after
-            .clusters
-            .values()
-            .filter(|c| c.namespace().as_deref() == Some(ns.as_str()))
-            .filter(|c| c.spec.template == name && c.metadata.deletion_timestamp.is_none())
-            .filter_map(|c| {
-                let given = c.status.as_ref().and_then(|s| s.target_revision)?;
-                Some(Candidate {
-                    name: c.name_any(),
-                    labels: c.labels().clone(),
-                    revision: Some(given),
-                })
-            })
-            .collect();
+        // Its clusters after the change: all of them reached.
+        let of_template = reached.iter().filter_map(|r| r.now).filter(|c| {
+            c.metadata.namespace.as_deref().is_some_and(|n| n == ns) && c.spec.template == name
+        });
+        // The revision is not made yet: no cluster has it.
+        let candidates = candidates(of_template, None);
         let Ok(planned) = plan_waves(&candidates, &policy) else {
             continue;
         };
         let of = planned.len() as u32;
-        for (i, wave) in planned.iter().enumerate() {
+        let waves = out.entry(ns).or_default();
+        for (i, wave) in planned.into_iter().enumerate() {
             let number = i as u32 + 1;
             let approval = needs_approval(&policy, &limits, number);
-            for cluster in &wave.clusters {
-                out.insert(
-                    (ns.clone(), cluster.clone()),
-                    Wave {
-                        number,
-                        of,
-                        approval,
-                    },
-                );
+            for cluster in wave.clusters {
+                let wave = Wave {
+                    number,
+                    of,
+                    approval,
+                };
+                waves.insert(cluster, wave);
             }
         }
     }

@@ -3,6 +3,7 @@ use crate::api::{
     ClusterTemplateSpec, HelmSpec, ManagedClusterSpec, ManagedService, ServiceTemplateSpec,
     TemplateService, TemplateStatus,
 };
+use kube::ResourceExt;
 use serde_json::json;
 
 const NS: &str = "team-a";

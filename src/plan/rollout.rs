@@ -6,7 +6,8 @@
 //! the result; everything that decides lives here and is unit tested. This
 //! file only names the parts:
 //! - `policy`: a rollout policy's values, read and checked;
-//! - `waves`: waves from a policy, and a fresh rollout's status;
+//! - `waves`: the clusters a rollout reaches, waves from a policy, and a
+//!   fresh rollout's status;
 //! - `steps`: the next step of a rollout, and its summaries;
 //! - `requests`: what an operator asks of a rollout, carried out;
 //! - `revision`: the revision each cluster should be given;
@@ -30,7 +31,7 @@ pub use self::requests::{Request, apply_request};
 pub use self::revision::desired_revision;
 pub use self::size::{MAX_STATUS_BYTES, fit_status};
 pub use self::steps::{Health, Note, advance, needs_approval, summarize};
-pub use self::waves::{Candidate, PlannedWave, plan, plan_waves};
+pub use self::waves::{Candidate, PlannedWave, candidates, plan, plan_waves};
 
 #[cfg(test)]
 #[path = "rollout_tests.rs"]

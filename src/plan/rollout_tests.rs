@@ -253,6 +253,42 @@ fn max_concurrent_of_a_total() {
     assert_eq!((limits.canary, limits.failure_budget), (0, 1));
 }
 
+// ---- candidates -----------------------------------------------------------------
+
+#[test]
+fn a_rollout_reaches_the_clusters_given_another_revision_and_not_being_deleted() {
+    use crate::api::{ManagedCluster, ManagedClusterSpec, ManagedClusterStatus};
+    let mc = |name: &str, given: Option<i64>, deleting: bool| {
+        let mut c = ManagedCluster::new(name, ManagedClusterSpec::default());
+        c.metadata.labels = Some([("env".to_string(), "prod".to_string())].into());
+        c.metadata.deletion_timestamp = deleting.then(|| Time(t(1)));
+        c.status = given.map(|r| ManagedClusterStatus {
+            target_revision: Some(r),
+            ..Default::default()
+        });
+        c
+    };
+    let fleet = [
+        mc("old", Some(OLD), false),
+        mc("has-it", Some(REV), false),
+        mc("none-yet", None, false),
+        mc("going", Some(OLD), true),
+    ];
+    let prod = [("env", "prod")];
+    assert_eq!(
+        candidates(&fleet, Some(REV)),
+        vec![cand("old", &prod, Some(OLD))]
+    );
+    // A revision not made yet reaches every cluster given one.
+    assert_eq!(
+        candidates(&fleet, None),
+        vec![
+            cand("old", &prod, Some(OLD)),
+            cand("has-it", &prod, Some(REV))
+        ]
+    );
+}
+
 // ---- plan_waves / plan --------------------------------------------------------
 
 #[test]

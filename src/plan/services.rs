@@ -9,6 +9,8 @@
 //! states a version (`k8sVersion`) outside them; when either is not stated,
 //! nothing is checked here and the chart's own `kubeVersion` is left to Helm.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::api::{
@@ -146,6 +148,72 @@ pub fn plan_services<'a>(
     cluster: &ManagedClusterSpec,
     lookup: impl Fn(&str) -> Option<&'a ServiceTemplate>,
 ) -> Vec<ServicePlan> {
+    let lookup = |name: &str| lookup(name).map(|st| st as &ServiceTemplate);
+    plan_services_with(
+        template,
+        cluster,
+        lookup,
+        &mut ParsedValues::default(),
+        true,
+    )
+}
+
+/// Values texts, each parsed once while they are borrowed: planning many
+/// clusters reads the same templates' values again and again. Holds what
+/// [`parse_values`](values::parse_values) gives for each text, error
+/// included, by the text's place in memory (so that a lookup does not
+/// compare texts): the same text borrowed twice, from one object, is
+/// parsed once.
+#[derive(Debug, Default)]
+pub struct ParsedValues<'t> {
+    parsed: HashMap<Text<'t>, Result<Value, values::ValuesError>>,
+}
+
+/// A borrowed text, equal only to itself (its address and length): while
+/// it is borrowed it cannot change, so equal keys hold equal texts.
+#[derive(Clone, Copy, Debug)]
+struct Text<'t>(&'t str);
+
+impl PartialEq for Text<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for Text<'_> {}
+
+impl std::hash::Hash for Text<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.as_ptr().hash(state);
+        self.0.len().hash(state);
+    }
+}
+
+impl<'t> ParsedValues<'t> {
+    /// `text` parsed, from memory when it was parsed before.
+    fn parse(&mut self, text: &'t str) -> &Result<Value, values::ValuesError> {
+        self.parsed
+            .entry(Text(text))
+            .or_insert_with(|| values::parse_values(text))
+    }
+
+    /// `text` as [`parse`](Self::parse) left it.
+    fn get(&self, text: &'t str) -> Option<&Value> {
+        self.parsed.get(&Text(text)).and_then(|v| v.as_ref().ok())
+    }
+}
+
+/// [`plan_services`], with the values texts parsed through `parsed`, for
+/// callers that plan many clusters over the same templates; without
+/// `own_values`, as if the cluster's entries set no values (what its
+/// templates alone give it).
+pub fn plan_services_with<'t>(
+    template: &'t ClusterTemplateSpec,
+    cluster: &'t ManagedClusterSpec,
+    lookup: impl Fn(&str) -> Option<&'t ServiceTemplate>,
+    parsed: &mut ParsedValues<'t>,
+    own_values: bool,
+) -> Vec<ServicePlan> {
     let k8s_version = template.k8s_version.as_deref();
     let enabled = enabled_services(&template.services, &cluster.services);
     let nodes: Vec<Node<'_>> = enabled
@@ -163,7 +231,10 @@ pub fn plan_services<'a>(
             let own_namespace = over
                 .and_then(|o| o.namespace.clone())
                 .filter(|n| !n.is_empty());
-            let own_values = ("this cluster", over.and_then(|o| o.values.as_deref()));
+            let own_values = over
+                .and_then(|o| o.values.as_deref())
+                .filter(|_| own_values);
+            let own_values = ("this cluster", own_values);
             let template_name = s.template().map(str::to_string);
             let plan = match s.template_entry {
                 Some(ts) => {
@@ -171,12 +242,12 @@ pub fn plan_services<'a>(
                         own_namespace.unwrap_or_else(|| ts.target_namespace().to_string());
                     let layers = [("the cluster template", ts.values.as_deref()), own_values];
                     let target = (s.name, namespace, k8s_version);
-                    plan_one(target, template_name, &layers, &lookup)
+                    plan_one(target, template_name, &layers, &lookup, parsed)
                 }
                 None => {
                     let namespace = own_namespace.unwrap_or_else(|| s.name.to_string());
                     let target = (s.name, namespace, k8s_version);
-                    plan_one(target, template_name, &[own_values], &lookup)
+                    plan_one(target, template_name, &[own_values], &lookup, parsed)
                 }
             };
             match plan {
@@ -215,11 +286,12 @@ pub fn plan_services<'a>(
 
 /// Plans one service: its name, its namespace and the Kubernetes version of
 /// the cluster (when the cluster template states one), from its template.
-fn plan_one<'a>(
+fn plan_one<'t>(
     (name, namespace, k8s_version): (&str, String, Option<&str>),
     template: Option<String>,
-    layers: &[(&str, Option<&str>)],
-    lookup: &impl Fn(&str) -> Option<&'a ServiceTemplate>,
+    layers: &[(&str, Option<&'t str>)],
+    lookup: &impl Fn(&str) -> Option<&'t ServiceTemplate>,
+    parsed: &mut ParsedValues<'t>,
 ) -> ServicePlan {
     let blocked = |state, message: String| {
         ServicePlan::Blocked(BlockedService {
@@ -244,52 +316,51 @@ fn plan_one<'a>(
             ),
         );
     };
-    let status = st.status.clone().unwrap_or_default();
-    if !status.valid {
+    let status = st.status.as_ref();
+    if !status.is_some_and(|s| s.valid) {
         let why = status
-            .validation_error
-            .unwrap_or_else(|| "its chart has not been fetched yet".into());
+            .and_then(|s| s.validation_error.as_deref())
+            .unwrap_or("its chart has not been fetched yet");
         return blocked(
             ServiceState::Pending,
             format!("service template {template_name} is not ready: {why}"),
         );
     }
     let constraint = status
-        .k8s_constraint
-        .as_deref()
+        .and_then(|s| s.k8s_constraint.as_deref())
         .or(st.spec.k8s_constraint.as_deref());
     if let Some(why) = k8s_mismatch(name, constraint, k8s_version) {
         return blocked(ServiceState::Failed, why);
     }
-    let mut parsed = Vec::with_capacity(layers.len() + 1);
-    match values::parse_values(st.spec.values.as_deref().unwrap_or("")) {
-        Ok(v) => parsed.push(v),
-        Err(e) => {
+    let own = st.spec.values.as_deref().unwrap_or("");
+    if let Err(e) = parsed.parse(own) {
+        return blocked(
+            ServiceState::Failed,
+            format!(
+                "values of service template {template_name} {}: {e}",
+                verdict(e)
+            ),
+        );
+    }
+    for (whose, text) in layers {
+        if let Err(e) = parsed.parse(text.unwrap_or("")) {
             return blocked(
                 ServiceState::Failed,
-                format!(
-                    "values of service template {template_name} {}: {e}",
-                    verdict(&e)
-                ),
+                format!("values of service {name} in {whose} {}: {e}", verdict(e)),
             );
         }
     }
-    for (whose, text) in layers {
-        match values::parse_values(text.unwrap_or("")) {
-            Ok(v) => parsed.push(v),
-            Err(e) => {
-                return blocked(
-                    ServiceState::Failed,
-                    format!("values of service {name} in {whose} {}: {e}", verdict(&e)),
-                );
-            }
-        }
-    }
+    // Every text parsed above, and without an error.
+    let layers: Vec<&Value> = std::iter::once(own)
+        .chain(layers.iter().map(|(_, text)| text.unwrap_or("")))
+        .filter_map(|text| parsed.get(text))
+        .collect();
+    let no_defaults = Value::Object(Default::default());
     let defaults = status
-        .config
-        .unwrap_or_else(|| Value::Object(Default::default()));
-    let values = merge_overrides(parsed.iter());
-    let effective = merge_layers(std::iter::once(&defaults).chain(parsed.iter()));
+        .and_then(|s| s.config.as_ref())
+        .unwrap_or(&no_defaults);
+    let values = merge_overrides(layers.iter().copied());
+    let effective = merge_layers(std::iter::once(defaults).chain(layers.iter().copied()));
     ServicePlan::Install(DesiredService {
         name: name.to_string(),
         namespace,
@@ -411,6 +482,55 @@ mod tests {
             template: "t".into(),
             services,
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn values_parsed_once_plan_as_values_parsed_each_time() {
+        let sts = [
+            st(
+                "ingress-nginx-4-11-3",
+                Some("controller: {replicaCount: 2}"),
+                true,
+            ),
+            st("broken-1", Some("a: [1"), true),
+        ];
+        let lookup = |n: &str| sts.iter().find(|s| s.metadata.name.as_deref() == Some(n));
+        let own = |values: &str| ManagedService {
+            name: "ingress-nginx".into(),
+            values: Some(values.into()),
+            ..Default::default()
+        };
+        let broken = ManagedService {
+            name: "broken".into(),
+            template: Some("broken-1".into()),
+            ..Default::default()
+        };
+        let clusters = [
+            cluster(vec![]),
+            cluster(vec![own("controller: {kind: DaemonSet}")]),
+            cluster(vec![own("controller: {kind: DaemonSet}"), broken]),
+            cluster(vec![own("controller: [")]),
+            cluster(vec![own("controller: {replicaCount: null}")]),
+        ];
+        let templates = [template("controller: {replicaCount: 3}"), template("x: [")];
+        let mut parsed = ParsedValues::default();
+        for template in &templates {
+            for mc in clusters.iter().chain(&clusters) {
+                assert_eq!(
+                    plan_services_with(template, mc, lookup, &mut parsed, true),
+                    plan_services(template, mc, lookup)
+                );
+                // Without its own values: as if its entries set none.
+                let mut bare = mc.clone();
+                for s in &mut bare.services {
+                    s.values = None;
+                }
+                assert_eq!(
+                    plan_services_with(template, mc, lookup, &mut parsed, false),
+                    plan_services(template, &bare, lookup)
+                );
+            }
         }
     }
 

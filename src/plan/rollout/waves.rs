@@ -1,11 +1,14 @@
-//! Waves from a policy, and a fresh rollout's status.
+//! The clusters a rollout reaches, waves from a policy, and a fresh
+//! rollout's status.
 
 use std::collections::BTreeMap;
+
+use kube::ResourceExt;
 
 use super::policy::{PolicyError, check_policy};
 use super::steps::summarize;
 use crate::api::{
-    ClusterRolloutState, ClusterRolloutStatus, RolloutPolicy, TemplateRolloutSpec,
+    ClusterRolloutState, ClusterRolloutStatus, ManagedCluster, RolloutPolicy, TemplateRolloutSpec,
     TemplateRolloutStatus, WaveStatus,
 };
 
@@ -16,6 +19,29 @@ pub struct Candidate {
     pub labels: BTreeMap<String, String>,
     /// The revision it is given now.
     pub revision: Option<i64>,
+}
+
+/// The clusters a rollout of `revision` reaches, of `clusters` (those made
+/// from its template): the ones given a revision already, other than
+/// `revision`, and not being deleted. A cluster given none yet gets the
+/// newest when its services can first reach it. `revision` is `None` for a
+/// revision not made yet (a proposed change), which no cluster has.
+pub fn candidates<'a>(
+    clusters: impl IntoIterator<Item = &'a ManagedCluster>,
+    revision: Option<i64>,
+) -> Vec<Candidate> {
+    clusters
+        .into_iter()
+        .filter(|c| c.metadata.deletion_timestamp.is_none())
+        .filter_map(|c| {
+            let given = c.status.as_ref().and_then(|s| s.target_revision)?;
+            (Some(given) != revision).then(|| Candidate {
+                name: c.name_any(),
+                labels: c.labels().clone(),
+                revision: Some(given),
+            })
+        })
+        .collect()
 }
 
 /// A wave as planned: its clusters, in order.
@@ -30,15 +56,14 @@ pub struct PlannedWave {
 /// wave never mixes two values. A canary takes the first clusters in a wave
 /// of its own. No wave is larger than `maxConcurrent`. A policy that breaks
 /// its rules plans nothing.
-pub fn plan_waves(
-    candidates: &[Candidate],
+pub fn plan_waves<'c>(
+    candidates: &'c [Candidate],
     policy: &RolloutPolicy,
 ) -> Result<Vec<PlannedWave>, PolicyError> {
     let limits = check_policy(policy)?;
     let limit = limits.max_concurrent.of(candidates.len());
-    let key = |c: &Candidate| -> Option<String> {
-        policy.order.as_ref().and_then(|k| c.labels.get(k).cloned())
-    };
+    let order = policy.order.as_ref();
+    let key = |c: &'c Candidate| order.and_then(|k| c.labels.get(k)).map(String::as_str);
     let mut sorted: Vec<&Candidate> = candidates.iter().collect();
     sorted.sort_by(|a, b| {
         let (ka, kb) = (key(a), key(b));
@@ -57,7 +82,7 @@ pub fn plan_waves(
             rest = &rest[n..];
         }
     }
-    let mut groups: Vec<(Option<String>, Vec<&Candidate>)> = Vec::new();
+    let mut groups: Vec<(Option<&str>, Vec<&Candidate>)> = Vec::new();
     for c in rest {
         let k = key(c);
         match groups.last_mut() {
@@ -68,7 +93,7 @@ pub fn plan_waves(
     for (group, members) in groups {
         for chunk in members.chunks(limit) {
             waves.push(PlannedWave {
-                group: policy.order.as_ref().and(group.clone()),
+                group: policy.order.as_ref().and(group.map(String::from)),
                 clusters: chunk.iter().map(|c| c.name.clone()).collect(),
             });
         }
