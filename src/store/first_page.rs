@@ -1,0 +1,155 @@
+//! The first page of a store's list, read ahead of the watch's first full
+//! list, so that the console draws before every object has arrived.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use futures::FutureExt;
+use kube::runtime::{reflector, watcher};
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::watch;
+
+use super::{FirstPages, Watches};
+
+/// A store's writer, shared by its watch and its [`FirstPage`].
+pub(crate) struct Shared<K: 'static + reflector::Lookup + Clone>
+where
+    K::DynamicType: Eq + Hash + Clone,
+{
+    pub(crate) writer: reflector::store::Writer<K>,
+    /// The watch's first full list is in the store.
+    pub(crate) listed: bool,
+    /// How many objects the list holds in all, as the first page said.
+    pub(crate) total: Option<usize>,
+}
+
+impl<K> Shared<K>
+where
+    K: 'static + reflector::Lookup + Clone,
+    K::DynamicType: Eq + Hash + Clone,
+{
+    /// The watch's event. Its first list is buffered until it is complete
+    /// (as kube's reflector does), then replaces whatever the store held:
+    /// a first page read before it leaves nothing behind.
+    pub(crate) fn watched(&mut self, event: &watcher::Event<K>) {
+        self.writer.apply_watcher_event(event);
+        if matches!(event, watcher::Event::InitDone) {
+            self.listed = true;
+        }
+    }
+
+    /// A first page of `total` objects in all: into the store at once,
+    /// unless the full list came first. Whether it was taken.
+    pub(crate) fn first_page(&mut self, objects: Vec<K>, total: usize) -> bool {
+        if self.listed {
+            return false;
+        }
+        for object in objects {
+            self.writer
+                .apply_watcher_event(&watcher::Event::Apply(object));
+        }
+        self.total = Some(total);
+        true
+    }
+}
+
+/// The first page of a store's list, read ahead of the watch's first full
+/// list so that a console can draw from it. The watch lists from the API
+/// server's watch cache, which ignores `limit` and answers with every
+/// object at once; this page is read with `limit` (a consistent read,
+/// paged), so it comes back in a fraction of that time with
+/// `remainingItemCount`. Its objects are in the store until the full list
+/// replaces them; once the store is listed a late page is dropped. The
+/// engine, which waits for [`Stores::wait_until_ready`], never reads one.
+pub struct FirstPage<K: 'static + reflector::Lookup + Clone>
+where
+    K::DynamicType: Eq + Hash + Clone,
+{
+    pub(super) api: Api<K>,
+    pub(super) params: kube::api::ListParams,
+    pub(super) keep: fn(&K) -> bool,
+    pub(super) strip: fn(&mut K),
+    pub(super) shared: std::sync::Arc<std::sync::Mutex<Shared<K>>>,
+    pub(super) changes: std::sync::Arc<watch::Sender<u64>>,
+}
+
+impl<K> Clone for FirstPage<K>
+where
+    K: 'static + reflector::Lookup + Clone,
+    K::DynamicType: Eq + Hash + Clone,
+{
+    fn clone(&self) -> Self {
+        FirstPage {
+            api: self.api.clone(),
+            params: self.params.clone(),
+            keep: self.keep,
+            strip: self.strip,
+            shared: self.shared.clone(),
+            changes: self.changes.clone(),
+        }
+    }
+}
+
+impl<K> FirstPage<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
+    /// How many objects the list holds in all, once the first page said
+    /// so (`None` before, or when the API server did not say).
+    pub fn total(&self) -> Option<usize> {
+        self.lock().total
+    }
+
+    /// Whether the first page is in the store (and the full list not yet).
+    pub fn arrived(&self) -> bool {
+        let shared = self.lock();
+        !shared.listed && shared.total.is_some()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared<K>> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reads the first `limit` objects into the store, unless the full list
+    /// is there first. A failure is left to the watch, which reports it.
+    pub async fn read(self, limit: u32) {
+        let params = self.params.clone().limit(limit);
+        let list = match self.api.list(&params).await {
+            Ok(list) => list,
+            Err(error) => {
+                tracing::debug!(%error, "cannot read a first page; waiting for the full list");
+                return;
+            }
+        };
+        let remaining = list.metadata.remaining_item_count.unwrap_or(0).max(0) as usize;
+        let total = list.items.len() + remaining;
+        let objects: Vec<K> = list
+            .items
+            .into_iter()
+            .filter(|o| (self.keep)(o))
+            .map(|mut o| {
+                (self.strip)(&mut o);
+                o
+            })
+            .collect();
+        let kept = self.lock().first_page(objects, total);
+        if kept {
+            self.changes.send_modify(|n| *n += 1);
+        }
+    }
+}
+
+impl FirstPages {
+    /// The first pages of the kinds the console shows, of `limit` objects
+    /// each: drive them next to the watches.
+    pub fn shown(&self, limit: u32) -> Watches {
+        vec![
+            self.service_templates.clone().read(limit).boxed(),
+            self.cluster_templates.clone().read(limit).boxed(),
+            self.managed_clusters.clone().read(limit).boxed(),
+            self.rollouts.clone().read(limit).boxed(),
+        ]
+    }
+}
