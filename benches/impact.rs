@@ -3,10 +3,10 @@
 //! and after, each changed value set checked against a chart's
 //! `values.schema.json`, the waves of the template's rollout, and the
 //! groups the review and `hmc-tui diff` show. The goal: under 200 ms at
-//! 10,000 clusters. Clusters alike (the same spec) are planned once, so
-//! the fleet as the fixtures have it (most clusters without values of
-//! their own) is the common case, and a fleet where every cluster sets a
-//! value of its own the worst.
+//! 10,000 clusters. Clusters alike (the same template and service
+//! entries) are planned once, so the fleet as the fixtures have it (most
+//! clusters without values of their own) is the common case, and a fleet
+//! where every cluster sets a value of its own the worst.
 //!
 //! `cargo bench --features fixtures --bench impact`; under `cargo test
 //! --features fixtures` each runs once.

@@ -148,24 +148,52 @@ impl<'a> View<'a> {
         mc: Option<&'a ManagedCluster>,
         bare: bool,
         parsed: &mut ParsedValues<'a>,
-    ) -> BTreeMap<String, ServicePlan> {
+    ) -> Plans {
         let Some(mc) = mc else {
-            return BTreeMap::new();
+            return Plans::default();
         };
         let Some(template) = self.templates.get(&(ns, mc.spec.template.as_str())) else {
-            return BTreeMap::new();
+            return Plans::default();
         };
         let lookup = |name: &str| self.service_templates.get(&(ns, name)).copied();
-        plan_services_with(&template.spec, &mc.spec, lookup, parsed, !bare)
-            .into_iter()
-            .map(|p| (p.name().to_string(), p))
-            .collect()
+        Plans::by_name(plan_services_with(
+            &template.spec,
+            &mc.spec,
+            lookup,
+            parsed,
+            !bare,
+        ))
     }
 
-    fn chart(&self, ns: &str, template: &str) -> Option<String> {
+    fn chart(&self, ns: &str, template: &str) -> Option<&'a str> {
         self.service_templates
             .get(&(ns, template))
-            .and_then(|st| st.spec.helm.chart_version.clone())
+            .and_then(|st| st.spec.helm.chart_version.as_deref())
+    }
+}
+
+/// A cluster's service plans, sorted by name; of two of the same name,
+/// the later.
+#[derive(Default)]
+struct Plans(Vec<ServicePlan>);
+
+impl Plans {
+    fn by_name(mut plans: Vec<ServicePlan>) -> Plans {
+        // Stable: of two of a name, the later stays later.
+        plans.sort_by(|a, b| a.name().cmp(b.name()));
+        plans.reverse();
+        plans.dedup_by(|a, b| a.name() == b.name());
+        plans.reverse();
+        Plans(plans)
+    }
+
+    fn get(&self, name: &str) -> Option<&ServicePlan> {
+        let i = self.0.binary_search_by(|p| p.name().cmp(name)).ok()?;
+        Some(&self.0[i])
+    }
+
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(ServicePlan::name)
     }
 }
 
@@ -321,6 +349,11 @@ pub fn impact_checked(
             Entry::Vacant(first) => {
                 let start = out.len();
                 let found = outcomes(ns, (&before, was), (&after, now), check, &mut parsed);
+                // No other cluster has this one's own texts: let them go
+                // while they are fresh, rather than hold the fleet's.
+                for mc in [was, now].into_iter().flatten() {
+                    parsed.forget(mc.spec.services.iter().filter_map(|s| s.values.as_deref()));
+                }
                 out.extend(found.into_iter().map(impact));
                 first.insert(start..out.len());
             }
@@ -353,11 +386,11 @@ fn outcomes<'a>(
         before.plan(ns, was, false, parsed),
         after.plan(ns, now, false, parsed),
     );
-    let mut services: Vec<&String> = old_plans.keys().chain(new_plans.keys()).collect();
-    services.sort();
+    let mut services: Vec<&str> = old_plans.names().chain(new_plans.names()).collect();
+    services.sort_unstable();
     services.dedup();
     // Planned once per cluster, when a service needs them.
-    let mut bare: Option<(BTreeMap<String, ServicePlan>, BTreeMap<String, ServicePlan>)> = None;
+    let mut bare: Option<(Plans, Plans)> = None;
     let mut out = Vec::new();
     for service in services {
         let (old, new) = (old_plans.get(service), new_plans.get(service));
@@ -387,7 +420,7 @@ fn outcomes<'a>(
             };
             if !paths.is_empty() {
                 let paths = paths.into_iter().map(|c| c.path).collect();
-                out.push((service.clone(), Outcome::Overridden { paths }));
+                out.push((service.to_string(), Outcome::Overridden { paths }));
             }
             continue;
         };
@@ -399,7 +432,7 @@ fn outcomes<'a>(
                 why: format!("the chart's schema: {why}"),
             };
         }
-        out.push((service.clone(), outcome));
+        out.push((service.to_string(), outcome));
     }
     out
 }
@@ -431,8 +464,10 @@ fn outcome(
                 before.chart(ns, &was.template),
                 after.chart(ns, &now.template),
             );
-            let chart = (old_chart != new_chart)
-                .then(|| (old_chart.unwrap_or_default(), new_chart.unwrap_or_default()));
+            let chart = (old_chart != new_chart).then(|| {
+                let words = |chart: Option<&str>| chart.unwrap_or_default().to_string();
+                (words(old_chart), words(new_chart))
+            });
             (!changes.is_empty() || chart.is_some()).then_some(Outcome::Changes { changes, chart })
         }
     }

@@ -197,6 +197,13 @@ impl<'t> ParsedValues<'t> {
             .or_insert_with(|| values::parse_values(text))
     }
 
+    /// Lets `texts` go: a text no later plan reads need not be kept.
+    pub fn forget(&mut self, texts: impl IntoIterator<Item = &'t str>) {
+        for text in texts {
+            self.parsed.remove(&Text(text));
+        }
+    }
+
     /// `text` as [`parse`](Self::parse) left it.
     fn get(&self, text: &'t str) -> Option<&Value> {
         self.parsed.get(&Text(text)).and_then(|v| v.as_ref().ok())
