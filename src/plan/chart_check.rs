@@ -82,9 +82,6 @@ pub struct SchemaError {
 /// help nobody, and a hostile chart could make thousands.
 const MAX_SCHEMA_ERRORS: usize = 20;
 
-/// How `values` (the user's values over the chart's: the effective values
-/// of a service WITHOUT the chart's defaults; a `null` in them removes a
-/// default) break the chart's schema, first error first; empty when the
 /// The first way `values` break the chart's schema, in words (the path
 /// first), as the fleet's planners report one blocked service.
 pub fn first_schema_error(chart: &ChartValues, values: &Value) -> Option<String> {
@@ -94,6 +91,9 @@ pub fn first_schema_error(chart: &ChartValues, values: &Value) -> Option<String>
         .map(|e| e.message)
 }
 
+/// How `values` (the user's values over the chart's: the effective values
+/// of a service WITHOUT the chart's defaults; a `null` in them removes a
+/// default) break the chart's schema, first error first; empty when the
 /// chart has no usable schema. At most [`MAX_SCHEMA_ERRORS`].
 pub fn schema_errors(chart: &ChartValues, values: &Value) -> Vec<SchemaError> {
     let Some(Ok(validator)) = chart.validator() else {
