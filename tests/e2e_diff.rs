@@ -261,6 +261,21 @@ async fn diff_and_the_console_predict_each_clusters_outcome_and_the_rollout_does
         )),
         "{text}"
     );
+    // A new ServiceTemplate is planned; its chart is read only once it is
+    // applied, which a note says.
+    let new_template = service_template.replace("name: checked", "name: checked-2");
+    let (code, out, _) = diff(&ns.name, &["-f", "-", "-o", "json"], Some(&new_template));
+    assert_eq!(code, 0, "{out}");
+    let noted: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(
+        noted["notes"],
+        json!([format!(
+            "service template {}/checked-2 is new: a chart is read only once it is applied; \
+             its values are not checked against the chart's schema",
+            ns.name
+        )]),
+        "{out}"
+    );
     let (code, _, err) = diff(&ns.name, &["-f", "/nonexistent/dir/x.yaml"], None);
     assert_eq!(code, 2, "{err}");
 

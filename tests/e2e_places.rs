@@ -223,8 +223,6 @@ async fn ns_and_ctx_switch_live() {
             SCREEN,
         )
         .await;
-    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &b.name);
-    assert!(mcs.get_opt("only-in-b").await.unwrap().is_some());
     console.quit().await;
     a.cleanup().await;
     b.cleanup().await;

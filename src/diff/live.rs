@@ -85,33 +85,28 @@ fn used_templates(live: &Fleet, proposal: &Fleet) -> BTreeSet<(String, String)> 
     used
 }
 
-/// The charts of the live ServiceTemplates the proposal leaves as they are
-/// and its clusters can install (a template whose chart changes installs a
-/// chart not read yet), keyed by
-/// (namespace, template); and, for each chart that could not be read, a
-/// note saying so.
+/// The charts of the live ServiceTemplates the proposal's clusters can
+/// install, keyed by (namespace, template); and, for each chart that could
+/// not be read, a note saying so. A proposed ServiceTemplate is either the
+/// live one unchanged or a new one (a change of a live one is refused
+/// before, see [`super::immutable`]); a new one's chart is fetched only
+/// once it is applied, which a note says.
 pub async fn charts(
     client: &Client,
     live: &Fleet,
     proposal: &Fleet,
 ) -> (BTreeMap<(String, String), Arc<ChartValues>>, Vec<String>) {
-    let changed: BTreeSet<(String, String)> = proposal
+    let key = |st: &ServiceTemplate| (st.namespace().unwrap_or_default(), st.name_any());
+    let live_keys: BTreeSet<(String, String)> = live.service_templates.iter().map(key).collect();
+    let mut notes: Vec<String> = proposal
         .service_templates
         .iter()
-        .filter(|p| {
-            !live.service_templates.iter().any(|l| {
-                (l.namespace(), l.name_any()) == (p.namespace(), p.name_any())
-                    && l.spec.helm == p.spec.helm
-            })
-        })
-        .map(|p| (p.namespace().unwrap_or_default(), p.name_any()))
-        .collect();
-    let mut notes: Vec<String> = changed
-        .iter()
+        .map(key)
+        .filter(|k| !live_keys.contains(k))
         .map(|(ns, name)| {
             format!(
-                "service template {ns}/{name}: its chart changes, and a chart is read only once \
-                 it is applied; its values are not checked against the chart's schema"
+                "service template {ns}/{name} is new: a chart is read only once it is applied; \
+                 its values are not checked against the chart's schema"
             )
         })
         .collect();
@@ -119,9 +114,7 @@ pub async fn charts(
     let wanted: Vec<&ServiceTemplate> = live
         .service_templates
         .iter()
-        .map(|st| (st, (st.namespace().unwrap_or_default(), st.name_any())))
-        .filter(|(_, key)| used.contains(key) && !changed.contains(key))
-        .map(|(st, _)| st)
+        .filter(|st| used.contains(&key(st)))
         .collect();
     let fetched: Vec<_> = futures::stream::iter(wanted)
         .map(|st| async move {

@@ -34,6 +34,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
+use crate::plan::yaml::group;
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::key::Kind;
@@ -368,7 +369,6 @@ pub(crate) fn section(app: &App, title: String) -> Block<'static> {
         .title(Span::styled(title, app.theme.title()))
 }
 
-/// `(shown/total)` or `(total)` after the crumbs.
 /// ` loading 3,200 / 10,000` after a list's count while the first lists of
 /// its `kinds` are on their way: how many of their objects are at hand,
 /// and of how many when the API server said. Nothing once they are all
@@ -397,27 +397,15 @@ fn loading(app: &App, kinds: &[Kind]) -> Vec<Span<'static>> {
     }
     let text = match total {
         Some(total) if total >= shown => {
-            format!(" loading {} / {}…", thousands(shown), thousands(total))
+            format!(" loading {} / {}…", group(shown), group(total))
         }
         _ if shown == 0 => " loading…".to_string(),
-        _ => format!(" loading {}…", thousands(shown)),
+        _ => format!(" loading {}…", group(shown)),
     };
     vec![Span::styled(text, Style::new().fg(app.theme.progressing))]
 }
 
-/// `10,000`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
+/// `(shown/total)` or `(total)` after the crumbs.
 fn count(app: &App, shown: usize, total: usize) -> Vec<Span<'static>> {
     let text = if shown == total {
         format!(" ({total})")

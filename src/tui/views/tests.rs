@@ -19,7 +19,7 @@ use crate::tui::state::editor::{Base, SaveError};
 use crate::tui::state::update;
 use crate::tui::theme::Theme;
 
-use super::thousands;
+use crate::plan::yaml::group;
 
 mod narrow;
 
@@ -1086,19 +1086,10 @@ fn the_loading_indicator_counts_what_is_at_hand() {
         templates.contains(&format!(
             "loading {} / {}…",
             2 + cluster_templates,
-            thousands(1_200 + cluster_templates)
+            group(1_200 + cluster_templates)
         )),
         "{templates}"
     );
-}
-
-#[test]
-fn thousands_are_grouped() {
-    assert_eq!(thousands(0), "0");
-    assert_eq!(thousands(999), "999");
-    assert_eq!(thousands(3_200), "3,200");
-    assert_eq!(thousands(10_000), "10,000");
-    assert_eq!(thousands(1_234_567), "1,234,567");
 }
 
 /// Nothing has arrived: still connecting, even with an empty snapshot.
