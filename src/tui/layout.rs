@@ -274,13 +274,13 @@ pub fn rows_area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rec
         }
         Screen::Rollout(key) => {
             let groups = data
-                .rollout(&key.namespace, &key.name)
+                .rollout(&key.context, &key.namespace, &key.name)
                 .and_then(|r| r.status.as_ref())
                 .map_or(0, |s| s.preview.len());
             Some(below(board(body, groups).waves, 2))
         }
         Screen::ClusterDetail(key) => {
-            let mc = data.cluster(&key.namespace, &key.name);
+            let mc = data.cluster(&key.context, &key.namespace, &key.name);
             let conditions = mc
                 .and_then(|c| c.status.as_ref())
                 .map_or(0, |s| s.conditions.len());
@@ -289,7 +289,7 @@ pub fn rows_area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rec
         }
         Screen::TemplateDetail(key) => {
             let services = data
-                .cluster_template(&key.namespace, &key.name)
+                .cluster_template(&key.context, &key.namespace, &key.name)
                 .map_or(0, |ct| template_service_rows(ct, &view.filter).len());
             Some(below(template_detail(body, services).services, 2))
         }

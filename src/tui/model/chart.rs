@@ -70,14 +70,14 @@ pub fn chart_source(
     object: &ObjKey,
     service: &str,
 ) -> Result<ChartSource, String> {
-    let ns = &object.namespace;
+    let (ctx, ns) = (&object.context, &object.namespace);
     let template = match object.kind {
         Kind::ManagedCluster => {
             let mc = data
-                .cluster(ns, &object.name)
+                .cluster(ctx, ns, &object.name)
                 .ok_or_else(|| format!("cluster {} no longer exists", object.name))?;
             let spec = data
-                .cluster_template(ns, &mc.spec.template)
+                .cluster_template(ctx, ns, &mc.spec.template)
                 .map(|ct| services_given(ct, mc).1)
                 .unwrap_or_default();
             let enabled = enabled_services(&spec.services, &mc.spec.services);
@@ -88,7 +88,7 @@ pub fn chart_source(
                 .map(str::to_string)
         }
         Kind::ClusterTemplate => data
-            .cluster_template(ns, &object.name)
+            .cluster_template(ctx, ns, &object.name)
             .and_then(|ct| ct.spec.services.iter().find(|s| s.name == service))
             .map(|s| s.template.clone()),
         _ => None,
@@ -97,7 +97,7 @@ pub fn chart_source(
         .filter(|t| !t.is_empty())
         .ok_or_else(|| format!("{service} names no service template here"))?;
     let st = data
-        .service_template(ns, &template)
+        .service_template(ctx, ns, &template)
         .ok_or_else(|| format!("service template {template} does not exist"))?;
     template_chart(st)
 }

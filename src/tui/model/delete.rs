@@ -9,10 +9,17 @@ use crate::tui::model::snapshot::Snapshot;
 /// The question to confirm deleting `key`, or why it may not be deleted.
 pub fn question(data: &Snapshot, key: &ObjKey) -> Result<String, String> {
     let (ns, name) = (key.namespace.as_str(), key.name.as_str());
+    let ctx = &key.context;
+    // With several contexts open, the question says which one it writes to.
+    let where_ = if data.several_contexts() {
+        format!("{ns} of context {ctx}")
+    } else {
+        ns.to_string()
+    };
     let gone = || format!("{} {name} no longer exists", key.kind.label());
     match key.kind {
         Kind::ManagedCluster => {
-            let mc = data.cluster(ns, name).ok_or_else(gone)?;
+            let mc = data.cluster(ctx, ns, name).ok_or_else(gone)?;
             if mc.metadata.deletion_timestamp.is_some() {
                 return Err(format!(
                     "cluster {name} is already being deleted (d describes how far it is)"
@@ -29,27 +36,32 @@ pub fn question(data: &Snapshot, key: &ObjKey) -> Result<String, String> {
                 .collect();
             Ok(if services.is_empty() {
                 format!(
-                    "delete cluster {name} in {ns}? no service is installed in it; removes the cluster"
+                    "delete cluster {name} in {where_}? no service is installed in it; removes the cluster"
                 )
             } else {
                 format!(
-                    "delete cluster {name} in {ns}? uninstalls {} from {name}, then removes the cluster",
+                    "delete cluster {name} in {where_}? uninstalls {} from {name}, then removes the cluster",
                     services.join(", ")
                 )
             })
         }
         Kind::ClusterTemplate | Kind::ServiceTemplate => {
             let users = if key.kind == Kind::ClusterTemplate {
-                data.cluster_template(ns, name).ok_or_else(gone)?;
-                cluster_template_users(ns, name, &data.clusters)
+                data.cluster_template(ctx, ns, name).ok_or_else(gone)?;
+                cluster_template_users(ns, name, &data.clusters_in(ctx))
             } else {
-                data.service_template(ns, name).ok_or_else(gone)?;
-                service_template_users(ns, name, &data.cluster_templates, &data.clusters)
+                data.service_template(ctx, ns, name).ok_or_else(gone)?;
+                service_template_users(
+                    ns,
+                    name,
+                    &data.cluster_templates_in(ctx),
+                    &data.clusters_in(ctx),
+                )
             };
             let kind = key.kind.label();
             if users.is_empty() {
                 Ok(format!(
-                    "delete {kind} {name} in {ns}? nothing uses it; its chart source goes with it"
+                    "delete {kind} {name} in {where_}? nothing uses it; its chart source goes with it"
                 ))
             } else {
                 Err(format!(

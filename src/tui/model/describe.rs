@@ -14,7 +14,7 @@ use crate::tui::model::health::{
     Health, cluster_ready, condition_health, service_health, services_ready,
 };
 use crate::tui::model::hold;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Kind, Obj, ObjKey};
 use crate::tui::model::rollouts::{
     cluster_health, phase, phase_health, wave_health, wave_state_name,
 };
@@ -112,16 +112,22 @@ fn table(names: &[&str], rows: Vec<(Vec<String>, Tone)>, empty: &str) -> Vec<Lin
 /// The object's describe lines; `None` when it no longer exists.
 pub fn describe(data: &Snapshot, key: &ObjKey, now: Timestamp) -> Option<Vec<Line>> {
     let mut lines = match key.kind {
-        Kind::ManagedCluster => cluster(data, data.cluster(&key.namespace, &key.name)?, now),
+        Kind::ManagedCluster => cluster(
+            data,
+            data.cluster(&key.context, &key.namespace, &key.name)?,
+            now,
+        ),
         Kind::ClusterTemplate => {
-            let ct = data.cluster_template(&key.namespace, &key.name)?;
+            let ct = data.cluster_template(&key.context, &key.namespace, &key.name)?;
             template(data, TemplateRef::Cluster(ct), now)
         }
         Kind::ServiceTemplate => {
-            let st = data.service_template(&key.namespace, &key.name)?;
+            let st = data.service_template(&key.context, &key.namespace, &key.name)?;
             template(data, TemplateRef::Service(st), now)
         }
-        Kind::TemplateRollout => rollout(data.rollout(&key.namespace, &key.name)?, now),
+        Kind::TemplateRollout => {
+            rollout(data.rollout(&key.context, &key.namespace, &key.name)?, now)
+        }
         // An Event describes itself: its YAML says it all.
         Kind::Event => return None,
     };
@@ -156,7 +162,7 @@ fn identity(kind: Kind, meta: &ObjectMeta, now: Timestamp) -> Vec<Line> {
     lines
 }
 
-fn cluster(data: &Snapshot, mc: &ManagedCluster, now: Timestamp) -> Vec<Line> {
+fn cluster(data: &Snapshot, mc: &Obj<ManagedCluster>, now: Timestamp) -> Vec<Line> {
     let ns = mc.metadata.namespace.clone().unwrap_or_default();
     let name = mc.metadata.name.clone().unwrap_or_default();
     let status = mc.status.clone().unwrap_or_default();
@@ -245,7 +251,7 @@ fn cluster(data: &Snapshot, mc: &ManagedCluster, now: Timestamp) -> Vec<Line> {
     lines.push(blank());
     lines.push(heading("Related"));
     let mut related: Vec<(Vec<String>, Tone)> = Vec::new();
-    let template = data.cluster_template(&ns, &mc.spec.template);
+    let template = data.cluster_template(&mc.context, &ns, &mc.spec.template);
     related.push(match template {
         Some(ct) => {
             let (valid, health) = TemplateRef::Cluster(ct).valid();
@@ -349,13 +355,13 @@ fn template(data: &Snapshot, t: TemplateRef<'_>, now: Timestamp) -> Vec<Line> {
     }
     let users = match t {
         TemplateRef::Cluster(_) => {
-            cluster_template_users(&key.namespace, &key.name, &data.clusters)
+            cluster_template_users(&key.namespace, &key.name, &data.clusters_in(&key.context))
         }
         TemplateRef::Service(_) => service_template_users(
             &key.namespace,
             &key.name,
-            &data.cluster_templates,
-            &data.clusters,
+            &data.cluster_templates_in(&key.context),
+            &data.clusters_in(&key.context),
         ),
     };
     if let TemplateRef::Cluster(ct) = t {
@@ -609,6 +615,7 @@ mod tests {
         );
         assert!(t.contains("\nWaves\n") && t.contains("\nClusters\n"), "{t}");
         let gone = ObjKey {
+            context: Default::default(),
             kind: Kind::ManagedCluster,
             namespace: "x".into(),
             name: "gone".into(),

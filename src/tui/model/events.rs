@@ -6,14 +6,12 @@
 //! the rows check the controller again, so a server that ignored the
 //! selector would not show other controllers' Events.
 
-use std::sync::Arc;
-
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 
 use crate::engine::context::REPORTER;
 use crate::tui::model::filter::matches;
-use crate::tui::model::key::ObjKey;
+use crate::tui::model::key::{Obj, ObjKey};
 
 /// When the Event was last seen: its series' last observation, else its
 /// last timestamp, its event time, its creation.
@@ -92,7 +90,7 @@ pub fn regards(ev: &Event, key: &ObjKey) -> bool {
 }
 
 /// Newest first; ties by name, so the order is stable.
-pub fn sort(events: &mut [Arc<Event>]) {
+pub fn sort(events: &mut [crate::tui::model::key::Obj<Event>]) {
     events.sort_by(|a, b| {
         last_seen(b)
             .cmp(&last_seen(a))
@@ -103,10 +101,10 @@ pub fn sort(events: &mut [Arc<Event>]) {
 /// The rows of the events screen: the engine's Events, about `regarding`
 /// when set, matching the filter (every column but the last seen).
 pub fn rows<'a>(
-    events: &'a [Arc<Event>],
+    events: &'a [Obj<Event>],
     regarding: Option<&ObjKey>,
     filter: &str,
-) -> Vec<&'a Arc<Event>> {
+) -> Vec<&'a Obj<Event>> {
     events
         .iter()
         .filter(|e| e.reporting_controller.as_deref() == Some(REPORTER))

@@ -5,13 +5,12 @@
 //! key from a cluster to its rollout all read it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use kube::ResourceExt;
 
 use crate::api::{ClusterRolloutState, ManagedCluster, RolloutPhase, TemplateRollout};
 use crate::tui::model::health::Health;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
 
 /// How a cluster waits for, or takes, a revision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,10 +81,14 @@ impl PendingRevision {
 }
 
 /// The newest rollout of each template, when it still moves.
-fn moving(rollouts: &[Arc<TemplateRollout>]) -> Vec<&TemplateRollout> {
-    let mut newest: HashMap<(String, &str), &TemplateRollout> = HashMap::new();
+fn moving(rollouts: &[Obj<TemplateRollout>]) -> Vec<&Obj<TemplateRollout>> {
+    let mut newest: HashMap<(&Ctx, String, &str), &Obj<TemplateRollout>> = HashMap::new();
     for r in rollouts {
-        let key = (r.namespace().unwrap_or_default(), r.spec.template.as_str());
+        let key = (
+            &r.context,
+            r.namespace().unwrap_or_default(),
+            r.spec.template.as_str(),
+        );
         match newest.get(&key) {
             Some(seen) if seen.spec.revision >= r.spec.revision => {}
             _ => {
@@ -102,20 +105,20 @@ fn moving(rollouts: &[Arc<TemplateRollout>]) -> Vec<&TemplateRollout> {
 /// The pending revision of every cluster that a moving rollout of its
 /// template has not settled yet, by the cluster's key.
 pub fn pending_revisions(
-    clusters: &[Arc<ManagedCluster>],
-    rollouts: &[Arc<TemplateRollout>],
+    clusters: &[Obj<ManagedCluster>],
+    rollouts: &[Obj<TemplateRollout>],
 ) -> HashMap<ObjKey, PendingRevision> {
     let mut out = HashMap::new();
     let moving = moving(rollouts);
     if moving.is_empty() {
         return out;
     }
-    let by_key: HashMap<(&str, &str), &ManagedCluster> = clusters
+    let by_key: HashMap<(&Ctx, &str, &str), &ManagedCluster> = clusters
         .iter()
         .filter_map(|mc| {
             let ns = mc.metadata.namespace.as_deref()?;
             let name = mc.metadata.name.as_deref()?;
-            Some(((ns, name), mc.as_ref()))
+            Some(((&mc.context, ns, name), mc.as_ref()))
         })
         .collect();
     for r in moving {
@@ -137,7 +140,7 @@ pub fn pending_revisions(
                 | ClusterRolloutState::Skipped
                 | ClusterRolloutState::RolledBack => continue,
             };
-            let Some(mc) = by_key.get(&(ns, c.name.as_str())) else {
+            let Some(mc) = by_key.get(&(&r.context, ns, c.name.as_str())) else {
                 continue;
             };
             if mc.spec.template != r.spec.template {
@@ -145,11 +148,7 @@ pub fn pending_revisions(
             }
             let given = mc.status.as_ref().and_then(|s| s.target_revision);
             out.insert(
-                ObjKey {
-                    kind: Kind::ManagedCluster,
-                    namespace: ns.to_string(),
-                    name: c.name.clone(),
-                },
+                ObjKey::new(&r.context, Kind::ManagedCluster, ns, &c.name),
                 PendingRevision {
                     from: if mark == Mark::Updating || mark == Mark::Failed {
                         c.from_revision.or(given)
@@ -172,9 +171,9 @@ pub fn pending_revisions(
 /// The rollout a cluster's key leads to: the one that moves it, else the
 /// newest of its template that lists it.
 pub fn rollout_of(
-    cluster: &ManagedCluster,
+    cluster: &Obj<ManagedCluster>,
     pending: Option<&PendingRevision>,
-    rollouts: &[Arc<TemplateRollout>],
+    rollouts: &[Obj<TemplateRollout>],
 ) -> Option<ObjKey> {
     let ns = cluster.namespace().unwrap_or_default();
     let name = match pending {
@@ -182,7 +181,8 @@ pub fn rollout_of(
         None => rollouts
             .iter()
             .filter(|r| {
-                r.namespace().as_deref() == Some(ns.as_str())
+                r.context == cluster.context
+                    && r.namespace().as_deref() == Some(ns.as_str())
                     && r.spec.template == cluster.spec.template
                     && r.status
                         .as_ref()
@@ -191,11 +191,12 @@ pub fn rollout_of(
             .max_by_key(|r| r.spec.revision)?
             .name_any(),
     };
-    Some(ObjKey {
-        kind: Kind::TemplateRollout,
-        namespace: ns,
-        name,
-    })
+    Some(ObjKey::new(
+        &cluster.context,
+        Kind::TemplateRollout,
+        &ns,
+        &name,
+    ))
 }
 
 #[cfg(test)]
@@ -206,6 +207,7 @@ mod tests {
 
     fn key(name: &str) -> ObjKey {
         ObjKey {
+            context: Default::default(),
             kind: Kind::ManagedCluster,
             namespace: "demo".into(),
             name: name.into(),

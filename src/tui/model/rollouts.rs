@@ -3,7 +3,6 @@
 //! the board's rows, its cursor and its refusals agree.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, TemplateRollout,
@@ -12,6 +11,7 @@ use crate::api::{
 use crate::plan::rollout::Request;
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::Health;
+use crate::tui::model::key::Obj;
 
 /// The colour of a rollout's phase: done is ready, moving or waiting for
 /// someone is progressing, stopped is pending.
@@ -66,9 +66,9 @@ pub fn phase(r: &TemplateRollout) -> RolloutPhase {
 /// The rollouts screen: every rollout that matches the filter (every
 /// column but the age, and the name and the message).
 pub fn rollout_rows<'a>(
-    rollouts: &'a [Arc<TemplateRollout>],
+    rollouts: &'a [Obj<TemplateRollout>],
     filter: &str,
-) -> Vec<&'a Arc<TemplateRollout>> {
+) -> Vec<&'a Obj<TemplateRollout>> {
     rollouts
         .iter()
         .filter(|r| {

@@ -1,8 +1,6 @@
 //! What the screens show, derived from the snapshot. The views draw these; the
 //! update navigates them; the filter applies to them.
 
-use std::sync::Arc;
-
 use k8s_openapi::api::events::v1::Event;
 use kube::api::ObjectMeta;
 
@@ -11,22 +9,22 @@ use crate::tui::model::events;
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::{Health, cluster_ready_ref, services_ready_ref};
 use crate::tui::model::hold;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Kind, Obj, ObjKey};
 use crate::tui::model::rollouts::{self, BoardRow};
 use crate::tui::model::snapshot::Snapshot;
 
 /// A template row: either kind.
 #[derive(Clone, Copy, Debug)]
 pub enum TemplateRef<'a> {
-    Cluster(&'a Arc<ClusterTemplate>),
-    Service(&'a Arc<ServiceTemplate>),
+    Cluster(&'a Obj<ClusterTemplate>),
+    Service(&'a Obj<ServiceTemplate>),
 }
 
 impl TemplateRef<'_> {
     pub fn key(&self) -> ObjKey {
         match self {
-            TemplateRef::Cluster(t) => ObjKey::of(Kind::ClusterTemplate, &t.metadata),
-            TemplateRef::Service(t) => ObjKey::of(Kind::ServiceTemplate, &t.metadata),
+            TemplateRef::Cluster(t) => ObjKey::of(Kind::ClusterTemplate, t),
+            TemplateRef::Service(t) => ObjKey::of(Kind::ServiceTemplate, t),
         }
     }
 
@@ -139,14 +137,13 @@ pub struct ClusterTexts<'a> {
 }
 
 impl<'a> ClusterTexts<'a> {
-    pub fn of(data: &Snapshot, mc: &'a ManagedCluster) -> ClusterTexts<'a> {
+    pub fn of(data: &Snapshot, mc: &'a Obj<ManagedCluster>) -> ClusterTexts<'a> {
         let (ready, health, message) = cluster_ready_ref(mc);
         let (services, services_health) = services_ready_ref(mc);
         let pending = if data.pending.is_empty() {
             None
         } else {
-            data.pending
-                .get(&ObjKey::of(Kind::ManagedCluster, &mc.metadata))
+            data.pending.get(&ObjKey::of(Kind::ManagedCluster, mc))
         };
         let (revision, pending) = match pending {
             Some(p) => (p.label(), Some(p.health())),
@@ -201,7 +198,7 @@ fn keeps_cluster(filter: &Filter, mc: &ManagedCluster) -> bool {
 }
 
 /// The clusters the clusters screen shows, in the snapshot's order.
-pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<ManagedCluster>> {
+pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Obj<ManagedCluster>> {
     let filter = Filter::parse(filter);
     data.clusters
         .iter()
@@ -213,7 +210,7 @@ pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<Managed
 pub fn indexed_cluster_rows<'a>(
     data: &'a Snapshot,
     filter: &str,
-) -> Vec<(usize, &'a Arc<ManagedCluster>)> {
+) -> Vec<(usize, &'a Obj<ManagedCluster>)> {
     let filter = Filter::parse(filter);
     data.clusters
         .iter()
@@ -304,19 +301,19 @@ pub fn event_rows<'a>(
     data: &'a Snapshot,
     regarding: Option<&ObjKey>,
     filter: &str,
-) -> Vec<&'a Arc<Event>> {
+) -> Vec<&'a Obj<Event>> {
     events::rows(&data.events, regarding, filter)
 }
 
 /// The rollouts the rollouts screen shows.
-pub fn rollout_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Arc<TemplateRollout>> {
+pub fn rollout_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Obj<TemplateRollout>> {
     rollouts::rollout_rows(&data.rollouts, filter)
 }
 
 /// The lines of a rollout board's waves section, and the status they come
 /// from; empty while the rollout has no status (or no longer exists).
 pub fn board<'a>(data: &'a Snapshot, key: &ObjKey, filter: &str) -> Vec<BoardRow<'a>> {
-    data.rollout(&key.namespace, &key.name)
+    data.rollout(&key.context, &key.namespace, &key.name)
         .and_then(|r| r.status.as_ref())
         .map(|s| rollouts::board_rows(s, filter))
         .unwrap_or_default()

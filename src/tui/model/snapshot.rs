@@ -8,7 +8,7 @@ use kube::ResourceExt;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::tui::model::events;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
 use crate::tui::model::pending::{PendingRevision, pending_revisions};
 use crate::tui::model::usage::{pending_usage, usage};
 
@@ -16,13 +16,13 @@ use crate::tui::model::usage::{pending_usage, usage};
 /// namespace and name, with the counts the screens need.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
-    pub clusters: Vec<Arc<ManagedCluster>>,
-    pub cluster_templates: Vec<Arc<ClusterTemplate>>,
-    pub service_templates: Vec<Arc<ServiceTemplate>>,
+    pub clusters: Vec<Obj<ManagedCluster>>,
+    pub cluster_templates: Vec<Obj<ClusterTemplate>>,
+    pub service_templates: Vec<Obj<ServiceTemplate>>,
     /// By namespace and template, the newest revision first.
-    pub rollouts: Vec<Arc<TemplateRollout>>,
+    pub rollouts: Vec<Obj<TemplateRollout>>,
     /// The engine's Events, the last seen first.
-    pub events: Vec<Arc<Event>>,
+    pub events: Vec<Obj<Event>>,
     /// How many clusters use each template: a ServiceTemplate counts the
     /// clusters whose given revision runs it.
     pub usage: HashMap<ObjKey, usize>,
@@ -36,6 +36,9 @@ pub struct Snapshot {
     /// Something of the kinds shown has arrived (a first page or a whole
     /// list): the screens can be drawn.
     pub arrived: bool,
+    /// The contexts its objects were read from, in the console's order:
+    /// one, unless it merged several.
+    pub contexts: Vec<Ctx>,
 }
 
 /// How much of a kind's first list the console has while it loads.
@@ -48,18 +51,88 @@ pub struct Loading {
     pub total: Option<usize>,
 }
 
-fn sort_by_key<K: kube::Resource>(v: &mut [Arc<K>]) {
-    v.sort_by(|a, b| {
-        (a.meta().namespace.as_deref(), a.meta().name.as_deref())
-            .cmp(&(b.meta().namespace.as_deref(), b.meta().name.as_deref()))
+/// The object of `context` named `namespace/name` in `v`.
+fn find<'a, K: kube::Resource>(
+    v: &'a [Obj<K>],
+    context: &Ctx,
+    namespace: &str,
+    name: &str,
+) -> Option<&'a Obj<K>> {
+    v.iter().find(|o| {
+        o.context == *context
+            && o.meta().namespace.as_deref() == Some(namespace)
+            && o.meta().name.as_deref() == Some(name)
+    })
+}
+
+fn in_context<'a, K>(v: &'a [Obj<K>], context: &Ctx) -> Vec<&'a Obj<K>> {
+    v.iter().filter(|o| o.context == *context).collect()
+}
+
+/// By namespace and template, the newest revision first.
+fn sort_rollouts(rollouts: &mut [Obj<TemplateRollout>]) {
+    rollouts.sort_by(|a, b| {
+        let key = |r: &Obj<TemplateRollout>| {
+            (
+                r.metadata.namespace.clone(),
+                r.spec.template.clone(),
+                r.context.clone(),
+                std::cmp::Reverse(r.spec.revision),
+            )
+        };
+        key(a).cmp(&key(b))
     });
 }
 
+fn sort_by_key<K: kube::Resource>(v: &mut [Obj<K>]) {
+    v.sort_by(|a, b| {
+        (a.meta().namespace.as_deref(), a.meta().name.as_deref())
+            .cmp(&(b.meta().namespace.as_deref(), b.meta().name.as_deref()))
+            .then_with(|| a.context.cmp(&b.context))
+    });
+}
+
+/// Tags the objects of one context.
+fn tagged<K>(context: &Ctx, objects: Vec<Arc<K>>) -> Vec<Obj<K>> {
+    objects.into_iter().map(|o| Obj::new(context, o)).collect()
+}
+
 impl Snapshot {
+    /// The snapshot of objects of no context in particular (a console on
+    /// one context, a test).
     pub fn new(
-        mut clusters: Vec<Arc<ManagedCluster>>,
-        mut cluster_templates: Vec<Arc<ClusterTemplate>>,
-        mut service_templates: Vec<Arc<ServiceTemplate>>,
+        clusters: Vec<Arc<ManagedCluster>>,
+        cluster_templates: Vec<Arc<ClusterTemplate>>,
+        service_templates: Vec<Arc<ServiceTemplate>>,
+    ) -> Snapshot {
+        Snapshot::of(
+            &Ctx::default(),
+            clusters,
+            cluster_templates,
+            service_templates,
+        )
+    }
+
+    /// The snapshot of `context`'s objects.
+    pub fn of(
+        context: &Ctx,
+        clusters: Vec<Arc<ManagedCluster>>,
+        cluster_templates: Vec<Arc<ClusterTemplate>>,
+        service_templates: Vec<Arc<ServiceTemplate>>,
+    ) -> Snapshot {
+        let mut snapshot = Snapshot::tagged(
+            tagged(context, clusters),
+            tagged(context, cluster_templates),
+            tagged(context, service_templates),
+        );
+        snapshot.contexts = vec![context.clone()];
+        snapshot
+    }
+
+    fn tagged(
+        mut clusters: Vec<Obj<ManagedCluster>>,
+        mut cluster_templates: Vec<Obj<ClusterTemplate>>,
+        mut service_templates: Vec<Obj<ServiceTemplate>>,
     ) -> Snapshot {
         sort_by_key(&mut clusters);
         sort_by_key(&mut cluster_templates);
@@ -76,6 +149,7 @@ impl Snapshot {
             pending: HashMap::new(),
             loading: Vec::new(),
             arrived: true,
+            contexts: Vec::new(),
         }
     }
 
@@ -85,6 +159,65 @@ impl Snapshot {
         self.loading = loading;
         self.arrived = arrived;
         self
+    }
+
+    /// The snapshots of several contexts as one: their objects side by
+    /// side (the same order by namespace and name, then context), each
+    /// context's counts as it worked them out, and a kind loading while
+    /// any context is still on its first list.
+    pub fn merge(parts: Vec<Snapshot>) -> Snapshot {
+        let mut parts = parts.into_iter();
+        let Some(mut all) = parts.next() else {
+            return Snapshot::default();
+        };
+        for part in parts {
+            all.contexts.extend(part.contexts);
+            all.clusters.extend(part.clusters);
+            all.cluster_templates.extend(part.cluster_templates);
+            all.service_templates.extend(part.service_templates);
+            all.rollouts.extend(part.rollouts);
+            all.events.extend(part.events);
+            all.usage.extend(part.usage);
+            all.pending_usage.extend(part.pending_usage);
+            all.pending.extend(part.pending);
+            all.arrived |= part.arrived;
+            for (kind, loading) in part.loading {
+                match all.loading.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, l)) => {
+                        l.shown += loading.shown;
+                        l.total = l.total.zip(loading.total).map(|(a, b)| a + b);
+                    }
+                    None => all.loading.push((kind, loading)),
+                }
+            }
+        }
+        sort_by_key(&mut all.clusters);
+        sort_by_key(&mut all.cluster_templates);
+        sort_by_key(&mut all.service_templates);
+        sort_rollouts(&mut all.rollouts);
+        events::sort(&mut all.events);
+        all
+    }
+
+    /// The context of a snapshot of one (the first, merged).
+    fn context(&self) -> Ctx {
+        self.contexts.first().cloned().unwrap_or_default()
+    }
+
+    /// Whether it shows more than one context: the lists say which each
+    /// row is of, and the questions before a write name it.
+    pub fn several_contexts(&self) -> bool {
+        self.contexts.len() > 1
+    }
+
+    /// The clusters of `context`.
+    pub fn clusters_in(&self, context: &Ctx) -> Vec<&Obj<ManagedCluster>> {
+        in_context(&self.clusters, context)
+    }
+
+    /// The ClusterTemplates of `context`.
+    pub fn cluster_templates_in(&self, context: &Ctx) -> Vec<&Obj<ClusterTemplate>> {
+        in_context(&self.cluster_templates, context)
     }
 
     /// How many objects of `kind` it holds.
@@ -107,64 +240,66 @@ impl Snapshot {
     }
 
     /// The same snapshot with these Events.
-    pub fn with_events(mut self, mut events: Vec<Arc<Event>>) -> Snapshot {
+    pub fn with_events(mut self, events: Vec<Arc<Event>>) -> Snapshot {
+        let mut events = tagged(&self.context(), events);
         events::sort(&mut events);
         self.events = events;
         self
     }
 
     /// The same snapshot with these rollouts.
-    pub fn with_rollouts(mut self, mut rollouts: Vec<Arc<TemplateRollout>>) -> Snapshot {
-        rollouts.sort_by(|a, b| {
-            let key = |r: &TemplateRollout| {
-                (
-                    r.metadata.namespace.clone(),
-                    r.spec.template.clone(),
-                    std::cmp::Reverse(r.spec.revision),
-                )
-            };
-            key(a).cmp(&key(b))
-        });
+    pub fn with_rollouts(mut self, rollouts: Vec<Arc<TemplateRollout>>) -> Snapshot {
+        let mut rollouts = tagged(&self.context(), rollouts);
+        sort_rollouts(&mut rollouts);
         self.pending = pending_revisions(&self.clusters, &rollouts);
         self.pending_usage = pending_usage(&self.clusters, &self.cluster_templates, &self.pending);
         self.rollouts = rollouts;
         self
     }
 
-    pub fn rollout(&self, namespace: &str, name: &str) -> Option<&Arc<TemplateRollout>> {
-        self.rollouts
-            .iter()
-            .find(|r| r.metadata.namespace.as_deref() == Some(namespace) && r.name_any() == name)
+    pub fn rollout(
+        &self,
+        context: &Ctx,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Obj<TemplateRollout>> {
+        find(&self.rollouts, context, namespace, name)
     }
 
-    pub fn cluster(&self, namespace: &str, name: &str) -> Option<&Arc<ManagedCluster>> {
-        self.clusters
-            .iter()
-            .find(|c| c.metadata.namespace.as_deref() == Some(namespace) && c.name_any() == name)
+    pub fn cluster(
+        &self,
+        context: &Ctx,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Obj<ManagedCluster>> {
+        find(&self.clusters, context, namespace, name)
     }
 
-    pub fn cluster_template(&self, namespace: &str, name: &str) -> Option<&Arc<ClusterTemplate>> {
-        self.cluster_templates
-            .iter()
-            .find(|t| t.metadata.namespace.as_deref() == Some(namespace) && t.name_any() == name)
+    pub fn cluster_template(
+        &self,
+        context: &Ctx,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Obj<ClusterTemplate>> {
+        find(&self.cluster_templates, context, namespace, name)
     }
 
-    pub fn service_template(&self, namespace: &str, name: &str) -> Option<&Arc<ServiceTemplate>> {
-        self.service_templates
-            .iter()
-            .find(|t| t.metadata.namespace.as_deref() == Some(namespace) && t.name_any() == name)
+    pub fn service_template(
+        &self,
+        context: &Ctx,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Obj<ServiceTemplate>> {
+        find(&self.service_templates, context, namespace, name)
     }
 
     /// The YAML of an object, without managedFields.
     pub fn yaml(&self, key: &ObjKey) -> Option<String> {
         fn find<K: kube::Resource + serde::Serialize + Clone>(
-            v: &[Arc<K>],
+            v: &[Obj<K>],
             key: &ObjKey,
         ) -> Option<String> {
-            let obj = v.iter().find(|o| {
-                o.meta().namespace.as_deref().unwrap_or_default() == key.namespace
-                    && o.meta().name.as_deref() == Some(&key.name)
-            })?;
+            let obj = v.iter().find(|o| key.names(o))?;
             let mut obj = K::clone(obj);
             obj.meta_mut().managed_fields = None;
             Some(

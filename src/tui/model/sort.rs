@@ -5,14 +5,13 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ObjectMeta;
 
 use crate::api::{ManagedCluster, TemplateRollout};
 use crate::tui::model::health::{Health, cluster_ready_ref};
-use crate::tui::model::key::ObjKey;
+use crate::tui::model::key::{Obj, ObjKey};
 use crate::tui::model::rollouts::{phase, phase_health};
 use crate::tui::model::rows::TemplateRef;
 
@@ -122,7 +121,7 @@ fn sort_by<T>(rows: &mut Vec<T>, sort: Option<Sort>, keys: impl Fn(&T) -> Keys) 
 }
 
 /// The clusters screen's rows in `sort`'s order; status is readiness.
-pub fn clusters(rows: Vec<&Arc<ManagedCluster>>, sort: Option<Sort>) -> Vec<&Arc<ManagedCluster>> {
+pub fn clusters(rows: Vec<&Obj<ManagedCluster>>, sort: Option<Sort>) -> Vec<&Obj<ManagedCluster>> {
     clusters_by(rows, sort, |mc| mc)
 }
 
@@ -157,9 +156,9 @@ pub fn templates<'a>(
 
 /// The rollouts screen's rows in `sort`'s order; status is the phase.
 pub fn rollouts(
-    mut rows: Vec<&Arc<TemplateRollout>>,
+    mut rows: Vec<&Obj<TemplateRollout>>,
     sort: Option<Sort>,
-) -> Vec<&Arc<TemplateRollout>> {
+) -> Vec<&Obj<TemplateRollout>> {
     sort_by(&mut rows, sort, |r| {
         let phase = phase(r);
         keys(

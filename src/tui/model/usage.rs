@@ -3,28 +3,27 @@
 //! revision they are given, and apart, the clusters a moving rollout is yet
 //! to give it (`1 +1 pending` while 4-11-3 gives way to 4-11-4).
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
 use kube::ResourceExt;
+use std::collections::HashMap;
 
 use crate::api::{ClusterTemplate, ManagedCluster, TemplateService};
 use crate::plan::services::service_templates_of;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
 use crate::tui::model::pending::PendingRevision;
 
 fn template_of<'a>(
-    mc: &ManagedCluster,
-    templates: &'a [Arc<ClusterTemplate>],
+    mc: &Obj<ManagedCluster>,
+    templates: &'a [Obj<ClusterTemplate>],
 ) -> Option<&'a ClusterTemplate> {
     let ns = mc.metadata.namespace.as_deref();
     templates
         .iter()
         .find(|t| {
-            t.metadata.namespace.as_deref() == ns
+            t.context == mc.context
+                && t.metadata.namespace.as_deref() == ns
                 && t.metadata.name.as_deref() == Some(mc.spec.template.as_str())
         })
-        .map(Arc::as_ref)
+        .map(AsRef::as_ref)
 }
 
 /// The template's services at `revision`, if it remembers them; its
@@ -49,41 +48,35 @@ fn service_templates<'a>(
     used
 }
 
-fn key(kind: Kind, mc: &ManagedCluster, name: &str) -> ObjKey {
-    ObjKey {
-        kind,
-        namespace: mc.namespace().unwrap_or_default(),
-        name: name.to_string(),
-    }
+fn key(kind: Kind, mc: &Obj<ManagedCluster>, name: &str) -> ObjKey {
+    ObjKey::new(&mc.context, kind, &mc.namespace().unwrap_or_default(), name)
 }
 
 /// How many clusters use each template now: a ServiceTemplate counts
 /// where the revision a cluster is given has it. Counted under borrowed
 /// names, each key made once.
 pub fn usage(
-    clusters: &[Arc<ManagedCluster>],
-    templates: &[Arc<ClusterTemplate>],
+    clusters: &[Obj<ManagedCluster>],
+    templates: &[Obj<ClusterTemplate>],
 ) -> HashMap<ObjKey, usize> {
-    let mut counts: HashMap<(Kind, &str, &str), usize> = HashMap::new();
+    let mut counts: HashMap<(&Ctx, Kind, &str, &str), usize> = HashMap::new();
     for mc in clusters {
         let ns = mc.metadata.namespace.as_deref().unwrap_or_default();
+        let ctx = &mc.context;
         *counts
-            .entry((Kind::ClusterTemplate, ns, &mc.spec.template))
+            .entry((ctx, Kind::ClusterTemplate, ns, &mc.spec.template))
             .or_default() += 1;
         let given = mc.status.as_ref().and_then(|s| s.target_revision);
         for st in service_templates(mc, template_of(mc, templates), given) {
-            *counts.entry((Kind::ServiceTemplate, ns, st)).or_default() += 1;
+            *counts
+                .entry((ctx, Kind::ServiceTemplate, ns, st))
+                .or_default() += 1;
         }
     }
     counts
         .into_iter()
-        .map(|((kind, namespace, name), n)| {
-            let key = ObjKey {
-                kind,
-                namespace: namespace.to_string(),
-                name: name.to_string(),
-            };
-            (key, n)
+        .map(|((context, kind, namespace, name), n)| {
+            (ObjKey::new(context, kind, namespace, name), n)
         })
         .collect()
 }
@@ -92,8 +85,8 @@ pub fn usage(
 /// those waiting for their wave whose pending revision has a template the
 /// revision they are given has not.
 pub fn pending_usage(
-    clusters: &[Arc<ManagedCluster>],
-    templates: &[Arc<ClusterTemplate>],
+    clusters: &[Obj<ManagedCluster>],
+    templates: &[Obj<ClusterTemplate>],
     pending: &HashMap<ObjKey, PendingRevision>,
 ) -> HashMap<ObjKey, usize> {
     let mut out: HashMap<ObjKey, usize> = HashMap::new();
@@ -102,7 +95,7 @@ pub fn pending_usage(
     }
     for mc in clusters {
         let Some(p) = pending
-            .get(&ObjKey::of(Kind::ManagedCluster, &mc.metadata))
+            .get(&ObjKey::of(Kind::ManagedCluster, mc))
             .filter(|p| p.waits())
         else {
             continue;
@@ -144,6 +137,7 @@ mod tests {
 
     fn st(name: &str) -> ObjKey {
         ObjKey {
+            context: Default::default(),
             kind: Kind::ServiceTemplate,
             namespace: "demo".into(),
             name: name.into(),
@@ -162,6 +156,7 @@ mod tests {
         );
         assert_eq!(data.pending_usage.get(&st("ingress-nginx-4-11-3")), None);
         let ct = ObjKey {
+            context: Default::default(),
             kind: Kind::ClusterTemplate,
             namespace: "demo".into(),
             name: "demo-cluster".into(),

@@ -19,7 +19,7 @@ use crate::api::{
 };
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::to_yaml;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
 
 /// Whose values: one service of a ManagedCluster or of a ClusterTemplate,
@@ -96,7 +96,7 @@ pub fn services_given(
 
 /// The values `key` names, from the snapshot.
 pub fn shown(data: &Snapshot, key: &ValuesKey) -> Shown {
-    let (ns, name) = (&key.object.namespace, &key.object.name);
+    let (ctx, ns, name) = (&key.object.context, &key.object.namespace, &key.object.name);
     let gone = || {
         Shown::nothing(format!(
             "{} {ns}/{name} no longer exists",
@@ -105,24 +105,25 @@ pub fn shown(data: &Snapshot, key: &ValuesKey) -> Shown {
     };
     match (key.object.kind, key.service.as_deref()) {
         (Kind::ManagedCluster, Some(service)) => data
-            .cluster(ns, name)
+            .cluster(ctx, ns, name)
             .map_or_else(gone, |mc| cluster(data, mc, service)),
         (Kind::ClusterTemplate, Some(service)) => data
-            .cluster_template(ns, name)
+            .cluster_template(ctx, ns, name)
             .map_or_else(gone, |ct| template(data, ct, service)),
         (Kind::ServiceTemplate, _) => data
-            .service_template(ns, name)
+            .service_template(ctx, ns, name)
             .map_or_else(gone, |st| service_template(st)),
         _ => Shown::nothing("no service selected".into()),
     }
 }
 
-/// Finds a ServiceTemplate by name in `ns`.
+/// Finds a ServiceTemplate by name in `ns` of `context`.
 pub(crate) fn lookup<'a>(
     data: &'a Snapshot,
-    ns: &str,
+    context: &'a Ctx,
+    ns: &'a str,
 ) -> impl Fn(&str) -> Option<&'a ServiceTemplate> {
-    move |name| data.service_template(ns, name).map(|s| s.as_ref())
+    move |name| data.service_template(context, ns, name).map(|s| s.as_ref())
 }
 
 /// What one plan of `service` gives: the merged values, the engine's reason,
@@ -155,16 +156,16 @@ fn layers(template: Option<&str>, rest: &[String]) -> String {
 }
 
 /// What Helm gets for `service` on `mc`.
-pub fn cluster(data: &Snapshot, mc: &ManagedCluster, service: &str) -> Shown {
+pub fn cluster(data: &Snapshot, mc: &Obj<ManagedCluster>, service: &str) -> Shown {
     let ns = mc.namespace().unwrap_or_default();
-    let Some(ct) = data.cluster_template(&ns, &mc.spec.template) else {
+    let Some(ct) = data.cluster_template(&mc.context, &ns, &mc.spec.template) else {
         return Shown::nothing(format!(
             "cluster template {} does not exist, so the values of {service} cannot be computed",
             mc.spec.template
         ));
     };
     let (revision, spec) = services_given(ct, mc);
-    let plans = plan_services(&spec, &mc.spec, lookup(data, &ns));
+    let plans = plan_services(&spec, &mc.spec, lookup(data, &mc.context, &ns));
     let Some((template, values)) = from_plans(&plans, service) else {
         let disabled = mc
             .spec
@@ -209,13 +210,13 @@ pub fn cluster(data: &Snapshot, mc: &ManagedCluster, service: &str) -> Shown {
 
 /// What every cluster made from `ct` gets for `service`, before its own
 /// overrides.
-pub fn template(data: &Snapshot, ct: &ClusterTemplate, service: &str) -> Shown {
+pub fn template(data: &Snapshot, ct: &Obj<ClusterTemplate>, service: &str) -> Shown {
     let ns = ct.namespace().unwrap_or_default();
     let cluster = ManagedClusterSpec {
         template: ct.name_any(),
         ..Default::default()
     };
-    let plans = plan_services(&ct.spec, &cluster, lookup(data, &ns));
+    let plans = plan_services(&ct.spec, &cluster, lookup(data, &ct.context, &ns));
     match from_plans(&plans, service) {
         Some((template, values)) => Shown {
             layers: layers(
@@ -412,6 +413,7 @@ mod tests {
         );
         let dev = ValuesKey {
             object: ObjKey {
+                context: Default::default(),
                 kind: Kind::ManagedCluster,
                 namespace: "team-a".into(),
                 name: "dev-broken".into(),

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
 use crate::plan::rollout::Request;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
 use crate::tui::runtime::identity::whoami;
 use crate::tui::state::editor::{Base, EditKey, SaveError};
 
@@ -106,10 +106,12 @@ impl Writer {
         let client = self.client.clone();
         let (sent, current) = match object.kind {
             Kind::ManagedCluster => {
-                patch_values(Api::namespaced(client, ns), name, patch, Base::Cluster).await
+                let api = Api::namespaced(client, ns);
+                patch_values(api, &object.context, name, patch, Base::Cluster).await
             }
             Kind::ClusterTemplate => {
-                patch_values(Api::namespaced(client, ns), name, patch, Base::Template).await
+                let api = Api::namespaced(client, ns);
+                patch_values(api, &object.context, name, patch, Base::Template).await
             }
             other => {
                 return Err(SaveError::Failed(format!(
@@ -254,9 +256,10 @@ fn delete_error(error: &kube::Error, kind: &str, name: &str) -> String {
 /// now (`None` inside when it is gone), for the editor to reload.
 async fn patch_values<K>(
     api: Api<K>,
+    context: &Ctx,
     name: &str,
     patch: &serde_json::Value,
-    base: fn(Arc<K>) -> Base,
+    base: fn(Obj<K>) -> Base,
 ) -> (Result<(), kube::Error>, Option<Option<Base>>)
 where
     K: Clone + DeserializeOwned + Debug,
@@ -272,7 +275,10 @@ where
         Ok(_) => (Ok(()), None),
         Err(e) if is_conflict(&e) => {
             let now = api.get_opt(name).await.ok().flatten();
-            (Err(e), Some(now.map(|o| base(Arc::new(o)))))
+            (
+                Err(e),
+                Some(now.map(|o| base(Obj::new(context, Arc::new(o))))),
+            )
         }
         Err(e) => (Err(e), None),
     }

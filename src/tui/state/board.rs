@@ -19,7 +19,7 @@ fn board_rollout(app: &App) -> Result<(ObjKey, &TemplateRollout, &TemplateRollou
     let Screen::Rollout(key) = app.screen() else {
         return Err("requests are made on a rollout's board".into());
     };
-    let Some(r) = app.data.rollout(&key.namespace, &key.name) else {
+    let Some(r) = app.data.rollout(&key.context, &key.namespace, &key.name) else {
         return Err(format!("{} no longer exists", key.name));
     };
     let Some(status) = r.status.as_ref() else {
@@ -136,7 +136,7 @@ pub(crate) fn cluster_rollout(app: &App) -> Result<ObjKey, String> {
     }
     .filter(|k| k.kind == Kind::ManagedCluster)
     .ok_or_else(|| "no cluster selected".to_string())?;
-    let Some(mc) = app.data.cluster(&key.namespace, &key.name) else {
+    let Some(mc) = app.data.cluster(&key.context, &key.namespace, &key.name) else {
         return Err(format!("{} no longer exists", key.name));
     };
     rollout_of(mc, app.data.pending.get(&key), &app.data.rollouts)
@@ -150,7 +150,7 @@ pub(crate) fn open_for_cluster(app: &mut App) {
         Ok(key) => {
             let index = app
                 .data
-                .rollout(&key.namespace, &key.name)
+                .rollout(&key.context, &key.namespace, &key.name)
                 .and_then(|r| r.status.as_ref())
                 .and_then(|s| {
                     rollouts::board_clusters(s, "")
@@ -176,7 +176,7 @@ pub(crate) fn send(app: &mut App, rollout: ObjKey, request: Request) -> Vec<Comm
     }
     let status = app
         .data
-        .rollout(&rollout.namespace, &rollout.name)
+        .rollout(&rollout.context, &rollout.namespace, &rollout.name)
         .and_then(|r| r.status.as_ref());
     let Some(status) = status else {
         app.flash(
@@ -205,7 +205,7 @@ pub(crate) fn send(app: &mut App, rollout: ObjKey, request: Request) -> Vec<Comm
 pub(crate) fn choose_stop(app: &mut App, rollout: ObjKey, request: Request) {
     let found = app
         .data
-        .rollout(&rollout.namespace, &rollout.name)
+        .rollout(&rollout.context, &rollout.namespace, &rollout.name)
         .and_then(|r| {
             r.status
                 .as_ref()

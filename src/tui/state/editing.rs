@@ -32,22 +32,24 @@ pub(crate) fn open_editor(app: &mut App) -> Vec<Command> {
     }
     let view = app.view();
     let found = match &view.screen {
-        Screen::ClusterDetail(key) => app.data.cluster(&key.namespace, &key.name).map(|mc| {
-            let service = service_rows(mc, &view.filter)
-                .get(view.selected)
-                .map(|s| s.name.clone());
-            (Base::Cluster(mc.clone()), service)
-        }),
-        Screen::TemplateDetail(key) => {
-            app.data
-                .cluster_template(&key.namespace, &key.name)
-                .map(|ct| {
-                    let service = template_service_rows(ct, &view.filter)
-                        .get(view.selected)
-                        .map(|s| s.name.clone());
-                    (Base::Template(ct.clone()), service)
-                })
-        }
+        Screen::ClusterDetail(key) => app
+            .data
+            .cluster(&key.context, &key.namespace, &key.name)
+            .map(|mc| {
+                let service = service_rows(mc, &view.filter)
+                    .get(view.selected)
+                    .map(|s| s.name.clone());
+                (Base::Cluster(mc.clone()), service)
+            }),
+        Screen::TemplateDetail(key) => app
+            .data
+            .cluster_template(&key.context, &key.namespace, &key.name)
+            .map(|ct| {
+                let service = template_service_rows(ct, &view.filter)
+                    .get(view.selected)
+                    .map(|s| s.name.clone());
+                (Base::Template(ct.clone()), service)
+            }),
         _ => {
             if let Some(why) = edited_elsewhere(app) {
                 app.flash(FlashLevel::Info, why);
@@ -71,7 +73,7 @@ pub(crate) fn open_editor(app: &mut App) -> Vec<Command> {
         let ns = mc.namespace().unwrap_or_default();
         let in_template = app
             .data
-            .cluster_template(&ns, &mc.spec.template)
+            .cluster_template(&mc.context, &ns, &mc.spec.template)
             .is_some_and(|ct| ct.spec.services.iter().any(|s| s.name == service));
         if !in_template && !base.has_entry(&service) {
             app.flash(
@@ -225,7 +227,7 @@ fn what_next(app: &App, key: &EditKey) -> String {
     let used = app.data.usage.get(object).copied().unwrap_or(0);
     let policy = app
         .data
-        .cluster_template(&object.namespace, &object.name)
+        .cluster_template(&object.context, &object.namespace, &object.name)
         .and_then(|ct| ct.spec.rollout.clone());
     let how = match &policy {
         Some(p) if p.canary.is_some_and(|n| n > 0) => {

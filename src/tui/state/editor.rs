@@ -23,8 +23,6 @@
 //! draws the lines itself so that the error position can be marked and the
 //! scroll position is part of the state.
 
-use std::sync::Arc;
-
 use crossterm::event::KeyEvent;
 use kube::ResourceExt;
 use serde_json::Value;
@@ -36,7 +34,7 @@ use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::{ValuesError, diff, parse_values};
 use crate::tui::keys::{Action, Keymap, Mode, ScreenKind};
 use crate::tui::model::chart::{ChartStatus, chart_source};
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Kind, Obj, ObjKey};
 use crate::tui::model::patch;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::{self, services_given};
@@ -55,8 +53,8 @@ pub struct EditKey {
 /// carries its resourceVersion.
 #[derive(Clone, Debug)]
 pub enum Base {
-    Cluster(Arc<ManagedCluster>),
-    Template(Arc<ClusterTemplate>),
+    Cluster(Obj<ManagedCluster>),
+    Template(Obj<ClusterTemplate>),
 }
 
 /// The same object at the same version.
@@ -68,14 +66,9 @@ impl PartialEq for Base {
 
 impl Base {
     pub fn key(&self) -> ObjKey {
-        let (kind, meta) = match self {
-            Base::Cluster(mc) => (Kind::ManagedCluster, &mc.metadata),
-            Base::Template(ct) => (Kind::ClusterTemplate, &ct.metadata),
-        };
-        ObjKey {
-            kind,
-            namespace: meta.namespace.clone().unwrap_or_default(),
-            name: meta.name.clone().unwrap_or_default(),
+        match self {
+            Base::Cluster(mc) => ObjKey::of(Kind::ManagedCluster, mc),
+            Base::Template(ct) => ObjKey::of(Kind::ClusterTemplate, ct),
         }
     }
 
@@ -118,10 +111,10 @@ impl Base {
         let key = self.key();
         match self {
             Base::Cluster(_) => data
-                .cluster(&key.namespace, &key.name)
+                .cluster(&key.context, &key.namespace, &key.name)
                 .map(|c| Base::Cluster(c.clone())),
             Base::Template(_) => data
-                .cluster_template(&key.namespace, &key.name)
+                .cluster_template(&key.context, &key.namespace, &key.name)
                 .map(|t| Base::Template(t.clone())),
         }
     }
@@ -579,7 +572,8 @@ impl Editor {
         let service = &self.key.service;
         let (old_text, new_text) = (self.original.as_str(), self.text());
         let ns = self.key.object.namespace.clone();
-        let lookup = values::lookup(data, &ns);
+        let ctx = &self.key.object.context;
+        let lookup = values::lookup(data, ctx, &ns);
         let mut notes = Vec::new();
         let service_template = chart_source(data, &self.key.object, service)
             .ok()
@@ -588,7 +582,7 @@ impl Editor {
         let (before, after) = match &self.base {
             Base::Cluster(mc) => {
                 let template = data
-                    .cluster_template(&ns, &mc.spec.template)
+                    .cluster_template(ctx, &ns, &mc.spec.template)
                     .map(|ct| services_given(ct, mc).1)
                     .unwrap_or_default();
                 let mut spec = mc.spec.clone();
@@ -667,6 +661,7 @@ impl Editor {
         }
         let fleet = FleetReview::of(
             data,
+            ctx,
             proposed,
             service_template.as_deref(),
             self.chart.values(),

@@ -11,6 +11,7 @@ use crate::plan::chart::ChartValues;
 use crate::plan::chart_check::first_schema_error;
 use crate::plan::impact::{Fleet, Group, Outcome, ServiceImpact, impact_checked, summarize};
 use crate::tui::keys::Action;
+use crate::tui::model::key::{Ctx, Obj};
 use crate::tui::model::snapshot::Snapshot;
 
 /// Where the review's fleet part is.
@@ -39,18 +40,18 @@ pub struct FleetReview {
     pub confirming: bool,
 }
 
-/// The live fleet of `namespace`, as the planner takes it.
-fn fleet(data: &Snapshot, namespace: &str) -> Fleet {
-    fn ours<K: ResourceExt + Clone>(list: &[std::sync::Arc<K>], namespace: &str) -> Vec<K> {
+/// The live fleet of `namespace` in `context`, as the planner takes it.
+fn fleet(data: &Snapshot, context: &Ctx, namespace: &str) -> Fleet {
+    fn ours<K: ResourceExt + Clone>(list: &[Obj<K>], context: &Ctx, namespace: &str) -> Vec<K> {
         list.iter()
-            .filter(|o| o.namespace().as_deref() == Some(namespace))
+            .filter(|o| o.context == *context && o.namespace().as_deref() == Some(namespace))
             .map(|o| (**o).clone())
             .collect()
     }
     Fleet {
-        cluster_templates: ours(&data.cluster_templates, namespace),
-        service_templates: ours(&data.service_templates, namespace),
-        clusters: ours(&data.clusters, namespace),
+        cluster_templates: ours(&data.cluster_templates, context, namespace),
+        service_templates: ours(&data.service_templates, context, namespace),
+        clusters: ours(&data.clusters, context, namespace),
     }
 }
 
@@ -62,13 +63,15 @@ pub enum Proposed {
 }
 
 impl FleetReview {
-    /// The impact of `proposed` on the fleet of its namespace in `data`.
+    /// The impact of `proposed` on the fleet of its namespace in `data`,
+    /// in `context`.
     /// `chart` is the edited service's chart, when the editor has read it:
     /// values that service would get are checked against its schema.
     /// `None` when the save reaches no cluster, or when a cluster's own
     /// edit blocks nothing (its review shows its diff already).
     pub fn of(
         data: &Snapshot,
+        context: &Ctx,
         proposed: Proposed,
         service_template: Option<&str>,
         chart: Option<&ChartValues>,
@@ -94,7 +97,7 @@ impl FleetReview {
             let chart = chart.filter(|_| Some(template) == service_template)?;
             first_schema_error(chart, values)
         };
-        let impacts = impact_checked(&fleet(data, &namespace), &proposal, &check);
+        let impacts = impact_checked(&fleet(data, context, &namespace), &proposal, &check);
         if impacts.is_empty() {
             return None;
         }

@@ -84,7 +84,7 @@ impl Listings {
     pub fn board(&self, data: &Snapshot, view: &View, key: &ObjKey) -> Option<Arc<BoardListing>> {
         let listing = self.get_or(view, || {
             Listing::Board(
-                data.rollout(&key.namespace, &key.name)
+                data.rollout(&key.context, &key.namespace, &key.name)
                     .and_then(|r| {
                         let status = r.status.as_ref()?;
                         Some(BoardListing::new(status, r.spec.revision, &view.filter))

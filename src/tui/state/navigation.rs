@@ -48,7 +48,7 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             .collect(),
         Screen::ClusterDetail(key) => app
             .data
-            .cluster(&key.namespace, &key.name)
+            .cluster(&key.context, &key.namespace, &key.name)
             .map(|mc| {
                 service_rows(mc, &view.filter)
                     .into_iter()
@@ -58,7 +58,7 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             .unwrap_or_default(),
         Screen::TemplateDetail(key) => app
             .data
-            .cluster_template(&key.namespace, &key.name)
+            .cluster_template(&key.context, &key.namespace, &key.name)
             .map(|ct| {
                 template_service_rows(ct, &view.filter)
                     .into_iter()
@@ -124,14 +124,17 @@ pub(crate) fn keep_selection(app: &mut App, change: impl FnOnce(&mut View)) {
 pub fn selected_values(app: &App) -> Option<ValuesKey> {
     let view = app.view();
     let service = match &view.screen {
-        Screen::ClusterDetail(key) => app.data.cluster(&key.namespace, &key.name).and_then(|mc| {
-            service_rows(mc, &view.filter)
-                .get(view.selected)
-                .map(|s| s.name.clone())
-        }),
+        Screen::ClusterDetail(key) => app
+            .data
+            .cluster(&key.context, &key.namespace, &key.name)
+            .and_then(|mc| {
+                service_rows(mc, &view.filter)
+                    .get(view.selected)
+                    .map(|s| s.name.clone())
+            }),
         Screen::TemplateDetail(key) => app
             .data
-            .cluster_template(&key.namespace, &key.name)
+            .cluster_template(&key.context, &key.namespace, &key.name)
             .and_then(|ct| {
                 template_service_rows(ct, &view.filter)
                     .get(view.selected)
@@ -188,7 +191,7 @@ fn board_of<'a>(
     key: &ObjKey,
 ) -> Option<(Arc<BoardListing>, &'a TemplateRolloutStatus)> {
     let listing = app.board_listing(view, key)?;
-    let rollout = app.data.rollout(&key.namespace, &key.name)?;
+    let rollout = app.data.rollout(&key.context, &key.namespace, &key.name)?;
     Some((listing, rollout.status.as_ref()?))
 }
 
@@ -221,7 +224,7 @@ pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
             .rows
             .get(view.selected)
             .and_then(|i| app.data.clusters.get(*i))
-            .map(|c| ObjKey::of(Kind::ManagedCluster, &c.metadata)),
+            .map(|c| ObjKey::of(Kind::ManagedCluster, c)),
         Screen::Templates => sorted_templates(app, view)
             .into_iter()
             .filter(|t| view.lists(t.key().kind))
@@ -229,10 +232,10 @@ pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
             .map(|t| t.key()),
         Screen::Rollouts => sort::rollouts(rollout_rows(&app.data, &view.filter), view.sort)
             .get(view.selected)
-            .map(|r| ObjKey::of(Kind::TemplateRollout, &r.metadata)),
+            .map(|r| ObjKey::of(Kind::TemplateRollout, r)),
         Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
             .get(view.selected)
-            .map(|e| ObjKey::of(Kind::Event, &e.metadata)),
+            .map(|e| ObjKey::of(Kind::Event, e)),
         Screen::ClusterDetail(key)
         | Screen::Rollout(key)
         | Screen::Yaml(key)
@@ -368,8 +371,10 @@ pub(crate) fn open_regarded(app: &mut App, event: &ObjKey) {
         .data
         .events
         .iter()
-        .find(|e| ObjKey::of(Kind::Event, &e.metadata) == *event)
+        .find(|e| ObjKey::of(Kind::Event, e) == *event)
         .and_then(|e| e.regarding.clone());
+    // The object is in the Event's own context.
+    let context = event.context.clone();
     let Some(r) = regarding else {
         app.flash(FlashLevel::Warn, "the event is about no object");
         return;
@@ -391,6 +396,7 @@ pub(crate) fn open_regarded(app: &mut App, event: &ObjKey) {
         }
     };
     let key = ObjKey {
+        context,
         kind,
         namespace: r.namespace.unwrap_or_default(),
         name: r.name.unwrap_or_default(),

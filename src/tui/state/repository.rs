@@ -41,11 +41,11 @@ fn checked(app: &App) -> Result<(ObjKey, String), String> {
     let template = match key.kind {
         Kind::ClusterTemplate => app
             .data
-            .cluster_template(&key.namespace, &key.name)
+            .cluster_template(&key.context, &key.namespace, &key.name)
             .map(TemplateRef::Cluster),
         Kind::ServiceTemplate => app
             .data
-            .service_template(&key.namespace, &key.name)
+            .service_template(&key.context, &key.namespace, &key.name)
             .map(TemplateRef::Service),
         _ => return Err("no template selected".into()),
     }

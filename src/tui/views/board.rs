@@ -29,7 +29,7 @@ const SYMBOL: &str = "▶ ";
 const INDENT: &str = "  ";
 
 pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
-    let Some(rollout) = app.data.rollout(&key.namespace, &key.name) else {
+    let Some(rollout) = app.data.rollout(&key.context, &key.namespace, &key.name) else {
         super::gone(app, key, frame, area);
         return;
     };

@@ -20,7 +20,7 @@ use crate::tui::state::view::View;
 pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let view = app.view();
-    let Some(mc) = app.data.cluster(&key.namespace, &key.name) else {
+    let Some(mc) = app.data.cluster(&key.context, &key.namespace, &key.name) else {
         super::gone(app, key, frame, area);
         return;
     };

@@ -36,7 +36,10 @@ fn summary(values: Option<&str>) -> String {
 pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let view = app.view();
-    let Some(ct) = app.data.cluster_template(&key.namespace, &key.name) else {
+    let Some(ct) = app
+        .data
+        .cluster_template(&key.context, &key.namespace, &key.name)
+    else {
         super::gone(app, key, frame, area);
         return;
     };

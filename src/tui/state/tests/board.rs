@@ -62,6 +62,7 @@ fn rollouts_list_and_board() {
     );
     press(&mut app, KeyCode::Enter);
     let key = ObjKey {
+        context: Default::default(),
         kind: Kind::TemplateRollout,
         namespace: "hmc-system".into(),
         name: "aws-standalone-cp-3".into(),
@@ -198,6 +199,7 @@ fn abort_chooses_then_confirms() {
     let mut app = board_app();
     press(&mut app, KeyCode::Char('x'));
     let rollout = ObjKey {
+        context: Default::default(),
         kind: Kind::TemplateRollout,
         namespace: "hmc-system".into(),
         name: "aws-standalone-cp-3".into(),

@@ -347,6 +347,7 @@ fn enter_on_a_service_shows_all_its_values() {
     press(&mut app, KeyCode::Char('j'));
     press(&mut app, KeyCode::Enter);
     let cluster = ObjKey {
+        context: Default::default(),
         kind: Kind::ManagedCluster,
         namespace: "hmc-system".into(),
         name: "prod-eu-1".into(),
@@ -430,6 +431,7 @@ fn the_template_detail_edits_the_template_entry() {
     // enter on a ClusterTemplate: its services.
     press(&mut app, KeyCode::Enter);
     let ct = ObjKey {
+        context: Default::default(),
         kind: Kind::ClusterTemplate,
         namespace: "hmc-system".into(),
         name: "aws-standalone-cp".into(),

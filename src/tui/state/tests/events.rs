@@ -62,6 +62,7 @@ fn the_events_screen_lists_the_engine_s_events_newest_first() {
     assert_eq!(
         app.screen(),
         &Screen::Rollout(ObjKey {
+            context: Default::default(),
             kind: Kind::TemplateRollout,
             namespace: "hmc-system".into(),
             name: "aws-standalone-cp-3".into(),
@@ -88,6 +89,7 @@ fn the_cluster_detail_opens_its_events() {
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('v'));
     let staging = ObjKey {
+        context: Default::default(),
         kind: Kind::ManagedCluster,
         namespace: "hmc-system".into(),
         name: "staging-1".into(),

@@ -60,6 +60,7 @@ fn enter_and_esc_walk_the_crumbs() {
     press(&mut app, KeyCode::Char('j'));
     press(&mut app, KeyCode::Enter);
     let key = ObjKey {
+        context: Default::default(),
         kind: Kind::ManagedCluster,
         namespace: "hmc-system".into(),
         name: "staging-1".into(),

@@ -27,6 +27,7 @@ fn names(app: &mut App) -> Vec<String> {
 
 fn prod() -> ObjKey {
     ObjKey {
+        context: Default::default(),
         kind: Kind::ManagedCluster,
         namespace: "hmc-system".into(),
         name: "prod-eu-1".into(),
