@@ -23,7 +23,8 @@ struct Cli {
     /// Path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, global = true)]
     kubeconfig: Option<std::path::PathBuf>,
-    /// Kubeconfig context to use.
+    /// Kubeconfig context to use; the console takes several, comma
+    /// separated (`--context a,b,c`), and shows them side by side.
     #[arg(long, global = true)]
     context: Option<String>,
     /// Only this namespace (default: all namespaces).
@@ -160,6 +161,7 @@ async fn main() -> Result<()> {
 }
 
 async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
+    let (cli, more_contexts) = split_contexts(cli)?;
     match cli.command {
         Some(Command::Crds) => {
             print!("{}", hmc_tui::api::crds_yaml());
@@ -198,8 +200,35 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
             std::process::exit(code)
         }
         None if cli.reconcile => reconcile(&cli).await,
-        None => console(&cli, started).await,
+        None => console(&cli, &more_contexts, started).await,
     }
+}
+
+/// `--context a,b,c`: the first context, and the others the console opens
+/// beside it. Only the console shows several: the engine and `diff` work
+/// on one management cluster.
+fn split_contexts(mut cli: Cli) -> Result<(Cli, Vec<String>)> {
+    let Some(given) = cli.context.take() else {
+        return Ok((cli, Vec::new()));
+    };
+    let mut names: Vec<String> = Vec::new();
+    for name in given.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    if names.is_empty() {
+        return Err(UserError("--context names no context".into()).into());
+    }
+    let more = names.split_off(1);
+    if !more.is_empty() && (cli.reconcile || cli.command.is_some()) {
+        return Err(UserError(format!(
+            "--context {given}: only the console shows several contexts; the engine and diff take one"
+        ))
+        .into());
+    }
+    cli.context = names.pop();
+    Ok((cli, more))
 }
 
 /// `hmc-tui diff`: the fleet's impact of some manifests, printed; the exit
@@ -272,7 +301,7 @@ fn settings() -> Option<hmc_tui::tui::config::Config> {
     }
 }
 
-async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
+async fn console(cli: &Cli, more_contexts: &[String], started: std::time::Instant) -> Result<()> {
     use hmc_tui::tui::config;
     let settings = settings();
     let theme = hmc_tui::tui::Theme::load(&config::choose_theme(
@@ -295,6 +324,7 @@ async fn console(cli: &Cli, started: std::time::Instant) -> Result<()> {
     hmc_tui::tui::run(hmc_tui::tui::TuiOptions {
         client,
         context: context_name(cli),
+        more_contexts: more_contexts.to_vec(),
         cluster,
         namespace: if cli.all_namespaces {
             None

@@ -13,7 +13,7 @@ use kube::ResourceExt;
 use crate::api::ServiceTemplate;
 pub use crate::plan::chart::{ChartId, ChartValues};
 use crate::plan::services::enabled_services;
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Ctx, Kind, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::services_given;
 
@@ -22,6 +22,10 @@ use crate::tui::model::values::services_given;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChartSource {
     pub id: ChartId,
+    /// The context of the template: the chart is read from its chart
+    /// source there (two management clusters may serve different
+    /// archives under one name and version).
+    pub context: Ctx,
     pub namespace: String,
     /// The ServiceTemplate; its chart source is named after it.
     pub template: String,
@@ -99,11 +103,15 @@ pub fn chart_source(
     let st = data
         .service_template(ctx, ns, &template)
         .ok_or_else(|| format!("service template {template} does not exist"))?;
-    template_chart(st)
+    template_chart(st).map(|source| ChartSource {
+        context: st.context.clone(),
+        ..source
+    })
 }
 
 /// The chart a ServiceTemplate installs and where its archive is: the
 /// version its status read, else the one it asks for.
+/// Its context is left empty: [`chart_source`] says whose it is.
 pub fn template_chart(st: &ServiceTemplate) -> Result<ChartSource, String> {
     let template = st.name_any();
     let helm = &st.spec.helm;
@@ -123,6 +131,7 @@ pub fn template_chart(st: &ServiceTemplate) -> Result<ChartSource, String> {
     };
     Ok(ChartSource {
         id: ChartId { name, version },
+        context: Ctx::default(),
         namespace: st.namespace().unwrap_or_default(),
         template: st.name_any(),
         chart_ref,

@@ -11,6 +11,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use crate::api::TemplateRolloutStatus;
 use crate::tui::model::age::age_width;
+use crate::tui::model::key::ObjKey;
 use crate::tui::model::rollouts::{BoardLine, board_lines, cluster_revision};
 use crate::tui::model::rows::{ClusterTexts, indexed_cluster_rows};
 use crate::tui::model::snapshot::Snapshot;
@@ -112,14 +113,11 @@ impl ClusterListing {
         }
     }
 
-    /// The row of the cluster `namespace/name`, found without making ids.
-    pub fn find(&self, data: &Snapshot, namespace: &str, name: &str) -> Option<usize> {
-        self.rows.iter().position(|i| {
-            data.clusters.get(*i).is_some_and(|mc| {
-                mc.metadata.name.as_deref() == Some(name)
-                    && mc.metadata.namespace.as_deref().unwrap_or_default() == namespace
-            })
-        })
+    /// The row of the cluster `key` names, found without making ids.
+    pub fn find(&self, data: &Snapshot, key: &ObjKey) -> Option<usize> {
+        self.rows
+            .iter()
+            .position(|i| data.clusters.get(*i).is_some_and(|mc| key.names(mc)))
     }
 }
 

@@ -177,12 +177,14 @@ impl<'a> ClusterTexts<'a> {
 
 /// Whether the clusters screen keeps `mc` under `filter`: the filter sees
 /// every column but the age.
-fn keeps_cluster(filter: &Filter, mc: &ManagedCluster) -> bool {
+/// With `several` contexts open, the filter sees the CONTEXT column too.
+fn keeps_cluster(filter: &Filter, mc: &Obj<ManagedCluster>, several: bool) -> bool {
     if filter.is_empty() {
         return true;
     }
     let (ready, _, message) = cluster_ready_ref(mc);
     filter.keeps(&[
+        if several { &mc.context } else { "" },
         mc.metadata.namespace.as_deref().unwrap_or_default(),
         mc.metadata.name.as_deref().unwrap_or_default(),
         ready,
@@ -202,7 +204,7 @@ pub fn cluster_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Obj<Managed
     let filter = Filter::parse(filter);
     data.clusters
         .iter()
-        .filter(|c| keeps_cluster(&filter, c))
+        .filter(|c| keeps_cluster(&filter, c, data.several_contexts()))
         .collect()
 }
 
@@ -215,7 +217,7 @@ pub fn indexed_cluster_rows<'a>(
     data.clusters
         .iter()
         .enumerate()
-        .filter(|(_, c)| keeps_cluster(&filter, c))
+        .filter(|(_, c)| keeps_cluster(&filter, c, data.several_contexts()))
         .collect()
 }
 

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::events::v1::Event;
-use kube::ResourceExt;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::tui::model::events;

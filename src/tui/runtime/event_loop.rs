@@ -5,7 +5,6 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Stdout;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use color_eyre::eyre::Result;
@@ -21,6 +20,7 @@ use crate::tui::runtime::charts;
 use crate::tui::runtime::live::Live;
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::{App, Command, Engine, Msg};
+use crate::tui::state::contexts;
 use crate::tui::state::editor::EditKey;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::update;
@@ -57,14 +57,15 @@ impl FirstFrame {
         // The first screen lists the clusters: their first page, or their
         // whole list, is there.
         let loading = app.data.loading_of(Kind::ManagedCluster);
+        let synced = contexts::all_synced(app);
         let clusters_arrived =
-            app.synced || (app.data.arrived && loading.is_none_or(|l| l.total.is_some()));
+            synced || (app.data.arrived && loading.is_none_or(|l| l.total.is_some()));
         if self.rows.is_none() && clusters_arrived {
             let clusters = app.data.clusters.len();
             let total = loading.map_or(Some(clusters), |l| l.total);
             self.rows = Some((now, clusters, total));
         }
-        if app.synced && self.drawn.is_none() {
+        if synced && self.drawn.is_none() {
             self.drawn = Some(now);
             return self.exit;
         }
@@ -146,18 +147,52 @@ impl Refreshes {
     }
 }
 
-/// Runs the commands that write, each in a task; the result comes back to
-/// the loop as a message.
+/// Runs the commands that write, each in a task, with the writer of the
+/// object's own context; the result comes back to the loop as a message.
 pub struct Writes {
-    pub writer: Arc<Writer>,
+    /// The writer of each open context.
+    pub writers: BTreeMap<String, Arc<Writer>>,
+    /// The first context's: for what names no context.
+    pub first: Arc<Writer>,
     pub tx: UnboundedSender<Msg>,
 }
 
 impl Writes {
+    /// The writers of `live`'s open contexts.
+    pub fn of(live: &Live, tx: UnboundedSender<Msg>) -> Writes {
+        Writes {
+            writers: live.writers(),
+            first: live.open[0].writer.clone(),
+            tx,
+        }
+    }
+
+    /// The writer of `context`; the first context's when it names none.
+    /// A context closed meanwhile has none: the write is not sent.
+    fn writer(&self, context: &str) -> Option<Arc<Writer>> {
+        if context.is_empty() {
+            return Some(self.first.clone());
+        }
+        self.writers.get(context).cloned()
+    }
+
+    /// Says the write was not sent: its context was closed.
+    fn closed(&self, context: &str) -> String {
+        format!("context {context} is no longer open")
+    }
+
     /// Asks a rollout for `request`; the result comes back as
     /// [`Msg::Requested`].
-    fn request(&self, namespace: String, name: String, request: Request) {
-        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+    fn request(&self, context: String, namespace: String, name: String, request: Request) {
+        let Some(writer) = self.writer(&context) else {
+            let _ = self.tx.send(Msg::Requested {
+                name,
+                request,
+                result: Err(self.closed(&context)),
+            });
+            return;
+        };
+        let tx = self.tx.clone();
         tokio::spawn(async move {
             let result = writer.request(&namespace, &name, &request).await;
             let _ = tx.send(Msg::Requested {
@@ -171,7 +206,15 @@ impl Writes {
     /// Sends a values edit; the result comes back as
     /// [`Msg::ValuesApplied`].
     fn apply_values(&self, key: EditKey, patch: serde_json::Value) {
-        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+        let Some(writer) = self.writer(&key.object.context) else {
+            let why = self.closed(&key.object.context);
+            let _ = self.tx.send(Msg::ValuesApplied {
+                key,
+                result: Err(crate::tui::state::editor::SaveError::Failed(why)),
+            });
+            return;
+        };
+        let tx = self.tx.clone();
         tokio::spawn(async move {
             let result = writer.apply_values(&key, &patch).await;
             let _ = tx.send(Msg::ValuesApplied { key, result });
@@ -181,7 +224,12 @@ impl Writes {
     /// Sets annotations on an object; the result comes back as
     /// [`Msg::Annotated`].
     fn annotate(&self, key: ObjKey, annotations: BTreeMap<String, String>, asks: String) {
-        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+        let Some(writer) = self.writer(&key.context) else {
+            let result = Err(self.closed(&key.context));
+            let _ = self.tx.send(Msg::Annotated { asks, result });
+            return;
+        };
+        let tx = self.tx.clone();
         tokio::spawn(async move {
             let result = writer.annotate(&key, &annotations).await;
             let _ = tx.send(Msg::Annotated { asks, result });
@@ -191,7 +239,12 @@ impl Writes {
     /// Deletes a cluster or a template; the result comes back as
     /// [`Msg::Deleted`].
     fn delete(&self, key: ObjKey) {
-        let (writer, tx) = (self.writer.clone(), self.tx.clone());
+        let Some(writer) = self.writer(&key.context) else {
+            let result = Err(self.closed(&key.context));
+            let _ = self.tx.send(Msg::Deleted { key, result });
+            return;
+        };
+        let tx = self.tx.clone();
         tokio::spawn(async move {
             let result = writer.delete(&key).await;
             let _ = tx.send(Msg::Deleted { key, result });
@@ -201,10 +254,21 @@ impl Writes {
     /// Fetches a chart's values for the editor; the result comes back as
     /// [`Msg::Chart`].
     fn fetch_chart(&self, source: ChartSource) {
-        let (client, tx) = (self.writer.client().clone(), self.tx.clone());
+        let context = source.context.clone();
+        let Some(writer) = self.writer(&context) else {
+            let result = Err(self.closed(&context));
+            let _ = self.tx.send(Msg::Chart {
+                context,
+                id: source.id,
+                result,
+            });
+            return;
+        };
+        let (client, tx) = (writer.client().clone(), self.tx.clone());
         tokio::spawn(async move {
             let result = charts::fetch(&client, &source).await.map(Arc::new);
             let _ = tx.send(Msg::Chart {
+                context,
                 id: source.id,
                 result,
             });
@@ -264,17 +328,22 @@ pub async fn event_loop(
         match msg {
             Some(None) => return Ok(()),
             Some(Some(msg)) => {
-                // A new context writes with its own client.
-                if matches!(msg, Msg::Switched { .. }) {
-                    writes.writer = live.writer.clone();
-                }
-                if matches!(msg, Msg::Synced) && first.synced.is_none() {
-                    first.synced = Some(std::time::Instant::now());
+                // A context opened, closed or switched: each writes with
+                // its own client.
+                if matches!(
+                    msg,
+                    Msg::Switched { .. } | Msg::Opened { .. } | Msg::Closed(_)
+                ) {
+                    *writes = Writes::of(live, writes.tx.clone());
                 }
                 // A change of the stores waits its turn; anything else
                 // that asks for fresh data (the first full list, another
                 // place) is taken in at the next frame.
-                let store_change = matches!(msg, Msg::Changed(_));
+                let store_change = match &msg {
+                    Msg::Changed(_) => true,
+                    Msg::Other { msg, .. } => matches!(**msg, Msg::Changed(_)),
+                    _ => false,
+                };
                 let mut commands: VecDeque<Command> = update(app, msg).into();
                 while let Some(command) = commands.pop_front() {
                     match command {
@@ -287,10 +356,11 @@ pub async fn event_loop(
                         }
                         Command::Refresh => refreshes.ask(!store_change),
                         Command::Request {
+                            context,
                             namespace,
                             name,
                             request,
-                        } => writes.request(namespace, name, request),
+                        } => writes.request(context, namespace, name, request),
                         Command::ApplyValues { key, patch } => writes.apply_values(key, patch),
                         Command::Annotate {
                             key,
@@ -299,9 +369,18 @@ pub async fn event_loop(
                         } => writes.annotate(key, annotations, asks),
                         Command::Delete { key } => writes.delete(key),
                         Command::Namespace(namespace) => {
-                            commands.extend(update(app, live.namespace(namespace)));
+                            for msg in live.namespace(namespace) {
+                                commands.extend(update(app, msg));
+                            }
                         }
                         Command::Context { name, namespace } => live.context(name, namespace),
+                        Command::AddContext { name, namespace } => live.add(name, namespace),
+                        Command::CloseContext(name) => {
+                            if let Some(msg) = live.close(&name) {
+                                *writes = Writes::of(live, writes.tx.clone());
+                                commands.extend(update(app, msg));
+                            }
+                        }
                         Command::SaveFavourites {
                             context,
                             namespaces,
@@ -311,6 +390,11 @@ pub async fn event_loop(
                 }
                 // A store change shows once it is taken in.
                 dirty |= !store_change;
+                // Every open context has its first full lists: the figure
+                // the first-frame report gives.
+                if first.synced.is_none() && contexts::all_synced(app) {
+                    first.synced = Some(std::time::Instant::now());
+                }
             }
             None => {
                 let now = Instant::now();
@@ -318,8 +402,7 @@ pub async fn event_loop(
                     .due(last_frame + FRAME)
                     .is_some_and(|due| now >= due)
                 {
-                    live.place.pending.store(false, Ordering::SeqCst);
-                    update(app, Msg::Data(live.place.readers.snapshot()));
+                    update(app, Msg::Data(live.snapshot()));
                     refreshes.done(now, now.elapsed());
                 }
                 terminal.draw(|f| views::draw(app, f))?;

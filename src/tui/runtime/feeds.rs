@@ -33,7 +33,7 @@ use tokio::task::JoinHandle;
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::engine::context::REPORTER;
 use crate::store::{self, Scope, Stores, WatchState, Watches, reflected};
-use crate::tui::model::key::Kind;
+use crate::tui::model::key::{Ctx, Kind};
 use crate::tui::model::snapshot::{Loading, Snapshot};
 use crate::tui::state::app::Msg;
 
@@ -79,6 +79,8 @@ pub struct Readers {
     /// Only this namespace's objects, when the stores hold more (the
     /// engine's, over all namespaces).
     pub(crate) namespace: Option<String>,
+    /// The context the stores read, which every object is tagged with.
+    pub(crate) context: Ctx,
     /// Where the first lists stand; `None`: complete (stores filled
     /// beforehand).
     pub(crate) progress: Option<(store::Listed, store::FirstPages)>,
@@ -94,6 +96,7 @@ impl Readers {
             rollouts: stores.rollouts.clone(),
             events: events.store.clone(),
             namespace: None,
+            context: Ctx::default(),
             progress: Some((stores.listed.clone(), stores.first_pages.clone())),
         }
     }
@@ -101,6 +104,11 @@ impl Readers {
     /// Reads only `namespace` (`None`: everything the stores hold).
     pub fn only(self, namespace: Option<String>) -> Readers {
         Readers { namespace, ..self }
+    }
+
+    /// Tags what it reads with `context`.
+    pub fn of_context(self, context: Ctx) -> Readers {
+        Readers { context, ..self }
     }
 
     /// What the console shows, read from the stores: what it does each
@@ -140,10 +148,15 @@ impl Readers {
                 (loading, arrived)
             }
         };
-        Snapshot::new(clusters, cluster_templates, service_templates)
-            .with_rollouts(rollouts)
-            .with_events(self.read(&self.events))
-            .loading(loading, arrived)
+        Snapshot::of(
+            &self.context,
+            clusters,
+            cluster_templates,
+            service_templates,
+        )
+        .with_rollouts(rollouts)
+        .with_events(self.read(&self.events))
+        .loading(loading, arrived)
     }
 
     /// A store's objects, of the namespace read only.

@@ -1,5 +1,6 @@
 //! What the console watches now, and switching it: `:ns` watches another
-//! namespace of the same cluster, `:ctx` another context's cluster.
+//! namespace of the same clusters, `:ctx` another context's cluster, and
+//! `:ctx +name` / `:ctx -name` open and close more contexts beside it.
 //!
 //! - [`Watched`]: the stores of one scope with their watches, which stop
 //!   when the last holder lets go.
@@ -12,8 +13,15 @@
 //!   namespaces): `:ns` does not move it. `:ctx` stops it (it lets go of
 //!   its lease) and starts one on the new cluster once the old one is
 //!   done.
-//! - [`Live`]: the place, the engine and a connection on its way; the
-//!   loop takes its messages and hands it the switching commands.
+//! - [`Opened`]: one open context: its place, its writer and its engine
+//!   (each context has its own lease), with a channel for the engine's
+//!   messages.
+//! - [`Live`]: the open contexts (the first is the one `:ctx NAME`
+//!   switches) and a connection on its way; the loop takes their messages
+//!   and hands it the switching commands. A message of any context but the
+//!   first comes as [`Msg::Other`], so the app knows whose it is; a
+//!   context that cannot be reached says so in its own messages and never
+//!   holds the others up.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,6 +36,8 @@ use tokio_util::sync::CancellationToken;
 use crate::engine::read_only::Access;
 use crate::engine::{Context, Counters, EngineOptions};
 use crate::store::{Kinds, Scope, Stores};
+use crate::tui::model::key::Ctx;
+use crate::tui::model::snapshot::Snapshot;
 use crate::tui::runtime::connect::{Connection, connect};
 use crate::tui::runtime::engine_task::{spawn_engine, stop_engine};
 use crate::tui::runtime::feeds::{self, EventStore, Readers};
@@ -154,7 +164,9 @@ impl Place {
         let pending = Arc::new(AtomicBool::new(false));
         let mut feeds = feeds::spawn(&watched.stores, &watched.events, &tx, &pending);
         feeds.push(tokio::spawn(list_namespaces(client.clone(), tx.clone())));
-        let readers = Readers::new(&watched.stores, &watched.events).only(namespace.clone());
+        let readers = Readers::new(&watched.stores, &watched.events)
+            .only(namespace.clone())
+            .of_context(Ctx::from(context.as_str()));
         Place {
             client,
             context,
@@ -241,87 +253,34 @@ impl Start {
     }
 }
 
-/// The place shown, the engine, and a context being connected to.
-pub struct Live {
+/// One open context: the place shown there, the writer that writes there
+/// and the engine that runs there.
+pub struct Opened {
     pub place: Place,
-    /// The current context's writer.
     pub writer: Arc<Writer>,
-    /// The loop's own channel, for the engine's messages.
-    tx: UnboundedSender<Msg>,
-    start: Start,
     engine: Option<EngineRun>,
-    connecting: Option<JoinHandle<Result<Connection, String>>>,
+    /// Kept so that the engine's channel stays open while the context is;
+    /// its messages are tagged with the context by [`Live::next`].
+    _engine_tx: UnboundedSender<Msg>,
+    engine_rx: UnboundedReceiver<Msg>,
 }
 
-impl Live {
-    /// The first place: `conn`'s context and namespace, with the engine
-    /// when `start` asks for one. `tx` is the loop's own channel, for the
-    /// engine's and the writes' messages.
-    pub fn new(conn: Connection, start: Start, tx: UnboundedSender<Msg>) -> Live {
-        let writer = Arc::new(Writer::new(
-            conn.client.clone(),
-            start.readonly_at(&conn.context),
-            conn.kubeconfig_user.clone(),
-        ));
-        let engine = start.engine_at(&conn.context).map(|scope| {
-            let watched = Watched::start(&conn.client, scope, Kinds::All);
-            EngineRun::start(
-                conn.client.clone(),
-                watched,
-                None,
-                start.engine_options.clone(),
-                tx.clone(),
-            )
-        });
-        let place = place_at(
-            engine.as_ref(),
-            conn.client,
-            conn.context,
-            conn.cluster,
-            conn.namespace,
-        );
-        let live = Live {
-            place,
-            writer,
-            tx,
-            start,
-            engine,
-            connecting: None,
-        };
-        live.ask_identity();
-        live
-    }
-
-    /// Who the console is on the current context, once: shown when asking
-    /// to confirm.
-    fn ask_identity(&self) {
-        if !self.start.readonly_at(&self.place.context) {
-            let (writer, tx) = (self.writer.clone(), self.place.tx.clone());
-            tokio::spawn(async move {
-                let user = writer.user().await;
-                let _ = tx.send(Msg::Identity(user));
-            });
-        }
-    }
-
-    /// Moves to a new context: its engine (once the old one stopped), its
-    /// writer, its place. Returns the message that says where the console
-    /// is now.
-    fn arrive(&mut self, conn: Connection) -> Msg {
-        let before = self.engine.take();
-        if let Some(before) = &before {
-            before.shutdown.cancel();
-        }
-        match self.start.engine_at(&conn.context) {
+impl Opened {
+    /// Opens `conn`'s context: its engine when `start` asks for one there
+    /// (once `before`, the engine of a context left behind, has let go of
+    /// its lease), its writer, its place.
+    fn open(conn: Connection, start: &Start, before: Option<EngineRun>) -> Opened {
+        let (engine_tx, engine_rx) = unbounded_channel();
+        let engine = match start.engine_at(&conn.context) {
             Some(scope) => {
                 let watched = Watched::start(&conn.client, scope, Kinds::All);
-                self.engine = Some(EngineRun::start(
+                Some(EngineRun::start(
                     conn.client.clone(),
                     watched,
                     before,
-                    self.start.engine_options.clone(),
-                    self.tx.clone(),
-                ));
+                    start.engine_options.clone(),
+                    engine_tx.clone(),
+                ))
             }
             // None there (a read-only context): the one left behind stops
             // and lets go of its lease all the same.
@@ -331,22 +290,138 @@ impl Live {
                         stop_engine(Some(before.handle), &before.shutdown).await;
                     });
                 }
+                None
             }
-        }
-        self.writer = Arc::new(Writer::new(
+        };
+        let writer = Arc::new(Writer::new(
             conn.client.clone(),
-            self.start.readonly_at(&conn.context),
+            start.readonly_at(&conn.context),
             conn.kubeconfig_user,
         ));
-        self.place = place_at(
-            self.engine.as_ref(),
+        let place = place_at(
+            engine.as_ref(),
             conn.client,
             conn.context,
             conn.cluster,
             conn.namespace,
         );
-        self.ask_identity();
-        self.place.switched()
+        let opened = Opened {
+            place,
+            writer,
+            engine,
+            _engine_tx: engine_tx,
+            engine_rx,
+        };
+        opened.ask_identity(start);
+        opened
+    }
+
+    /// Who the console is on this context, once: shown when asking to
+    /// confirm.
+    fn ask_identity(&self, start: &Start) {
+        if !start.readonly_at(&self.place.context) {
+            let (writer, tx) = (self.writer.clone(), self.place.tx.clone());
+            tokio::spawn(async move {
+                let user = writer.user().await;
+                let _ = tx.send(Msg::Identity(user));
+            });
+        }
+    }
+
+    /// The same context, showing `namespace`.
+    fn move_to(&mut self, namespace: Option<String>) {
+        self.place = place_at(
+            self.engine.as_ref(),
+            self.place.client.clone(),
+            self.place.context.clone(),
+            self.place.cluster.clone(),
+            namespace,
+        );
+    }
+
+    /// The context's own engine stops and lets go of its lease, in the
+    /// background.
+    fn close(mut self) {
+        if let Some(engine) = self.engine.take() {
+            engine.shutdown.cancel();
+            tokio::spawn(async move {
+                stop_engine(Some(engine.handle), &engine.shutdown).await;
+            });
+        }
+    }
+
+    /// What says the console shows this context now, for the first one or
+    /// another.
+    fn arrived(&self, first: bool) -> Msg {
+        if first {
+            self.place.switched()
+        } else {
+            Msg::Opened {
+                context: self.place.context.clone(),
+                cluster: self.place.cluster.clone(),
+                namespace: self.place.namespace.clone(),
+            }
+        }
+    }
+}
+
+/// What a connection on its way is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Joining {
+    /// `:ctx NAME`: the first context becomes this one.
+    Switch,
+    /// `:ctx +NAME`, `--context a,b`: one more context.
+    Add,
+}
+
+/// The open contexts and the connections on their way.
+pub struct Live {
+    /// The first is the one `:ctx NAME` switches and the header names
+    /// first; never empty.
+    pub open: Vec<Opened>,
+    start: Start,
+    connecting: Vec<(String, Joining, JoinHandle<Result<Connection, String>>)>,
+}
+
+impl Live {
+    /// The first context: `conn`'s context and namespace, with the engine
+    /// when `start` asks for one.
+    pub fn new(conn: Connection, start: Start) -> Live {
+        let first = Opened::open(conn, &start, None);
+        Live {
+            open: vec![first],
+            start,
+            connecting: Vec::new(),
+        }
+    }
+
+    /// The first context's place.
+    pub fn place(&self) -> &Place {
+        &self.open[0].place
+    }
+
+    /// The writer of each open context, by name.
+    pub fn writers(&self) -> std::collections::BTreeMap<String, Arc<Writer>> {
+        self.open
+            .iter()
+            .map(|o| (o.place.context.clone(), o.writer.clone()))
+            .collect()
+    }
+
+    /// What every open context shows, as one snapshot; every place's
+    /// changes are taken in.
+    pub fn snapshot(&self) -> Snapshot {
+        let parts = self
+            .open
+            .iter()
+            .map(|o| {
+                o.place
+                    .pending
+                    .store(false, std::sync::atomic::Ordering::SeqCst);
+                o.place.readers.snapshot()
+            })
+            .collect();
+        Snapshot::merge(parts)
     }
 
     /// The engine's scope, for the header, when it runs.
@@ -354,66 +429,148 @@ impl Live {
         self.start.engine.clone()
     }
 
-    /// `:ns`: the same context, another namespace; at once.
-    pub fn namespace(&mut self, namespace: Option<String>) -> Msg {
-        let place = place_at(
-            self.engine.as_ref(),
-            self.place.client.clone(),
-            self.place.context.clone(),
-            self.place.cluster.clone(),
-            namespace,
-        );
-        self.place = place;
-        self.place.switched()
+    /// `:ns`: every open context shows another namespace; at once. The
+    /// first context's [`Msg::Switched`], then the others' [`Msg::Opened`].
+    pub fn namespace(&mut self, namespace: Option<String>) -> Vec<Msg> {
+        self.open
+            .iter_mut()
+            .enumerate()
+            .map(|(i, o)| {
+                o.move_to(namespace.clone());
+                o.arrived(i == 0)
+            })
+            .collect()
     }
 
-    /// `:ctx`: connects in the background; [`Live::next`] says how it went.
+    /// `:ctx NAME`: connects in the background; [`Live::next`] says how it
+    /// went. The first context is replaced once connected.
     pub fn context(&mut self, name: String, namespace: Option<String>) {
-        if let Some(old) = self.connecting.take() {
-            old.abort();
+        self.connect(name, namespace, Joining::Switch);
+    }
+
+    /// `:ctx +NAME` and the contexts after the first of `--context a,b`:
+    /// connects in the background and opens it beside the others.
+    pub fn add(&mut self, name: String, namespace: Option<String>) {
+        self.connect(name, namespace, Joining::Add);
+    }
+
+    fn connect(&mut self, name: String, namespace: Option<String>, joining: Joining) {
+        // A newer switch replaces one on its way.
+        if joining == Joining::Switch {
+            self.connecting.retain(|(_, j, task)| {
+                let keep = *j != Joining::Switch;
+                if !keep {
+                    task.abort();
+                }
+                keep
+            });
         }
         let path = self.start.kubeconfig.clone();
         let engine = self.start.engine_at(&name).is_some();
         let access = Access::from_readonly(self.start.readonly_at(&name));
-        self.connecting = Some(tokio::spawn(connect(path, name, namespace, engine, access)));
+        let task = tokio::spawn(connect(path, name.clone(), namespace, engine, access));
+        self.connecting.push((name, joining, task));
     }
 
-    /// The next message of the place, or how a connection went.
+    /// `:ctx -NAME`: closes an open context (its engine lets go of its
+    /// lease). Closing the first makes the next one first. The message
+    /// says so; `None` when it is not open or is the only one.
+    pub fn close(&mut self, name: &str) -> Option<Msg> {
+        if self.open.len() < 2 {
+            return None;
+        }
+        let at = self.open.iter().position(|o| o.place.context == name)?;
+        self.open.remove(at).close();
+        Some(Msg::Closed(name.to_string()))
+    }
+
+    /// The next message of any open context (tagged with its context
+    /// unless it is the first's), or how a connection went.
     pub async fn next(&mut self) -> Msg {
         let done = {
             let Live {
-                place, connecting, ..
+                open, connecting, ..
             } = self;
+            let names: Vec<String> = open.iter().map(|o| o.place.context.clone()).collect();
+            let heard = futures::future::select_all(open.iter_mut().enumerate().map(|(i, o)| {
+                let Opened {
+                    place, engine_rx, ..
+                } = o;
+                Box::pin(async move {
+                    let msg = tokio::select! {
+                        Some(msg) = place.rx.recv() => msg,
+                        Some(msg) = engine_rx.recv() => msg,
+                        // Each keeps its own senders: never.
+                        else => std::future::pending::<Msg>().await,
+                    };
+                    (i, msg)
+                })
+            }));
             let connection = async {
-                match connecting.as_mut() {
-                    Some(task) => task.await,
-                    None => std::future::pending().await,
+                if connecting.is_empty() {
+                    return std::future::pending().await;
                 }
+                let (done, at, _) =
+                    futures::future::select_all(connecting.iter_mut().map(|(_, _, task)| task))
+                        .await;
+                (at, done)
             };
             tokio::select! {
-                msg = place.rx.recv() => match msg {
-                    Some(msg) => return msg,
-                    // The place keeps a sender: never.
-                    None => return std::future::pending::<Msg>().await,
-                },
+                ((i, msg), _, _) = heard => {
+                    return if i == 0 {
+                        msg
+                    } else {
+                        Msg::Other {
+                            context: names[i].clone(),
+                            msg: Box::new(msg),
+                        }
+                    };
+                }
                 done = connection => done,
             }
         };
-        self.connecting = None;
-        match done {
-            Ok(Ok(conn)) => self.arrive(conn),
-            Ok(Err(why)) => Msg::SwitchFailed(why),
-            Err(e) => Msg::SwitchFailed(format!("cannot switch context: {e}")),
+        let (at, done) = done;
+        let (name, joining, _) = self.connecting.remove(at);
+        match (done, joining) {
+            (Ok(Ok(conn)), Joining::Switch) => {
+                let old = self.open.remove(0);
+                // Its engine lets go of its lease before the new one starts.
+                let Opened { engine, .. } = old;
+                let opened = Opened::open(conn, &self.start, engine);
+                let msg = opened.arrived(true);
+                self.open.insert(0, opened);
+                msg
+            }
+            (Ok(Ok(conn)), Joining::Add) => {
+                if self.open.iter().any(|o| o.place.context == conn.context) {
+                    return Msg::SwitchFailed(format!("context {name} is open already"));
+                }
+                let opened = Opened::open(conn, &self.start, None);
+                let msg = opened.arrived(false);
+                self.open.push(opened);
+                msg
+            }
+            (Ok(Err(why)), Joining::Switch) => Msg::SwitchFailed(why),
+            (Ok(Err(why)), Joining::Add) => Msg::OpenFailed {
+                context: name,
+                why: why.replace("cannot switch to context", "cannot open context"),
+            },
+            (Err(e), _) => Msg::SwitchFailed(format!("cannot connect to context {name}: {e}")),
         }
     }
 
-    /// Stops the engine (at most 10 s) and every watch.
+    /// Stops every engine (at most 10 s each, together) and every watch.
     pub async fn stop(mut self) {
-        if let Some(connecting) = self.connecting.take() {
-            connecting.abort();
+        for (_, _, task) in self.connecting.drain(..) {
+            task.abort();
         }
-        if let Some(engine) = self.engine.take() {
-            stop_engine(Some(engine.handle), &engine.shutdown).await;
-        }
+        let stops = self
+            .open
+            .iter_mut()
+            .filter_map(|o| o.engine.take())
+            .map(|engine| async move {
+                stop_engine(Some(engine.handle), &engine.shutdown).await;
+            });
+        futures::future::join_all(stops).await;
     }
 }

@@ -40,6 +40,8 @@ pub struct TuiOptions {
     pub client: kube::Client,
     /// The kubeconfig context, for the header.
     pub context: String,
+    /// More contexts to open beside it (`--context a,b,c`).
+    pub more_contexts: Vec<String>,
     /// The API server URL, for the header.
     pub cluster: String,
     /// `None` for all namespaces.
@@ -104,12 +106,19 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         kubeconfig_user: opts.kubeconfig_user.clone(),
         namespace: opts.namespace.clone(),
     };
-    let mut live = Live::new(connection, start, tx.clone());
+    let mut live = Live::new(connection, start);
+    let kubeconfig_contexts = connect::contexts(opts.kubeconfig.as_deref());
+    // The others open in the background: one that cannot be reached says
+    // so and never holds up the first.
+    for name in &opts.more_contexts {
+        let own = kubeconfig_contexts
+            .iter()
+            .find(|c| &c.name == name)
+            .and_then(|c| c.namespace.clone());
+        live.add(name.clone(), own.or(opts.namespace.clone()));
+    }
     let terminal_task = tokio::spawn(read_terminal(tx.clone()));
-    let mut writes = Writes {
-        writer: live.writer.clone(),
-        tx: tx.clone(),
-    };
+    let mut writes = Writes::of(&live, tx.clone());
 
     let target = Target {
         context: opts.context.clone(),
@@ -127,7 +136,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     app.places.readonly_contexts = opts.readonly_contexts.clone();
     app.keys = opts.keymap.clone();
     app.engine_scope = live.engine_scope();
-    app.places.contexts = connect::contexts(opts.kubeconfig.as_deref());
+    app.places.contexts = kubeconfig_contexts;
     app.places.favourites = opts.favourites.clone();
     if let Err(e) = &log {
         update(

@@ -14,7 +14,7 @@ use crate::tui::keys::tables::{Mode, ScreenKind};
 use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
 use crate::tui::model::chart::{ChartId, ChartSource, ChartStatus, ChartValues};
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Ctx, Kind, ObjKey};
 use crate::tui::model::listing::{BoardListing, ClusterListing};
 use crate::tui::model::places::Places;
 use crate::tui::model::snapshot::Snapshot;
@@ -85,9 +85,32 @@ pub enum Msg {
     },
     /// A [`Command::Context`] failed, in plain words; nothing changed.
     SwitchFailed(String),
+    /// A message of an open context beside the first: it changes that
+    /// context alone.
+    Other {
+        context: String,
+        msg: Box<Msg>,
+    },
+    /// A context is open beside the first (after [`Command::AddContext`]),
+    /// or shows another namespace (after [`Command::Namespace`]).
+    Opened {
+        context: String,
+        cluster: String,
+        namespace: Option<String>,
+    },
+    /// A [`Command::AddContext`] failed, in plain words; the open contexts
+    /// go on.
+    OpenFailed {
+        context: String,
+        why: String,
+    },
+    /// A context was closed ([`Command::CloseContext`]); the first one's
+    /// closing makes the next first.
+    Closed(String),
     /// A chart's values for the editor, or why they could not be fetched
     /// (the answer to [`Command::FetchChart`]).
     Chart {
+        context: Ctx,
         id: ChartId,
         result: Result<Arc<ChartValues>, String>,
     },
@@ -102,6 +125,8 @@ pub enum Command {
     /// Ask the engine for something on a TemplateRollout: set the request
     /// annotations; the loop answers with [`Msg::Requested`].
     Request {
+        /// The rollout's context: the request goes there.
+        context: String,
         namespace: String,
         name: String,
         request: Request,
@@ -137,6 +162,15 @@ pub enum Command {
         name: String,
         namespace: Option<String>,
     },
+    /// Open this kubeconfig context beside the open ones, showing
+    /// `namespace` there; the loop answers with [`Msg::Opened`] or
+    /// [`Msg::OpenFailed`].
+    AddContext {
+        name: String,
+        namespace: Option<String>,
+    },
+    /// Close an open context; the loop answers with [`Msg::Closed`].
+    CloseContext(String),
     /// Keep a context's namespace favourites in the settings file.
     SaveFavourites {
         context: String,
@@ -217,8 +251,9 @@ pub struct App {
     pub user: Option<String>,
     /// The values editor, while [`Screen::Edit`] is on the stack.
     pub editor: Option<Editor>,
-    /// The charts the editor checks values against, per chart version.
-    pub charts: HashMap<ChartId, ChartStatus>,
+    /// The charts the editor checks values against, per context and
+    /// chart version.
+    pub charts: HashMap<(Ctx, ChartId), ChartStatus>,
     /// The watches that fail, for the banner.
     pub problems: banner::Problems,
     /// The engine's warnings, for the header's count and their screen.
@@ -227,6 +262,8 @@ pub struct App {
     pub keys: Keymap,
     /// The namespaces and contexts to switch to, and the favourites.
     pub places: Places,
+    /// The contexts open beside the first ([`App::target`]'s).
+    pub others: Vec<crate::tui::state::contexts::OtherContext>,
     /// The in-process engine's namespace (`Some(None)`: all), once the
     /// runtime says it: the engine keeps the scope it started with while
     /// `:ns` changes what the console shows, and the header says so.
@@ -258,6 +295,7 @@ impl App {
             warnings: Warnings::default(),
             keys: Keymap::default(),
             places: Places::default(),
+            others: Vec::new(),
             engine_scope: None,
             quit: false,
             listings: Listings::default(),
@@ -331,13 +369,19 @@ impl App {
         });
     }
 
-    /// The banner under the header, when watches fail.
+    /// The banner under the header, when watches fail: the first
+    /// context's, else the first other context's, named.
     pub fn banner(&self) -> Option<String> {
         banner::text(
             &self.problems,
             &self.target.cluster,
             self.target.namespace.as_deref(),
         )
+        .or_else(|| {
+            self.others
+                .iter()
+                .find_map(|o| Some(format!("context {}: {}", o.name, o.trouble()?)))
+        })
     }
 
     /// The terminal and what takes lines from its body, for the layout.
@@ -356,18 +400,21 @@ pub(crate) fn quit(app: &mut App) -> Vec<Command> {
     vec![Command::Quit]
 }
 
-/// Why the console may not write, if it may not.
-pub(crate) fn refuse_writes(app: &App, what: &str) -> Option<String> {
-    if !app.target.readonly {
+/// Why the console may not write on `context` (an object's; empty: the
+/// first context's), if it may not.
+pub(crate) fn refuse_writes(app: &App, context: &str, what: &str) -> Option<String> {
+    let context = if context.is_empty() {
+        app.target.context.as_str()
+    } else {
+        context
+    };
+    if !crate::tui::state::contexts::readonly_at(app, context) {
         return None;
     }
-    let by_settings = !app.places.readonly_everywhere
-        && app.places.readonly_contexts.contains(&app.target.context);
+    let by_settings =
+        !app.places.readonly_everywhere && app.places.readonly_contexts.contains(context);
     Some(if by_settings {
-        format!(
-            "context {} is read-only (its readonly in config.yaml): cannot {what}",
-            app.target.context
-        )
+        format!("context {context} is read-only (its readonly in config.yaml): cannot {what}")
     } else {
         format!("read-only console (--readonly): cannot {what}")
     })

@@ -6,6 +6,7 @@
 use crate::tui::keys::Action;
 use crate::tui::state::app::{App, refuse_writes};
 use crate::tui::state::board;
+use crate::tui::state::contexts;
 use crate::tui::state::editing;
 use crate::tui::state::navigation::selected_values;
 use crate::tui::state::repository;
@@ -23,7 +24,7 @@ pub(crate) fn refusal(app: &App, action: Action) -> Option<String> {
         | Action::Retry
         | Action::Stay
         | Action::RollBack => board::refusal(app, action),
-        Action::Edit => refuse_writes(app, "edit values")
+        Action::Edit => refuse_writes(app, &contexts::of_screen(app), "edit values")
             .or_else(|| editing::edited_elsewhere(app))
             .or_else(|| {
                 selected_values(app)

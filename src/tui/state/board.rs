@@ -52,12 +52,12 @@ fn checked(app: &App, make: Make) -> Result<(ObjKey, Request, Option<String>), S
     board_rollout(app).and_then(|(key, r, status)| {
         let request =
             make(status, cluster).map_err(|what| format!("no cluster selected to {what}"))?;
-        if let Some(why) = refuse_writes(app, request.action()) {
+        if let Some(why) = refuse_writes(app, &key.context, request.action()) {
             return Err(why);
         }
         rollouts::check(status, &request)?;
-        let question =
-            matches!(request, Request::Skip(_)).then(|| rollouts::question(r, status, &request));
+        let question = matches!(request, Request::Skip(_))
+            .then(|| in_context(app, &key, rollouts::question(r, status, &request)));
         Ok((key, request, question))
     })
 }
@@ -86,7 +86,7 @@ fn ask(app: &mut App, make: Make) -> Vec<Command> {
 /// possible.
 fn stop_checked(app: &App) -> Result<ObjKey, String> {
     board_rollout(app).and_then(|(key, _, status)| {
-        if let Some(why) = refuse_writes(app, "abort or roll back") {
+        if let Some(why) = refuse_writes(app, &key.context, "abort or roll back") {
             return Err(why);
         }
         match (
@@ -168,9 +168,18 @@ pub(crate) fn open_for_cluster(app: &mut App) {
     }
 }
 
+/// With several contexts open, what is asked names the context it goes to.
+fn in_context(app: &App, key: &ObjKey, text: String) -> String {
+    if app.data.several_contexts() {
+        format!("{text} (context {})", key.context)
+    } else {
+        text
+    }
+}
+
 /// Sends a request, checked once more against the rollout as it is now.
 pub(crate) fn send(app: &mut App, rollout: ObjKey, request: Request) -> Vec<Command> {
-    if let Some(why) = refuse_writes(app, request.action()) {
+    if let Some(why) = refuse_writes(app, &rollout.context, request.action()) {
         app.flash(FlashLevel::Warn, why);
         return Vec::new();
     }
@@ -189,11 +198,14 @@ pub(crate) fn send(app: &mut App, rollout: ObjKey, request: Request) -> Vec<Comm
         app.flash(FlashLevel::Warn, why);
         return Vec::new();
     }
-    app.flash(
-        FlashLevel::Info,
-        format!("asking: {}…", request.to_annotation()),
+    let asking = in_context(
+        app,
+        &rollout,
+        format!("asking: {}", request.to_annotation()),
     );
+    app.flash(FlashLevel::Info, format!("{asking}…"));
     vec![Command::Request {
+        context: rollout.context.to_string(),
         namespace: rollout.namespace,
         name: rollout.name,
         request,

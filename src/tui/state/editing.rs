@@ -13,9 +13,10 @@ use crate::api::RolloutStrategy;
 use crate::tui::keys::{Action, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::chart::{ChartId, ChartStatus, ChartValues, chart_source};
-use crate::tui::model::key::Kind;
+use crate::tui::model::key::{Ctx, Kind};
 use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::state::app::{App, Command, quit, refuse_writes};
+use crate::tui::state::contexts;
 use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{fit_all, push, selected_key};
@@ -26,7 +27,7 @@ use crate::tui::state::view::Screen;
 /// ClusterTemplate. Asks for the service's chart when the console does not
 /// have it yet.
 pub(crate) fn open_editor(app: &mut App) -> Vec<Command> {
-    if let Some(why) = refuse_writes(app, "edit values") {
+    if let Some(why) = refuse_writes(app, &contexts::of_screen(app), "edit values") {
         app.flash(FlashLevel::Warn, why);
         return Vec::new();
     }
@@ -129,11 +130,12 @@ fn chart_for(app: &mut App, key: &EditKey) -> (ChartStatus, Option<Command>) {
         Ok(source) => source,
         Err(why) => return (ChartStatus::Unknown(why), None),
     };
-    match app.charts.get(&source.id) {
+    let cached = (source.context.clone(), source.id.clone());
+    match app.charts.get(&cached) {
         Some(known @ (ChartStatus::Ready(_) | ChartStatus::Fetching(_))) => (known.clone(), None),
         _ => {
             let fetching = ChartStatus::Fetching(source.id.clone());
-            app.charts.insert(source.id.clone(), fetching.clone());
+            app.charts.insert(cached, fetching.clone());
             (fetching, Some(Command::FetchChart(source)))
         }
     }
@@ -141,17 +143,23 @@ fn chart_for(app: &mut App, key: &EditKey) -> (ChartStatus, Option<Command>) {
 
 /// A chart arrived, or could not be fetched: kept for the next editor, and
 /// given to the open one when it waits for it.
-pub(crate) fn chart_fetched(app: &mut App, id: ChartId, result: Result<Arc<ChartValues>, String>) {
+pub(crate) fn chart_fetched(
+    app: &mut App,
+    context: Ctx,
+    id: ChartId,
+    result: Result<Arc<ChartValues>, String>,
+) {
     let status = match result {
         Ok(values) => ChartStatus::Ready(values),
         Err(why) => ChartStatus::Failed(id.clone(), why),
     };
     if let Some(editor) = app.editor.as_mut()
+        && editor.key.object.context == context
         && editor.chart == ChartStatus::Fetching(id.clone())
     {
         editor.set_chart(status.clone());
     }
-    app.charts.insert(id, status);
+    app.charts.insert((context, id), status);
 }
 
 /// Keys while the editor is open.
@@ -178,7 +186,7 @@ pub(crate) fn on_editor_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         Step::Apply(patch) => {
             // Checked once more: a question asked before the console became
             // read-only sends nothing.
-            if let Some(why) = refuse_writes(app, "save values") {
+            if let Some(why) = refuse_writes(app, &edit_key.object.context, "save values") {
                 if let Some(editor) = app.editor.as_mut() {
                     editor.stage = Stage::Editing;
                 }

@@ -16,6 +16,7 @@
 pub mod app;
 pub mod applies;
 pub mod board;
+pub mod contexts;
 pub mod editing;
 pub mod editor;
 pub mod flash;
@@ -50,6 +51,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.now = now;
             let shown = app.banner().is_some();
             banner::expire(&mut app.problems, now);
+            contexts::expire(app);
             banner_changed(app, shown);
         }
         Msg::Changed(_) => return vec![Command::Refresh],
@@ -90,16 +92,34 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             banner_changed(app, shown);
         }
         Msg::ValuesApplied { key, result } => editing::values_applied(app, key, result),
-        Msg::Chart { id, result } => editing::chart_fetched(app, id, result),
+        Msg::Chart {
+            context,
+            id,
+            result,
+        } => editing::chart_fetched(app, context, id, result),
         Msg::Deleted { key, result } => objects::deleted(app, key, result),
         Msg::Annotated { asks, result } => repository::annotated(app, asks, result),
-        Msg::Namespaces(names) => app.places.namespaces = Some(names),
+        Msg::Namespaces(names) => {
+            // With several contexts open, those of each.
+            let known = app.places.namespaces.get_or_insert_with(Vec::new);
+            known.extend(names);
+            known.sort();
+            known.dedup();
+        }
         Msg::Switched {
             context,
             cluster,
             namespace,
         } => return places::switched(app, context, cluster, namespace),
         Msg::SwitchFailed(why) => places::switch_failed(app, why),
+        Msg::Other { context, msg } => return contexts::other(app, context, *msg),
+        Msg::Opened {
+            context,
+            cluster,
+            namespace,
+        } => return contexts::opened(app, context, cluster, namespace),
+        Msg::OpenFailed { why, .. } => contexts::open_failed(app, why),
+        Msg::Closed(name) => return contexts::closed(app, name),
         // The header says so; why is on the warnings screen (from the log).
         Msg::EngineStopped(_) => app.target.engine = Engine::Stopped,
     }

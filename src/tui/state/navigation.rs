@@ -33,7 +33,10 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
     match &view.screen {
         Screen::Rollouts => sort::rollouts(rollout_rows(&app.data, &view.filter), view.sort)
             .into_iter()
-            .map(|r| format!("{}/{}", r.namespace().unwrap_or_default(), r.name_any()))
+            .map(|r| {
+                let ns = r.namespace().unwrap_or_default();
+                format!("{ns}/{}\t{}", r.name_any(), r.context)
+            })
             .collect(),
         Screen::Rollout(_) | Screen::Clusters => (0..row_count(app, view))
             .filter_map(|i| row_id(app, view, i))
@@ -43,7 +46,7 @@ fn row_ids(app: &App, view: &View) -> Vec<String> {
             .filter(|t| view.lists(t.key().kind))
             .map(|t| {
                 let k = t.key();
-                format!("{:?}/{}/{}", k.kind, k.namespace, k.name)
+                format!("{:?}/{}/{}\t{}", k.kind, k.namespace, k.name, k.context)
             })
             .collect(),
         Screen::ClusterDetail(key) => app
@@ -170,10 +173,13 @@ pub(crate) fn row_id(app: &App, view: &View, index: usize) -> Option<String> {
         Screen::Clusters => {
             let listing = app.cluster_listing(view);
             let mc = app.data.clusters.get(*listing.rows.get(index)?)?;
+            // The context too: two management clusters may have a
+            // cluster of the same namespace and name.
             Some(format!(
-                "{}/{}",
+                "{}/{}\t{}",
                 mc.namespace().unwrap_or_default(),
-                mc.name_any()
+                mc.name_any(),
+                mc.context
             ))
         }
         Screen::Rollout(key) => {
@@ -199,8 +205,10 @@ fn board_of<'a>(
 fn find_row(app: &App, view: &View, id: &str) -> Option<usize> {
     match &view.screen {
         Screen::Clusters => {
-            let (namespace, name) = id.split_once('/')?;
-            app.cluster_listing(view).find(&app.data, namespace, name)
+            let (namespace, rest) = id.split_once('/')?;
+            let (name, context) = rest.split_once('\t')?;
+            let key = ObjKey::new(&context.into(), Kind::ManagedCluster, namespace, name);
+            app.cluster_listing(view).find(&app.data, &key)
         }
         Screen::Rollout(key) => {
             let (listing, status) = board_of(app, view, key)?;

@@ -47,7 +47,7 @@ pub(crate) fn ask_delete(app: &mut App) {
         Kind::ManagedCluster => "delete clusters",
         _ => "delete templates",
     };
-    if let Some(why) = refuse_writes(app, what) {
+    if let Some(why) = refuse_writes(app, &key.context, what) {
         app.flash(FlashLevel::Warn, why);
         return;
     }
@@ -66,7 +66,7 @@ pub(crate) fn ask_delete(app: &mut App) {
 /// then sent.
 pub(crate) fn confirm_delete(app: &mut App, key: ObjKey) -> Vec<Command> {
     app.modal = None;
-    if let Some(why) = refuse_writes(app, "delete") {
+    if let Some(why) = refuse_writes(app, &key.context, "delete") {
         app.flash(FlashLevel::Warn, why);
         return Vec::new();
     }

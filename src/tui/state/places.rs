@@ -12,6 +12,7 @@ use kube::ResourceExt;
 use crate::tui::keys::{self, Goto};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::app::{App, Command, Engine};
+use crate::tui::state::contexts;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::fit_all;
 use crate::tui::state::view::Screen;
@@ -188,7 +189,8 @@ pub fn favourite(app: &mut App, slot: usize) -> Vec<Command> {
     }
 }
 
-/// `:ctx [name]`: lists the contexts, or asks to connect to one.
+/// `:ctx [name]`: lists the contexts, or asks to connect to one;
+/// `:ctx +name` opens one more beside those open, `:ctx -name` closes one.
 pub fn context_command(app: &mut App, name: Option<&str>) -> Vec<Command> {
     if app.places.contexts.is_empty() {
         app.flash(
@@ -205,6 +207,8 @@ pub fn context_command(app: &mut App, name: Option<&str>) -> Vec<Command> {
             .map(|c| {
                 if c.name == app.target.context {
                     format!("*{}", c.name)
+                } else if contexts::is_open(app, &c.name) {
+                    format!("+{}", c.name)
                 } else {
                     c.name.clone()
                 }
@@ -213,12 +217,25 @@ pub fn context_command(app: &mut App, name: Option<&str>) -> Vec<Command> {
         app.flash(
             FlashLevel::Info,
             format!(
-                "contexts: {}; :ctx NAME switches (tab completes)",
+                "contexts: {}; :ctx NAME switches, :ctx +NAME opens one more, :ctx -NAME closes one",
                 names.join(" ")
             ),
         );
         return Vec::new();
     };
+    if let Some(added) = name.strip_prefix('+') {
+        return contexts::add_command(app, added.trim());
+    }
+    if let Some(closed) = name.strip_prefix('-') {
+        return contexts::close_command(app, closed.trim());
+    }
+    if app.others.iter().any(|o| o.name == name) {
+        app.flash(
+            FlashLevel::Info,
+            format!("context {name} is open already; :ctx -{name} closes it"),
+        );
+        return Vec::new();
+    }
     if let Some(context) = &app.places.connecting {
         app.flash(
             FlashLevel::Warn,

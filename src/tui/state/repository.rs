@@ -50,7 +50,7 @@ fn checked(app: &App) -> Result<(ObjKey, String), String> {
         _ => return Err("no template selected".into()),
     }
     .ok_or_else(|| format!("{} no longer exists", key.name))?;
-    if let Some(why) = refuse_writes(app, "try a chart repository again") {
+    if let Some(why) = refuse_writes(app, &key.context, "try a chart repository again") {
         return Err(why);
     }
     let asks = match (template.hold(), template.helm().validate()) {

@@ -23,9 +23,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // Narrow, the columns give way in this order: REV, AGE, TEMPLATE,
     // MESSAGE, SERVICES, READY; NAMESPACE and NAME stay.
     let all = app.all_namespaces();
+    // Several contexts open: which one each cluster is of, first.
+    let several = app.data.several_contexts();
     let mut cols: Vec<Col> = Vec::new();
     let w = &listing.widest;
     let mut widest = Vec::new();
+    if several {
+        cols.push(col("CONTEXT", 7, 20));
+        widest.push(super::widest_context(app));
+    }
     if all {
         cols.push(col("NAMESPACE", 10, 16));
         widest.push(w.namespace);
@@ -64,6 +70,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             _ => Style::new(),
         };
         let mut row: Vec<Text> = Vec::new();
+        if several {
+            row.push((mc.context.to_string(), t.accent()));
+        }
         if all {
             row.push((c.namespace.to_string(), t.muted()));
         }

@@ -120,6 +120,24 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled("context: ", t.muted()),
         Span::styled(app.target.context.clone(), value),
     ];
+    // The contexts open beside it, each with whether it can be reached.
+    for other in &app.others {
+        spans.push(Span::styled(" +", t.muted()));
+        let (mark, style) = if !other.reachable() {
+            (" ✗ unreachable", t.error())
+        } else if other.trouble().is_some() {
+            (" ⚠", Style::new().fg(t.progressing))
+        } else if !other.synced {
+            (" …", t.muted())
+        } else {
+            ("", Style::new().fg(t.ready))
+        };
+        spans.push(Span::styled(other.name.clone(), Style::new().fg(t.header)));
+        spans.push(Span::styled(mark, style));
+        if other.readonly && !app.places.readonly_everywhere {
+            spans.push(Span::styled(" (readonly)", t.muted()));
+        }
+    }
     // The namespace favourites after the namespace, when they fit.
     let favourites = places::favourites(app);
     let line = |s: &[Span]| s.iter().map(|s| s.content.chars().count()).sum::<usize>();
@@ -406,6 +424,16 @@ fn loading(app: &App, kinds: &[Kind]) -> Vec<Span<'static>> {
 }
 
 /// `(shown/total)` or `(total)` after the crumbs.
+/// The CONTEXT column's widest cell: the longest open context's name.
+fn widest_context(app: &App) -> u16 {
+    app.data
+        .contexts
+        .iter()
+        .map(|c| width(c))
+        .max()
+        .unwrap_or(0)
+}
+
 fn count(app: &App, shown: usize, total: usize) -> Vec<Span<'static>> {
     let text = if shown == total {
         format!(" ({total})")

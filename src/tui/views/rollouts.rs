@@ -25,7 +25,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // holds both), AGE, CHANGE, UPDATED, WAVE, PHASE; NAMESPACE and NAME
     // stay.
     let all = app.all_namespaces();
+    let several = app.data.several_contexts();
     let mut cols: Vec<Col> = Vec::new();
+    if several {
+        cols.push(col("CONTEXT", 7, 20));
+    }
     if all {
         cols.push(col("NAMESPACE", 10, 16));
     }
@@ -58,6 +62,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             let health = phase_health(phase);
             let summary = |s: Option<&String>| s.cloned().unwrap_or_else(|| "-".into());
             let mut row: Vec<Text> = Vec::new();
+            if several {
+                row.push((r.context.to_string(), t.accent()));
+            }
             if all {
                 row.push((r.namespace().unwrap_or_default(), t.muted()));
             }

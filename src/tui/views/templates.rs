@@ -46,7 +46,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // DESCRIPTION, CHART, IN USE, REPOSITORY, VALID; KIND, NAMESPACE and
     // NAME stay.
     let all = app.all_namespaces();
+    let several = app.data.several_contexts();
     let mut cols: Vec<Col> = vec![col("KIND", 7, 7)];
+    if several {
+        cols.insert(0, col("CONTEXT", 7, 20));
+    }
     if all {
         cols.push(col("NAMESPACE", 10, 16));
     }
@@ -78,6 +82,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             let used = app.data.usage.get(&key).copied().unwrap_or(0);
             let pending = app.data.pending_usage.get(&key).copied().unwrap_or(0);
             let mut row: Vec<Text> = vec![(tr.kind().into(), t.accent())];
+            if several {
+                row.insert(0, (key.context.to_string(), t.accent()));
+            }
             if all {
                 row.push((key.namespace.clone(), t.muted()));
             }

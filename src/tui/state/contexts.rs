@@ -1,0 +1,288 @@
+//! More than one context at once: `--context a,b` and `:ctx +name` open
+//! contexts beside the first (the one the header names first and `:ctx
+//! NAME` switches), `:ctx -name` closes one. Each keeps its own
+//! reachability, engine and identity; the lists show every open context's
+//! objects, with a CONTEXT column.
+//!
+//! The runtime tags every message of a context but the first as
+//! [`Msg::Other`]; [`other`] applies it to that context alone, so one
+//! context that cannot be reached never blanks or blocks the others.
+
+use crate::tui::model::banner;
+use crate::tui::model::snapshot::Snapshot;
+use crate::tui::state::app::{App, Command, Engine, Msg};
+use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::navigation::fit_all;
+use crate::tui::state::view::Screen;
+
+/// An open context beside the first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherContext {
+    pub name: String,
+    /// Its API server's URL.
+    pub cluster: String,
+    /// The namespace shown there (`None`: all).
+    pub namespace: Option<String>,
+    /// Its stores have their first full lists.
+    pub synced: bool,
+    /// Its failing watches: why it cannot be reached or read.
+    pub problems: banner::Problems,
+    pub engine: Engine,
+    pub readonly: bool,
+    /// Who the console is there, once known.
+    pub user: Option<String>,
+}
+
+impl OtherContext {
+    /// Whether its API server answers: no watch says it cannot reach it.
+    pub fn reachable(&self) -> bool {
+        !self
+            .problems
+            .values()
+            .any(|p| matches!(p.failure, crate::store::WatchFailure::Unreachable(_)))
+    }
+
+    /// Its banner's words, when a watch fails there.
+    pub fn trouble(&self) -> Option<String> {
+        banner::text(&self.problems, &self.cluster, self.namespace.as_deref())
+    }
+}
+
+/// The names of every open context, the first first.
+pub fn open_names(app: &App) -> Vec<String> {
+    std::iter::once(app.target.context.clone())
+        .chain(app.others.iter().map(|o| o.name.clone()))
+        .collect()
+}
+
+/// Whether `name` is open.
+pub fn is_open(app: &App, name: &str) -> bool {
+    app.target.context == name || app.others.iter().any(|o| o.name == name)
+}
+
+/// Whether the console may not write on `context`.
+pub fn readonly_at(app: &App, context: &str) -> bool {
+    if context.is_empty() || context == app.target.context {
+        return app.target.readonly;
+    }
+    app.others
+        .iter()
+        .find(|o| o.name == context)
+        .map_or_else(|| app.places.readonly_at(context), |o| o.readonly)
+}
+
+/// Who the console is on `context`, once known.
+pub fn user_at<'a>(app: &'a App, context: &str) -> Option<&'a str> {
+    if context.is_empty() || context == app.target.context {
+        return app.user.as_deref();
+    }
+    app.others
+        .iter()
+        .find(|o| o.name == context)
+        .and_then(|o| o.user.as_deref())
+}
+
+/// The context of the object the screen shows; the first context's on a
+/// list.
+pub fn of_screen(app: &App) -> String {
+    match app.screen() {
+        Screen::ClusterDetail(k)
+        | Screen::TemplateDetail(k)
+        | Screen::Rollout(k)
+        | Screen::Yaml(k)
+        | Screen::Describe(k)
+        | Screen::Events(Some(k)) => k.context.to_string(),
+        Screen::Edit(k) => k.object.context.to_string(),
+        Screen::Values(k) => k.object.context.to_string(),
+        _ => app.target.context.clone(),
+    }
+}
+
+/// Every open context has its first full lists.
+pub fn all_synced(app: &App) -> bool {
+    app.synced && app.others.iter().all(|o| o.synced)
+}
+
+/// `:ctx +name`: asks to open one more context.
+pub fn add_command(app: &mut App, name: &str) -> Vec<Command> {
+    let Some(info) = app.places.contexts.iter().find(|c| c.name == name).cloned() else {
+        app.flash(
+            FlashLevel::Error,
+            format!("no context {name} in the kubeconfig; :ctx lists them"),
+        );
+        return Vec::new();
+    };
+    if is_open(app, name) {
+        app.flash(FlashLevel::Info, format!("context {name} is open already"));
+        return Vec::new();
+    }
+    // Its own namespace, as kubectl would; else the one shown.
+    let namespace = info.namespace.clone().or(app.target.namespace.clone());
+    app.flash(FlashLevel::Info, format!("opening context {name}…"));
+    vec![Command::AddContext {
+        name: info.name,
+        namespace,
+    }]
+}
+
+/// `:ctx -name`: asks to close an open context; the last one stays.
+pub fn close_command(app: &mut App, name: &str) -> Vec<Command> {
+    if !is_open(app, name) {
+        app.flash(
+            FlashLevel::Error,
+            format!(
+                "context {name} is not open; open: {}",
+                open_names(app).join(" ")
+            ),
+        );
+        return Vec::new();
+    }
+    if app.others.is_empty() {
+        app.flash(
+            FlashLevel::Warn,
+            format!("context {name} is the only one open; :ctx NAME switches"),
+        );
+        return Vec::new();
+    }
+    vec![Command::CloseContext(name.to_string())]
+}
+
+/// The runtime opened a context beside the first (or shows another
+/// namespace there, after `:ns`).
+pub fn opened(
+    app: &mut App,
+    context: String,
+    cluster: String,
+    namespace: Option<String>,
+) -> Vec<Command> {
+    let readonly = app.places.readonly_at(&context);
+    let runs_engines = app.engine_scope.is_some();
+    let engine = if runs_engines && !readonly {
+        Engine::Standby
+    } else {
+        Engine::Off
+    };
+    match app.others.iter_mut().find(|o| o.name == context) {
+        Some(other) => {
+            other.namespace = namespace;
+            other.synced = false;
+            other.problems = Default::default();
+        }
+        None => {
+            app.flash(FlashLevel::Info, format!("context {context} is open"));
+            app.others.push(OtherContext {
+                name: context,
+                cluster,
+                namespace,
+                synced: false,
+                problems: Default::default(),
+                engine,
+                readonly,
+                user: None,
+            });
+        }
+    }
+    vec![Command::Refresh]
+}
+
+/// An open context could not be opened: the others go on.
+pub fn open_failed(app: &mut App, why: String) {
+    app.flash(FlashLevel::Error, why);
+}
+
+/// The runtime closed a context. When it was the first, the next one
+/// becomes first: the header names it and `:ctx` switches it.
+pub fn closed(app: &mut App, name: String) -> Vec<Command> {
+    if name == app.target.context {
+        let next = app.others.remove(0);
+        app.target.context = next.name;
+        app.target.cluster = next.cluster;
+        app.target.namespace = next.namespace;
+        app.target.engine = next.engine;
+        app.target.readonly = next.readonly;
+        app.user = next.user;
+        app.synced = next.synced;
+        app.problems = next.problems;
+    } else {
+        app.others.retain(|o| o.name != name);
+    }
+    // A screen of one of its objects is gone with it: back to the lists.
+    let keep = app
+        .stack
+        .iter()
+        .take_while(|v| {
+            matches!(
+                v.screen,
+                Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(None)
+            )
+        })
+        .count()
+        .max(1);
+    app.stack.truncate(keep);
+    app.set_snapshot(Snapshot::default());
+    fit_all(app);
+    app.flash(
+        FlashLevel::Info,
+        format!("closed context {name}; open: {}", open_names(app).join(" ")),
+    );
+    vec![Command::Refresh]
+}
+
+/// A message of an open context beside the first: it changes that context
+/// alone.
+pub fn other(app: &mut App, context: String, msg: Msg) -> Vec<Command> {
+    let now = app.now;
+    if let Msg::Watch { resource, health } = msg {
+        let shown = app.banner().is_some();
+        if let Some(other) = app.others.iter_mut().find(|o| o.name == context) {
+            banner::record(&mut other.problems, resource, health, now);
+        }
+        // The banner takes a line from the body.
+        if app.banner().is_some() != shown {
+            fit_all(app);
+        }
+        return Vec::new();
+    }
+    let Some(other) = app.others.iter_mut().find(|o| o.name == context) else {
+        // Closed meanwhile.
+        return Vec::new();
+    };
+    match msg {
+        Msg::Changed(_) => return vec![Command::Refresh],
+        Msg::Synced => {
+            other.synced = true;
+            return vec![Command::Refresh];
+        }
+        Msg::Identity(user) => other.user = Some(user),
+        Msg::EngineLeading(leading) => {
+            if matches!(other.engine, Engine::InProcess | Engine::Standby) {
+                other.engine = if leading {
+                    Engine::InProcess
+                } else {
+                    Engine::Standby
+                };
+            }
+        }
+        Msg::EngineStopped(_) => other.engine = Engine::Stopped,
+        // `:ns` offers the namespaces of every open context.
+        Msg::Namespaces(names) => {
+            let known = app.places.namespaces.get_or_insert_with(Vec::new);
+            known.extend(names);
+            known.sort();
+            known.dedup();
+        }
+        // One clock is enough: the first context's.
+        Msg::Tick(_) => {}
+        other_msg => tracing::debug!(?other_msg, %context, "not a message of a context"),
+    }
+    Vec::new()
+}
+
+/// A tick: problems no failure confirmed for a while are forgotten in
+/// every open context.
+pub fn expire(app: &mut App) {
+    let now = app.now;
+    for other in &mut app.others {
+        banner::expire(&mut other.problems, now);
+    }
+}
