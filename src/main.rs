@@ -331,6 +331,9 @@ async fn console(cli: &Cli, more_contexts: &[String], started: std::time::Instan
         } else {
             cli.namespace.clone()
         },
+        // Several contexts, neither -n nor -A: each shows the namespace its
+        // kubeconfig context gives, as kubectl would there.
+        own_namespaces: !more_contexts.is_empty() && !cli.all_namespaces && cli.namespace.is_none(),
         engine: !cli.no_engine && !cli.readonly,
         theme,
         keymap: hmc_tui::tui::config::keymap(settings.as_ref()),

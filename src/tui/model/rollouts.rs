@@ -65,9 +65,11 @@ pub fn phase(r: &TemplateRollout) -> RolloutPhase {
 
 /// The rollouts screen: every rollout that matches the filter (every
 /// column but the age, and the name and the message).
+/// With `several` contexts open, the filter sees the CONTEXT column too.
 pub fn rollout_rows<'a>(
     rollouts: &'a [Obj<TemplateRollout>],
     filter: &str,
+    several: bool,
 ) -> Vec<&'a Obj<TemplateRollout>> {
     rollouts
         .iter()
@@ -76,6 +78,7 @@ pub fn rollout_rows<'a>(
             matches(
                 filter,
                 &[
+                    if several { &r.context } else { "" },
                     r.metadata.namespace.as_deref().unwrap_or_default(),
                     r.metadata.name.as_deref().unwrap_or_default(),
                     &r.spec.template,

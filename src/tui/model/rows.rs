@@ -237,6 +237,11 @@ pub fn template_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<TemplateRef<'a
             matches(
                 filter,
                 &[
+                    if data.several_contexts() {
+                        &key.context
+                    } else {
+                        ""
+                    },
                     t.kind(),
                     &key.namespace,
                     &key.name,
@@ -309,7 +314,7 @@ pub fn event_rows<'a>(
 
 /// The rollouts the rollouts screen shows.
 pub fn rollout_rows<'a>(data: &'a Snapshot, filter: &str) -> Vec<&'a Obj<TemplateRollout>> {
-    rollouts::rollout_rows(&data.rollouts, filter)
+    rollouts::rollout_rows(&data.rollouts, filter, data.several_contexts())
 }
 
 /// The lines of a rollout board's waves section, and the status they come

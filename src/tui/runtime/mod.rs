@@ -46,6 +46,9 @@ pub struct TuiOptions {
     pub cluster: String,
     /// `None` for all namespaces.
     pub namespace: Option<String>,
+    /// Each context shows the namespace its kubeconfig context gives
+    /// (else all), instead of `namespace`: `--context a,b` without `-n`.
+    pub own_namespaces: bool,
     /// Run the engine in-process (`false` for `--no-engine`; ignored when
     /// `readonly`).
     pub engine: bool,
@@ -106,16 +109,26 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         kubeconfig_user: opts.kubeconfig_user.clone(),
         namespace: opts.namespace.clone(),
     };
-    let mut live = Live::new(connection, start);
     let kubeconfig_contexts = connect::contexts(opts.kubeconfig.as_deref());
+    let namespace_of = |name: &str| {
+        if !opts.own_namespaces {
+            return opts.namespace.clone();
+        }
+        kubeconfig_contexts
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.namespace.clone())
+    };
+    let connection = Connection {
+        namespace: namespace_of(&opts.context),
+        ..connection
+    };
+    let first_namespace = connection.namespace.clone();
+    let mut live = Live::new(connection, start);
     // The others open in the background: one that cannot be reached says
     // so and never holds up the first.
     for name in &opts.more_contexts {
-        let own = kubeconfig_contexts
-            .iter()
-            .find(|c| &c.name == name)
-            .and_then(|c| c.namespace.clone());
-        live.add(name.clone(), own.or(opts.namespace.clone()));
+        live.add(name.clone(), namespace_of(name));
     }
     let terminal_task = tokio::spawn(read_terminal(tx.clone()));
     let mut writes = Writes::of(&live, tx.clone());
@@ -123,7 +136,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     let target = Target {
         context: opts.context.clone(),
         cluster: opts.cluster.clone(),
-        namespace: opts.namespace.clone(),
+        namespace: first_namespace,
         engine: if run_engine {
             Engine::InProcess
         } else {
