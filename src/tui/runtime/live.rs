@@ -374,13 +374,16 @@ enum Joining {
     Add,
 }
 
+/// A connection on its way: the checked client, or why there is none.
+type Connecting = JoinHandle<Result<Connection, String>>;
+
 /// The open contexts and the connections on their way.
 pub struct Live {
     /// The first is the one `:ctx NAME` switches and the header names
     /// first; never empty.
     pub open: Vec<Opened>,
     start: Start,
-    connecting: Vec<(String, Joining, JoinHandle<Result<Connection, String>>)>,
+    connecting: Vec<(String, Joining, Connecting)>,
 }
 
 impl Live {
