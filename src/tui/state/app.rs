@@ -355,9 +355,14 @@ impl App {
         &self.view().screen
     }
 
-    /// The namespace column is shown when watching all namespaces.
+    /// The namespace column is shown when watching all namespaces, or
+    /// when the open contexts show different ones.
     pub fn all_namespaces(&self) -> bool {
         self.target.namespace.is_none()
+            || self
+                .others
+                .iter()
+                .any(|o| o.namespace != self.target.namespace)
     }
 
     /// Puts a message on the status line.

@@ -31,9 +31,12 @@ pub fn next_key(app: &App, mode: Mode, action: Action) -> Span<'static> {
 pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let key = |mode: Mode, action: Action| answer_key(app, mode, action);
-    let who = app
-        .user
-        .as_deref()
+    // As the identity the console has in the object's own context.
+    let context = match modal {
+        Modal::StopChoice { rollout } | Modal::Confirm { rollout, .. } => &rollout.context,
+        Modal::Delete { target, .. } => &target.context,
+    };
+    let who = crate::tui::state::contexts::user_at(app, context)
         .map(|u| format!(" as {u}"))
         .unwrap_or_default();
     let (title, lines) = match modal {
