@@ -21,6 +21,10 @@
 //! too, taking turns with this one over the same fleet, and gives the
 //! medians of each.
 //!
+//! Then this build opens the fleet under three kubeconfig contexts at once
+//! (`--context one,two,three`, each the same namespace of the harness's
+//! API server): three contexts of N clusters, 3N rows.
+//!
 //! Then each build runs once more over the fleet, left alone: its share of
 //! a core while nothing changes, and while 10 clusters a second change.
 //!
@@ -227,6 +231,42 @@ async fn first_frame_over_a_large_fleet() {
             median(|f| f.2)
         );
     }
+    // Three contexts of the fleet, this build only (the one before shows
+    // one context at a time).
+    // Beside the console's folder, which each console starts afresh.
+    let three = std::env::temp_dir().join(format!("hmc-tui-three-{}.kubeconfig", ns.name));
+    three_contexts(&kubeconfig, &three, &ns.name);
+    let mut thrice = Vec::new();
+    for run in 0..RUNS {
+        let figure = first_frame_with(
+            Path::new(env!("CARGO_BIN_EXE_hmc-tui")),
+            &ns.name,
+            &three,
+            &log,
+            "--readonly --exit-after-first-frame --context one,two,three",
+        )
+        .await;
+        eprintln!(
+            "run {} (three contexts): first rows {:.0} ms after start; all three synced {:.0} ms after start; first full frame {:.1} ms later ({:.0} ms after start)",
+            run + 1,
+            figure.3,
+            figure.0,
+            figure.1,
+            figure.2
+        );
+        thrice.push(figure);
+    }
+    let median = |f: fn(&(f64, f64, f64, f64)) -> f64| {
+        let mut v: Vec<f64> = thrice.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    eprintln!(
+        "medians of {RUNS} (three contexts of {n}): first rows {:.0} ms after start; all synced {:.0} ms; first full frame {:.0} ms after start",
+        median(|f| f.3),
+        median(|f| f.0),
+        median(|f| f.2)
+    );
     // Then each build left running over the fleet: its CPU time while
     // nothing changes, and while 10 clusters a second do.
     for (label, bin) in &binaries {
@@ -248,13 +288,19 @@ async fn first_frame_over_a_large_fleet() {
 /// after start) in ms. Prints when each store had its first list, from the
 /// console's `log`.
 async fn first_frame(bin: &Path, ns: &str, kubeconfig: &Path, log: &Path) -> (f64, f64, f64, f64) {
-    let console = Console::start_binary(
-        bin,
-        ns,
-        "",
-        kubeconfig,
-        &format!("--readonly --exit-after-first-frame -n {ns}"),
-    );
+    let args = format!("--readonly --exit-after-first-frame -n {ns}");
+    first_frame_with(bin, ns, kubeconfig, log, &args).await
+}
+
+/// [`first_frame`] with the console's arguments `args`.
+async fn first_frame_with(
+    bin: &Path,
+    ns: &str,
+    kubeconfig: &Path,
+    log: &Path,
+    args: &str,
+) -> (f64, f64, f64, f64) {
+    let console = Console::start_binary(bin, ns, "", kubeconfig, args);
     let screen = console
         .wait_text(&["[console exited: 0]"], Duration::from_secs(120))
         .await;
@@ -266,6 +312,26 @@ async fn first_frame(bin: &Path, ns: &str, kubeconfig: &Path, log: &Path) -> (f6
         }
     }
     figure
+}
+
+/// A kubeconfig of three contexts, `one`, `two` and `three`, each the
+/// harness's admin in namespace `ns`.
+fn three_contexts(admin: &Path, path: &Path, ns: &str) {
+    let text = std::fs::read_to_string(admin).expect("the harness's kubeconfig");
+    let mut kc: serde_json::Value = serde_json::from_str(&text).expect("a kubeconfig");
+    let context = kc["contexts"][0]["context"].clone();
+    let contexts: Vec<serde_json::Value> = ["one", "two", "three"]
+        .iter()
+        .map(|name| {
+            let mut c = context.clone();
+            c["namespace"] = json!(ns);
+            json!({"name": name, "context": c})
+        })
+        .collect();
+    kc["contexts"] = json!(contexts);
+    kc["current-context"] = json!("one");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_vec_pretty(&kc).unwrap()).expect("write the kubeconfig");
 }
 
 const QUIET_SECS: u64 = 30;
