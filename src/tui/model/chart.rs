@@ -147,6 +147,7 @@ pub(crate) mod tests {
     fn a_service_finds_the_chart_of_its_template() {
         let data = valued();
         let object = |kind, name: &str| ObjKey {
+            context: Default::default(),
             kind,
             namespace: "hmc-system".into(),
             name: name.into(),

@@ -84,6 +84,7 @@ mod tests {
 
     fn key(kind: Kind, ns: &str, name: &str) -> ObjKey {
         ObjKey {
+            context: Default::default(),
             kind,
             namespace: ns.into(),
             name: name.into(),

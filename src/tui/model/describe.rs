@@ -545,6 +545,7 @@ mod tests {
 
     fn text(kind: Kind, ns: &str, name: &str) -> String {
         let key = ObjKey {
+            context: Default::default(),
             kind,
             namespace: ns.into(),
             name: name.into(),
@@ -629,6 +630,7 @@ mod tests {
     fn a_held_template_shows_its_hold() {
         let lines = |kind, ns: &str, name: &str| {
             let key = ObjKey {
+                context: Default::default(),
                 kind,
                 namespace: ns.into(),
                 name: name.into(),

@@ -201,6 +201,8 @@ pub fn rollout_of(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::api::{ClusterRolloutStatus, ManagedClusterStatus, TemplateRolloutStatus};
     use crate::tui::fixtures::rolling::{rolling, rolling_rollout};
@@ -233,8 +235,12 @@ mod tests {
         let status = r.status.as_mut().unwrap();
         status.clusters[0].state = ClusterRolloutState::Updating;
         let data = rolling();
-        let pending =
-            |r: &TemplateRollout| pending_revisions(&data.clusters, &[Arc::new(r.clone())]);
+        let pending = |r: &TemplateRollout| {
+            pending_revisions(
+                &data.clusters,
+                &[Obj::new(&Ctx::default(), Arc::new(r.clone()))],
+            )
+        };
         let now = pending(&r);
         assert_eq!(now[&key("dev-1")].label(), "1→2 ↻ wave 1");
         assert_eq!(now[&key("dev-2")].label(), "1→2 ⋯ wave 2");
@@ -266,10 +272,10 @@ mod tests {
             ..Default::default()
         });
         let mut rollouts = data.rollouts.clone();
-        rollouts.push(Arc::new(newer));
+        rollouts.push(Obj::new(&Ctx::default(), Arc::new(newer)));
         assert!(pending_revisions(&data.clusters, &rollouts).is_empty());
         // The key leads to the newest rollout that lists the cluster.
-        let dev2 = data.cluster("demo", "dev-2").unwrap();
+        let dev2 = data.cluster(&Ctx::default(), "demo", "dev-2").unwrap();
         assert_eq!(
             rollout_of(dev2, None, &rollouts).map(|k| k.name),
             Some("demo-cluster-3".into())
@@ -278,7 +284,7 @@ mod tests {
         let mut other = ManagedCluster::clone(dev2);
         other.spec.template = "other".into();
         other.status = Some(ManagedClusterStatus::default());
-        let clusters = vec![Arc::new(other)];
+        let clusters = vec![Obj::new(&Ctx::default(), Arc::new(other))];
         assert!(pending_revisions(&clusters, &data.rollouts).is_empty());
         assert_eq!(rollout_of(&clusters[0], None, &data.rollouts), None);
     }

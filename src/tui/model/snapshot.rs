@@ -315,3 +315,62 @@ impl Snapshot {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::fixtures::sample::sample;
+
+    /// Two contexts holding a cluster of the same namespace and name: the
+    /// merge keeps both, finds each in its own context and counts the
+    /// template's use per context.
+    #[test]
+    fn a_merge_keeps_the_same_name_of_two_contexts_apart() {
+        let s = sample();
+        let mc = s
+            .cluster(&Ctx::default(), "hmc-system", "prod-eu-1")
+            .unwrap();
+        let ct = s
+            .cluster_template(&Ctx::default(), "hmc-system", &mc.spec.template)
+            .unwrap();
+        let a: Ctx = "mgmt-a".into();
+        let b: Ctx = "mgmt-b".into();
+        let of = |ctx: &Ctx| {
+            Snapshot::of(
+                ctx,
+                vec![mc.object.clone()],
+                vec![ct.object.clone()],
+                vec![],
+            )
+        };
+        let one = of(&a);
+        assert!(!one.several_contexts());
+        let data = Snapshot::merge(vec![one, of(&b)]);
+        assert_eq!(data.contexts, [a.clone(), b.clone()]);
+        assert!(data.several_contexts());
+        assert_eq!(data.clusters.len(), 2);
+        assert_eq!(data.cluster_templates.len(), 2);
+        for ctx in [&a, &b] {
+            let found = data.cluster(ctx, "hmc-system", "prod-eu-1").unwrap();
+            assert_eq!(found.context, *ctx);
+            assert!(Arc::ptr_eq(&found.object, &mc.object));
+            assert_eq!(data.clusters_in(ctx).len(), 1);
+            assert_eq!(data.clusters_in(ctx)[0].context, *ctx);
+            assert_eq!(data.cluster_templates_in(ctx).len(), 1);
+            let uses = ObjKey::new(ctx, Kind::ClusterTemplate, "hmc-system", &mc.spec.template);
+            assert_eq!(data.usage.get(&uses), Some(&1), "{ctx}");
+        }
+        // Nothing of the empty context is left in the merge.
+        assert!(
+            data.cluster(&Ctx::default(), "hmc-system", "prod-eu-1")
+                .is_none()
+        );
+        let none = ObjKey::new(
+            &Ctx::default(),
+            Kind::ClusterTemplate,
+            "hmc-system",
+            &mc.spec.template,
+        );
+        assert_eq!(data.usage.get(&none), None);
+    }
+}

@@ -15,6 +15,7 @@ fn snapshot_sorts_and_counts_usage() {
     let use_of = |kind, ns: &str, name: &str| {
         s.usage
             .get(&ObjKey {
+                context: Default::default(),
                 kind,
                 namespace: ns.into(),
                 name: name.into(),

@@ -132,6 +132,8 @@ pub fn in_use(used: usize, pending: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::tui::fixtures::rolling::rolling;
 
@@ -172,7 +174,11 @@ mod tests {
     fn a_cluster_without_a_given_revision_counts_the_current_services() {
         let mut data = rolling();
         for mc in &mut data.clusters {
-            Arc::make_mut(mc).status.as_mut().unwrap().target_revision = None;
+            Arc::make_mut(&mut mc.object)
+                .status
+                .as_mut()
+                .unwrap()
+                .target_revision = None;
         }
         let usage = usage(&data.clusters, &data.cluster_templates);
         assert_eq!(usage.get(&st("ingress-nginx-4-11-4")), Some(&2));

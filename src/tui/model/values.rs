@@ -269,6 +269,7 @@ mod tests {
     fn key(kind: Kind, name: &str, service: Option<&str>) -> ValuesKey {
         ValuesKey {
             object: ObjKey {
+                context: Default::default(),
                 kind,
                 namespace: "hmc-system".into(),
                 name: name.into(),
@@ -329,7 +330,7 @@ mod tests {
         assert!(!s.layers.contains("this cluster"), "{}", s.layers);
         // A revision the template forgot: its current services.
         let mut data = valued();
-        let ct = Arc::make_mut(&mut data.cluster_templates[0]);
+        let ct = Arc::make_mut(&mut data.cluster_templates[0].object);
         ct.status.as_mut().unwrap().revisions = vec![ServicesRevision {
             revision: 2,
             services: ct.spec.services.clone(),
@@ -357,7 +358,7 @@ mod tests {
     #[test]
     fn a_blocked_service_shows_why() {
         let mut data = valued();
-        let mc = Arc::make_mut(&mut data.clusters[0]);
+        let mc = Arc::make_mut(&mut data.clusters[0].object);
         mc.spec.services[0].values = Some("controller: [1, 2\n".into());
         let s = of(
             &data,
@@ -374,7 +375,7 @@ mod tests {
         assert_eq!(s.values.lines(), vec![message.clone()]);
         // A ServiceTemplate whose chart is not fetched: pending.
         let mut data = valued();
-        let st = Arc::make_mut(&mut data.service_templates[1]);
+        let st = Arc::make_mut(&mut data.service_templates[1].object);
         st.status.as_mut().unwrap().valid = false;
         let s = of(
             &data,
@@ -400,7 +401,7 @@ mod tests {
             )
         );
         let mut data = valued();
-        Arc::make_mut(&mut data.clusters[0]).spec.services = vec![ManagedService {
+        Arc::make_mut(&mut data.clusters[0].object).spec.services = vec![ManagedService {
             name: "gone".into(),
             template: Some("gone-1".into()),
             disable: true,

@@ -695,7 +695,7 @@ mod tests {
         );
         mc.metadata.namespace = Some("ns".into());
         mc.metadata.resource_version = Some("1".into());
-        Base::Cluster(Arc::new(mc))
+        Base::Cluster(Obj::new(&Default::default(), std::sync::Arc::new(mc)))
     }
 
     #[test]

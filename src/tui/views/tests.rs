@@ -12,7 +12,7 @@ use crate::store::WatchFailure;
 use crate::tui::fixtures::console::{ctrl, target, type_str, type_text};
 use crate::tui::fixtures::objects::{failing, now};
 use crate::tui::fixtures::sample::{app, board_app, detail_app, held, valued, versioned};
-use crate::tui::model::key::Kind;
+use crate::tui::model::key::{Kind, Obj};
 use crate::tui::model::snapshot::{Loading, Snapshot};
 use crate::tui::state::app::{App, Engine, Msg};
 use crate::tui::state::editor::{Base, SaveError};
@@ -108,7 +108,7 @@ fn cluster_values() {
     snap("cluster_values_blocked", || {
         let mut app = app();
         let mut data = valued();
-        std::sync::Arc::make_mut(&mut data.clusters[0])
+        std::sync::Arc::make_mut(&mut data.clusters[0].object)
             .spec
             .services[0]
             .values = Some("controller:\n  service: {type: [ClusterIP}\n".into());
@@ -139,7 +139,7 @@ fn cluster_values() {
 fn long_values() -> App {
     let mut app = app();
     let mut data = valued();
-    let st = std::sync::Arc::make_mut(&mut data.service_templates[1]);
+    let st = std::sync::Arc::make_mut(&mut data.service_templates[1].object);
     let mut config = st.status.as_ref().unwrap().config.clone().unwrap();
     config["controller"]["image"] = serde_json::json!({
         "registry": "registry.k8s.io",
@@ -332,7 +332,7 @@ fn template_detail() {
 #[test]
 fn template_detail_shows_the_install_order() {
     let mut data = versioned();
-    let ct = Arc::make_mut(&mut data.cluster_templates[0]);
+    let ct = Arc::make_mut(&mut data.cluster_templates[0].object);
     let first = ct.spec.services[0].clone();
     ct.spec.services[0].depends_on = vec!["cert-manager".into()];
     ct.spec.services.push(crate::api::TemplateService {
@@ -421,7 +421,7 @@ fn editor() {
     snap("editor_review_no_change", || {
         let mut app = app();
         let mut data = versioned();
-        let mc = std::sync::Arc::make_mut(&mut data.clusters[0]);
+        let mc = std::sync::Arc::make_mut(&mut data.clusters[0].object);
         mc.spec.services = vec![crate::api::ManagedService {
             name: "ingress-nginx".into(),
             values: Some("controller:\n  replicaCount: 3\n".into()),
@@ -486,7 +486,10 @@ fn editor() {
             Msg::ValuesApplied {
                 key,
                 result: Err(SaveError::Conflict {
-                    current: Some(Base::Cluster(std::sync::Arc::new(newer))),
+                    current: Some(Base::Cluster(Obj::new(
+                        &Default::default(),
+                        Arc::new(newer),
+                    ))),
                 }),
             },
         );

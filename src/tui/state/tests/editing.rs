@@ -7,7 +7,7 @@ use crossterm::event::KeyCode;
 use super::flash_text;
 use crate::tui::fixtures::console::{ctrl, press, type_str, type_text};
 use crate::tui::fixtures::sample::{app, detail_app, valued, versioned};
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Kind, Obj, ObjKey};
 use crate::tui::model::values::ValuesKey;
 use crate::tui::state::app::{App, Command, Input, Msg};
 use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage};
@@ -22,6 +22,7 @@ fn editor(app: &App) -> &Editor {
 fn edit_key(kind: Kind, ns: &str, name: &str, service: &str) -> EditKey {
     EditKey {
         object: ObjKey {
+            context: Default::default(),
             kind,
             namespace: ns.into(),
             name: name.into(),
@@ -141,7 +142,10 @@ fn a_conflict_reloads_and_keeps_the_typed_text() {
         Msg::ValuesApplied {
             key: key.clone(),
             result: Err(SaveError::Conflict {
-                current: Some(Base::Cluster(Arc::new(newer))),
+                current: Some(Base::Cluster(Obj::new(
+                    &Default::default(),
+                    Arc::new(newer),
+                ))),
             }),
         },
     );
@@ -173,7 +177,10 @@ fn a_conflict_reloads_and_keeps_the_typed_text() {
         Msg::ValuesApplied {
             key: key.clone(),
             result: Err(SaveError::Conflict {
-                current: Some(Base::Cluster(Arc::new(newer))),
+                current: Some(Base::Cluster(Obj::new(
+                    &Default::default(),
+                    Arc::new(newer),
+                ))),
             }),
         },
     );
@@ -235,7 +242,7 @@ fn a_conflict_without_the_newer_object_waits_for_the_store() {
     );
     // The watch brings the newer version: r reloads it.
     let mut data = versioned();
-    let mc = Arc::make_mut(&mut data.clusters[0]);
+    let mc = Arc::make_mut(&mut data.clusters[0].object);
     mc.metadata.resource_version = Some("150".into());
     mc.spec.services = vec![crate::api::ManagedService {
         name: "ingress-nginx".into(),
@@ -256,7 +263,7 @@ fn the_editor_sees_when_the_object_changes_under_it() {
     assert!(!editor(&app).changed_since_opened(&app.data));
     let bump = |app: &mut App, rv: &str| {
         let mut data = versioned();
-        Arc::make_mut(&mut data.clusters[0])
+        Arc::make_mut(&mut data.clusters[0].object)
             .metadata
             .resource_version = Some(rv.into());
         update(app, Msg::Data(data));
@@ -276,7 +283,10 @@ fn the_editor_sees_when_the_object_changes_under_it() {
         Msg::ValuesApplied {
             key,
             result: Err(SaveError::Conflict {
-                current: Some(Base::Cluster(Arc::new(newer))),
+                current: Some(Base::Cluster(Obj::new(
+                    &Default::default(),
+                    Arc::new(newer),
+                ))),
             }),
         },
     );
@@ -381,7 +391,7 @@ fn enter_on_a_service_shows_all_its_values() {
 
     // A long text scrolls, and stays in range when it gets shorter.
     let mut data = valued();
-    let st = Arc::make_mut(&mut data.service_templates[0]);
+    let st = Arc::make_mut(&mut data.service_templates[0].object);
     let many: serde_json::Map<String, serde_json::Value> = (0..100)
         .map(|i| (format!("key{i:03}"), serde_json::json!(i)))
         .collect();
@@ -505,12 +515,12 @@ fn the_review_uses_the_merged_values() {
     // The ServiceTemplate and the ClusterTemplate set values below the
     // cluster's entry; chart defaults are at the bottom.
     let mut data = versioned();
-    let st = Arc::make_mut(&mut data.service_templates[1]);
+    let st = Arc::make_mut(&mut data.service_templates[1].object);
     assert_eq!(st.metadata.name.as_deref(), Some("ingress-nginx-4-11-3"));
     st.spec.values = Some("controller:\n  replicaCount: 2\n".into());
     st.status.as_mut().unwrap().config =
         Some(serde_json::json!({"controller": {"replicaCount": 1, "kind": "Deployment"}}));
-    let ct = Arc::make_mut(&mut data.cluster_templates[0]);
+    let ct = Arc::make_mut(&mut data.cluster_templates[0].object);
     ct.spec.services[0].values = Some("controller:\n  kind: DaemonSet\n".into());
     let mut app = app();
     update(&mut app, Msg::Data(data));

@@ -6,8 +6,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::selected_name;
 use crate::tui::fixtures::console::press;
+use crate::tui::fixtures::objects::arcs;
 use crate::tui::fixtures::sample::{app, sample};
-use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::key::{Kind, Obj, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::app::Msg;
 use crate::tui::state::navigation::rows_height;
@@ -86,7 +87,7 @@ fn yaml_hides_managed_fields_and_scrolls() {
     let mut data = sample();
     let mut mc = (*data.clusters[0]).clone();
     mc.metadata.managed_fields = Some(vec![Default::default()]);
-    data.clusters[0] = Arc::new(mc);
+    data.clusters[0] = Obj::new(&Default::default(), Arc::new(mc));
     let mut app = app();
     update(&mut app, Msg::Data(data));
     press(&mut app, KeyCode::Char('y'));
@@ -106,9 +107,9 @@ fn yaml_hides_managed_fields_and_scrolls() {
 
 #[test]
 fn long_lists_scroll_to_keep_the_selection_visible() {
-    let mut data = sample();
+    let data = sample();
     let template = (*data.clusters[0]).clone();
-    data.clusters = (0..100)
+    let clusters = (0..100)
         .map(|i| {
             let mut c = template.clone();
             c.metadata.name = Some(format!("c-{i:03}"));
@@ -116,10 +117,7 @@ fn long_lists_scroll_to_keep_the_selection_visible() {
         })
         .collect();
     let mut app = app();
-    update(
-        &mut app,
-        Msg::Data(Snapshot::new(data.clusters, vec![], vec![])),
-    );
+    update(&mut app, Msg::Data(Snapshot::new(clusters, vec![], vec![])));
     let height = rows_height(&app, app.view());
     assert!(height > 5);
     for _ in 0..height {
@@ -149,9 +147,9 @@ fn rows_stay_put_as_pages_arrive() {
     let all = fleet.snapshot();
     let page = |n: usize| {
         let mut data = Snapshot::new(
-            all.clusters[..n].to_vec(),
-            all.cluster_templates.clone(),
-            all.service_templates.clone(),
+            arcs(&all.clusters[..n]),
+            arcs(&all.cluster_templates),
+            arcs(&all.service_templates),
         );
         let loading = (n < all.clusters.len()).then_some((
             Kind::ManagedCluster,

@@ -31,6 +31,7 @@ fn templates() -> App {
 
 fn key(kind: Kind, name: &str) -> ObjKey {
     ObjKey {
+        context: Default::default(),
         kind,
         namespace: "hmc-system".into(),
         name: name.into(),
@@ -167,7 +168,7 @@ fn a_read_only_console_refuses_and_dims_it() {
 #[test]
 fn a_template_without_a_repository_of_the_engines_is_refused() {
     let mut data = held();
-    let st = std::sync::Arc::make_mut(&mut data.service_templates[0]);
+    let st = std::sync::Arc::make_mut(&mut data.service_templates[0].object);
     st.spec.helm = HelmSpec {
         chart_ref: Some(ChartRef {
             kind: "OCIRepository".into(),

@@ -10,6 +10,7 @@ use crossterm::event::KeyCode;
 use super::{press, text};
 use crate::tui::fixtures::console;
 use crate::tui::fixtures::console::type_str;
+use crate::tui::fixtures::objects::arcs;
 use crate::tui::fixtures::sample::sample;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::app::App;
@@ -22,20 +23,20 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (60, 15)];
 /// ServiceTemplate of the same name in a second namespace.
 fn crowded() -> Snapshot {
     let s = sample();
-    let mut clusters = s.clusters.clone();
+    let mut clusters = arcs(&s.clusters);
     for n in 1..=2 {
         let mut mc = (*s.clusters[1]).clone();
         mc.metadata.namespace = Some("team-a".into());
         mc.metadata.name = Some(format!("demo-cluster-{n}"));
         clusters.push(Arc::new(mc));
     }
-    let mut service_templates = s.service_templates.clone();
+    let mut service_templates = arcs(&s.service_templates);
     let mut copy = (*s.service_templates[0]).clone();
     copy.metadata.namespace = Some("team-a".into());
     service_templates.push(Arc::new(copy));
-    Snapshot::new(clusters, s.cluster_templates.clone(), service_templates)
-        .with_rollouts(s.rollouts.clone())
-        .with_events(s.events.clone())
+    Snapshot::new(clusters, arcs(&s.cluster_templates), service_templates)
+        .with_rollouts(arcs(&s.rollouts))
+        .with_events(arcs(&s.events))
 }
 
 fn command(app: &mut App, name: &str) {
