@@ -81,7 +81,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "ctx",
         aliases: &["context", "contexts"],
-        description: "switch kubeconfig context: NAME; +NAME opens one more beside, -NAME closes one",
+        description: "switch context: NAME, +NAME, -NAME",
         target: Goto::Context,
     },
     CommandSpec {

@@ -221,7 +221,10 @@ mod tests {
             assert_eq!(listing.widest.name, widest(|t| t.name.into()));
             if let Some(c) = rows.last() {
                 assert_eq!(
-                    listing.find(&data, &c.namespace().unwrap_or_default(), &c.name_any()),
+                    listing.find(
+                        &data,
+                        &ObjKey::of(crate::tui::model::key::Kind::ManagedCluster, c)
+                    ),
                     Some(rows.len() - 1)
                 );
             }

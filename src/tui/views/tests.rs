@@ -21,6 +21,7 @@ use crate::tui::theme::Theme;
 
 use crate::plan::yaml::group;
 
+mod contexts;
 mod narrow;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
@@ -531,7 +532,14 @@ fn chart_arrives(app: &mut App, result: Result<(), &str>) {
         ))),
         Err(why) => Err(why.to_string()),
     };
-    update(app, Msg::Chart { id, result });
+    update(
+        app,
+        Msg::Chart {
+            context: Default::default(),
+            id,
+            result,
+        },
+    );
 }
 
 #[test]

@@ -22,6 +22,7 @@ use crate::tui::state::view::Screen;
 
 pub(super) fn request(name: &str, request: Request) -> Command {
     Command::Request {
+        context: String::new(),
         namespace: if name == "azure-hosted-1" {
             "team-a"
         } else {

@@ -59,6 +59,7 @@ fn the_editor_checks_against_the_chart_once_it_is_there() {
     update(
         &mut app,
         Msg::Chart {
+            context: Default::default(),
             id: id.clone(),
             result: Ok(Arc::new(upstream("4.11.3"))),
         },
@@ -103,6 +104,7 @@ fn a_chart_that_cannot_be_fetched_leaves_the_syntax_and_is_asked_again() {
     update(
         &mut app,
         Msg::Chart {
+            context: Default::default(),
             id: id.clone(),
             result: Err("its chart source has no archive yet".into()),
         },
@@ -131,6 +133,7 @@ fn a_late_chart_for_a_closed_editor_is_kept_for_the_next() {
     update(
         &mut app,
         Msg::Chart {
+            context: Default::default(),
             id: id.clone(),
             result: Ok(Arc::new(upstream("4.11.3"))),
         },

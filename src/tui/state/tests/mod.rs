@@ -2,6 +2,7 @@
 
 mod board;
 mod chart;
+mod contexts;
 mod editing;
 mod events;
 mod feedback;

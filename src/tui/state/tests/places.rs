@@ -182,7 +182,7 @@ fn ctx_connects_and_a_failure_changes_nothing() {
     assert!(command(&mut app, "ctx").is_empty());
     assert_eq!(
         flash_text(&app),
-        "contexts: *kind-hmc prod staging; :ctx NAME switches (tab completes)"
+        "contexts: *kind-hmc prod staging; :ctx NAME switches, :ctx +NAME opens one more, :ctx -NAME closes one"
     );
     assert!(command(&mut app, "ctx nosuch").is_empty());
     assert_eq!(
@@ -262,7 +262,7 @@ fn a_context_the_settings_make_read_only_writes_nothing_and_runs_no_engine() {
         version: "4.11.3".into(),
     };
     app.charts.insert(
-        id.clone(),
+        ("kind-hmc".into(), id.clone()),
         crate::tui::model::chart::ChartStatus::Fetching(id),
     );
     switched(&mut app, "prod", Some("team-a"));
@@ -277,19 +277,22 @@ fn a_context_the_settings_make_read_only_writes_nothing_and_runs_no_engine() {
         "another context's charts are not kept"
     );
     assert_eq!(
-        crate::tui::state::app::refuse_writes(&app, "delete"),
+        crate::tui::state::app::refuse_writes(&app, "", "delete"),
         Some("context prod is read-only (its readonly in config.yaml): cannot delete".into())
     );
     // Back on a context that is not: writes again, and an engine starts.
     switched(&mut app, "staging", None);
     assert!(!app.target.readonly);
     assert_eq!(app.target.engine, Engine::Standby);
-    assert_eq!(crate::tui::state::app::refuse_writes(&app, "delete"), None);
+    assert_eq!(
+        crate::tui::state::app::refuse_writes(&app, "", "delete"),
+        None
+    );
     // --readonly holds everywhere, and says so.
     app.places.readonly_everywhere = true;
     switched(&mut app, "kind-hmc", None);
     assert_eq!(
-        crate::tui::state::app::refuse_writes(&app, "delete"),
+        crate::tui::state::app::refuse_writes(&app, "", "delete"),
         Some("read-only console (--readonly): cannot delete".into())
     );
 }

@@ -1,0 +1,187 @@
+//! Several contexts at once: `:ctx +NAME` / `:ctx -NAME`, the messages of
+//! a context beside the first, writes refused or asked in the object's own
+//! context, and the lists over two contexts' objects.
+
+use crossterm::event::KeyCode;
+
+use super::flash_text;
+use crate::tui::fixtures::console::{open_beside, press, type_str, unreachable};
+use crate::tui::fixtures::sample::{app, sample};
+use crate::tui::model::delete;
+use crate::tui::model::key::Kind;
+use crate::tui::state::app::{App, Command, Engine, Msg, refuse_writes};
+use crate::tui::state::contexts::{self, all_synced, open_names};
+use crate::tui::state::navigation::selected_key;
+use crate::tui::state::places::ContextInfo;
+use crate::tui::state::update;
+
+fn command(app: &mut App, line: &str) -> Vec<Command> {
+    press(app, KeyCode::Char(':'));
+    type_str(app, line);
+    press(app, KeyCode::Enter)
+}
+
+/// The sample console with the kubeconfig's contexts `kind-hmc` (the
+/// first) and `west` (namespace team-a).
+fn with_contexts() -> App {
+    let mut app = app();
+    app.places.contexts = vec![
+        ContextInfo {
+            name: "kind-hmc".into(),
+            namespace: None,
+        },
+        ContextInfo {
+            name: "west".into(),
+            namespace: Some("team-a".into()),
+        },
+    ];
+    app
+}
+
+/// The sample console with `west` open beside `kind-hmc`, both holding
+/// the sample's objects.
+fn two() -> App {
+    let mut app = with_contexts();
+    app.engine_scope = Some(None);
+    open_beside(&mut app, "west");
+    app
+}
+
+#[test]
+fn ctx_plus_opens_one_more_and_minus_closes_one() {
+    let mut app = with_contexts();
+    // Its own namespace, as kubectl would.
+    assert_eq!(
+        command(&mut app, "ctx +west"),
+        vec![Command::AddContext {
+            name: "west".into(),
+            namespace: Some("team-a".into()),
+        }]
+    );
+    assert!(command(&mut app, "ctx +nowhere").is_empty());
+    assert!(
+        flash_text(&app).contains("no context nowhere"),
+        "{}",
+        flash_text(&app)
+    );
+    // The only one open stays.
+    assert!(command(&mut app, "ctx -kind-hmc").is_empty());
+    assert!(
+        flash_text(&app).contains("the only one open"),
+        "{}",
+        flash_text(&app)
+    );
+    update(
+        &mut app,
+        Msg::Opened {
+            context: "west".into(),
+            cluster: "https://10.0.0.2:6443".into(),
+            namespace: Some("team-a".into()),
+        },
+    );
+    assert_eq!(open_names(&app), vec!["kind-hmc", "west"]);
+    assert!(command(&mut app, "ctx +west").is_empty());
+    assert!(
+        flash_text(&app).contains("open already"),
+        "{}",
+        flash_text(&app)
+    );
+    // `:ctx` marks the first and the others.
+    command(&mut app, "ctx");
+    assert!(
+        flash_text(&app).contains("*kind-hmc +west"),
+        "{}",
+        flash_text(&app)
+    );
+    assert_eq!(
+        command(&mut app, "ctx -west"),
+        vec![Command::CloseContext("west".into())]
+    );
+    update(&mut app, Msg::Closed("west".into()));
+    assert_eq!(open_names(&app), vec!["kind-hmc"]);
+}
+
+#[test]
+fn closing_the_first_makes_the_next_first() {
+    let mut app = two();
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: Box::new(Msg::EngineLeading(true)),
+        },
+    );
+    update(&mut app, Msg::Closed("kind-hmc".into()));
+    assert_eq!(app.target.context, "west");
+    assert_eq!(app.target.cluster, "https://10.0.0.2:6443");
+    assert_eq!(app.target.engine, Engine::InProcess, "its engine's state");
+    assert!(app.others.is_empty());
+}
+
+#[test]
+fn a_context_beside_the_first_keeps_its_own_state() {
+    let mut app = two();
+    assert!(!all_synced(&app), "west has not listed yet");
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: Box::new(Msg::Synced),
+        },
+    );
+    assert!(all_synced(&app));
+    // Unreachable: that context says so, the first does not.
+    update(&mut app, unreachable("west"));
+    assert!(!app.others[0].reachable());
+    assert!(app.problems.is_empty(), "the first context is fine");
+    let banner = app.banner().unwrap_or_default();
+    assert!(
+        banner.starts_with("context west: cannot reach https://10.0.0.2:6443"),
+        "{banner}"
+    );
+    // Its identity is its own.
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: Box::new(Msg::Identity("ci-bot".into())),
+        },
+    );
+    assert_eq!(contexts::user_at(&app, "west"), Some("ci-bot"));
+    assert_eq!(contexts::user_at(&app, "kind-hmc"), None);
+}
+
+#[test]
+fn the_lists_hold_both_contexts_and_writes_name_theirs() {
+    let mut app = two();
+    let one = sample().clusters.len();
+    assert_eq!(app.data.clusters.len(), 2 * one);
+    assert_eq!(app.row_count(), 2 * one);
+    // The same namespace and name in two contexts: two rows, each its own.
+    let first = selected_key(&app).unwrap();
+    press(&mut app, KeyCode::Char('j'));
+    let second = selected_key(&app).unwrap();
+    assert_eq!(
+        (first.namespace.as_str(), first.name.as_str()),
+        (second.namespace.as_str(), second.name.as_str())
+    );
+    assert_eq!((&*first.context, &*second.context), ("kind-hmc", "west"));
+    // The question before a delete names the context.
+    let question = delete::question(&app.data, &second).unwrap_or_else(|e| e);
+    assert!(question.contains("of context west"), "{question}");
+    // A read-only context refuses its writes only.
+    app.places.readonly_contexts.insert("west".into());
+    app.others[0].readonly = true;
+    assert_eq!(
+        refuse_writes(&app, "west", "delete").as_deref(),
+        Some("context west is read-only (its readonly in config.yaml): cannot delete")
+    );
+    assert_eq!(refuse_writes(&app, "kind-hmc", "delete"), None);
+    // The filter sees the context.
+    press(&mut app, KeyCode::Char('/'));
+    type_str(&mut app, "west");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.row_count(), one);
+    assert_eq!(&*selected_key(&app).unwrap().context, "west");
+    assert_eq!(selected_key(&app).unwrap().kind, Kind::ManagedCluster);
+}

@@ -1,0 +1,64 @@
+//! Two contexts on screen: the header names both with whether each can be
+//! reached, and the lists gain a CONTEXT column.
+
+use super::text;
+use crate::tui::fixtures::console::{open_beside, unreachable};
+use crate::tui::fixtures::sample::{app, in_contexts};
+use crate::tui::state::app::{App, Msg};
+use crate::tui::state::update;
+
+fn two() -> App {
+    let mut app = app();
+    open_beside(&mut app, "west");
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: Box::new(Msg::Synced),
+        },
+    );
+    app
+}
+
+#[test]
+fn the_header_and_the_lists_name_each_context() {
+    let mut app = two();
+    let screen = text(&mut app, (120, 40));
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(header.contains("context: kind-hmc +west "), "{screen}");
+    assert!(screen.contains("CONTEXT"), "{screen}");
+    let rows = screen.lines().filter(|l| l.contains("prod-eu-1")).count();
+    assert_eq!(rows, 2, "one row per context\n{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("west") && l.contains("prod-eu-1")),
+        "{screen}"
+    );
+
+    // West cannot be reached: the header marks it, the banner says why,
+    // its rows stay.
+    update(&mut app, unreachable("west"));
+    let screen = text(&mut app, (120, 40));
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(header.contains("+west ✗ unreachable"), "{screen}");
+    assert!(
+        screen.contains("context west: cannot reach https://10.0.0.2:6443"),
+        "{screen}"
+    );
+    assert_eq!(
+        screen.lines().filter(|l| l.contains("prod-eu-1")).count(),
+        2,
+        "{screen}"
+    );
+
+    // One context again: no CONTEXT column.
+    update(&mut app, Msg::Closed("west".into()));
+    update(&mut app, Msg::Data(in_contexts(&["kind-hmc"])));
+    let screen = text(&mut app, (120, 40));
+    assert!(!screen.contains("CONTEXT"), "{screen}");
+    assert!(
+        !screen.lines().next().unwrap_or_default().contains("+west"),
+        "{screen}"
+    );
+}
