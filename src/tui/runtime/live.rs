@@ -398,11 +398,6 @@ impl Live {
         }
     }
 
-    /// The first context's place.
-    pub fn place(&self) -> &Place {
-        &self.open[0].place
-    }
-
     /// The writer of each open context, by name.
     pub fn writers(&self) -> std::collections::BTreeMap<String, Arc<Writer>> {
         self.open
