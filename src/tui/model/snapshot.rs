@@ -169,6 +169,11 @@ impl Snapshot {
         let Some(mut all) = parts.next() else {
             return Snapshot::default();
         };
+        let mut parts = parts.peekable();
+        // One context: already in order.
+        if parts.peek().is_none() {
+            return all;
+        }
         for part in parts {
             all.contexts.extend(part.contexts);
             all.clusters.extend(part.clusters);
