@@ -227,6 +227,39 @@ pub struct Target {
     pub readonly: bool,
 }
 
+/// An open context beside the first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherContext {
+    pub name: String,
+    /// Its API server's URL.
+    pub cluster: String,
+    /// The namespace shown there (`None`: all).
+    pub namespace: Option<String>,
+    /// Its stores have their first full lists.
+    pub synced: bool,
+    /// Its failing watches: why it cannot be reached or read.
+    pub problems: banner::Problems,
+    pub engine: Engine,
+    pub readonly: bool,
+    /// Who the console is there, once known.
+    pub user: Option<String>,
+}
+
+impl OtherContext {
+    /// Whether its API server answers: no watch says it cannot reach it.
+    pub fn reachable(&self) -> bool {
+        !self
+            .problems
+            .values()
+            .any(|p| matches!(p.failure, crate::store::WatchFailure::Unreachable(_)))
+    }
+
+    /// Its banner's words, when a watch fails there.
+    pub fn trouble(&self) -> Option<String> {
+        banner::text(&self.problems, &self.cluster, self.namespace.as_deref())
+    }
+}
+
 /// The whole state of the console, owned by one task.
 #[derive(Debug)]
 pub struct App {
@@ -263,7 +296,7 @@ pub struct App {
     /// The namespaces and contexts to switch to, and the favourites.
     pub places: Places,
     /// The contexts open beside the first ([`App::target`]'s).
-    pub others: Vec<crate::tui::state::contexts::OtherContext>,
+    pub others: Vec<OtherContext>,
     /// The in-process engine's namespace (`Some(None)`: all), once the
     /// runtime says it: the engine keeps the scope it started with while
     /// `:ns` changes what the console shows, and the header says so.
@@ -365,6 +398,28 @@ impl App {
                 .any(|o| o.namespace != self.target.namespace)
     }
 
+    /// Whether the console may not write on `context` (empty: the first).
+    pub fn readonly_at(&self, context: &str) -> bool {
+        if context.is_empty() || context == self.target.context {
+            return self.target.readonly;
+        }
+        self.others
+            .iter()
+            .find(|o| o.name == context)
+            .map_or_else(|| self.places.readonly_at(context), |o| o.readonly)
+    }
+
+    /// Who the console is on `context` (empty: the first), once known.
+    pub fn user_at(&self, context: &str) -> Option<&str> {
+        if context.is_empty() || context == self.target.context {
+            return self.user.as_deref();
+        }
+        self.others
+            .iter()
+            .find(|o| o.name == context)
+            .and_then(|o| o.user.as_deref())
+    }
+
     /// Puts a message on the status line.
     pub fn flash(&mut self, level: FlashLevel, text: impl Into<String>) {
         self.flash = Some(Flash {
@@ -413,7 +468,7 @@ pub(crate) fn refuse_writes(app: &App, context: &str, what: &str) -> Option<Stri
     } else {
         context
     };
-    if !crate::tui::state::contexts::readonly_at(app, context) {
+    if !app.readonly_at(context) {
         return None;
     }
     let by_settings =

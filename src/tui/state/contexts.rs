@@ -10,43 +10,10 @@
 
 use crate::tui::model::banner;
 use crate::tui::model::snapshot::Snapshot;
-use crate::tui::state::app::{App, Command, Engine, Msg};
+use crate::tui::state::app::{App, Command, Engine, Msg, OtherContext};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::fit_all;
 use crate::tui::state::view::Screen;
-
-/// An open context beside the first.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OtherContext {
-    pub name: String,
-    /// Its API server's URL.
-    pub cluster: String,
-    /// The namespace shown there (`None`: all).
-    pub namespace: Option<String>,
-    /// Its stores have their first full lists.
-    pub synced: bool,
-    /// Its failing watches: why it cannot be reached or read.
-    pub problems: banner::Problems,
-    pub engine: Engine,
-    pub readonly: bool,
-    /// Who the console is there, once known.
-    pub user: Option<String>,
-}
-
-impl OtherContext {
-    /// Whether its API server answers: no watch says it cannot reach it.
-    pub fn reachable(&self) -> bool {
-        !self
-            .problems
-            .values()
-            .any(|p| matches!(p.failure, crate::store::WatchFailure::Unreachable(_)))
-    }
-
-    /// Its banner's words, when a watch fails there.
-    pub fn trouble(&self) -> Option<String> {
-        banner::text(&self.problems, &self.cluster, self.namespace.as_deref())
-    }
-}
 
 /// The names of every open context, the first first.
 pub fn open_names(app: &App) -> Vec<String> {
@@ -58,28 +25,6 @@ pub fn open_names(app: &App) -> Vec<String> {
 /// Whether `name` is open.
 pub fn is_open(app: &App, name: &str) -> bool {
     app.target.context == name || app.others.iter().any(|o| o.name == name)
-}
-
-/// Whether the console may not write on `context`.
-pub fn readonly_at(app: &App, context: &str) -> bool {
-    if context.is_empty() || context == app.target.context {
-        return app.target.readonly;
-    }
-    app.others
-        .iter()
-        .find(|o| o.name == context)
-        .map_or_else(|| app.places.readonly_at(context), |o| o.readonly)
-}
-
-/// Who the console is on `context`, once known.
-pub fn user_at<'a>(app: &'a App, context: &str) -> Option<&'a str> {
-    if context.is_empty() || context == app.target.context {
-        return app.user.as_deref();
-    }
-    app.others
-        .iter()
-        .find(|o| o.name == context)
-        .and_then(|o| o.user.as_deref())
 }
 
 /// The context of the object the screen shows; the first context's on a

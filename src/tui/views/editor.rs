@@ -334,7 +334,8 @@ fn question(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
         editor.key.object.kind.label(),
         editor.key.object.name
     );
-    let who = crate::tui::state::contexts::user_at(app, &editor.key.object.context)
+    let who = app
+        .user_at(&editor.key.object.context)
         .map(|u| format!(" as {u}"))
         .unwrap_or_default();
     match &editor.stage {

@@ -36,7 +36,8 @@ pub fn draw(app: &App, modal: &Modal, frame: &mut Frame, area: Rect) {
         Modal::StopChoice { rollout } | Modal::Confirm { rollout, .. } => &rollout.context,
         Modal::Delete { target, .. } => &target.context,
     };
-    let who = crate::tui::state::contexts::user_at(app, context)
+    let who = app
+        .user_at(context)
         .map(|u| format!(" as {u}"))
         .unwrap_or_default();
     let (title, lines) = match modal {

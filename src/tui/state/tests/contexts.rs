@@ -5,12 +5,12 @@
 use crossterm::event::KeyCode;
 
 use super::flash_text;
-use crate::tui::fixtures::console::{open_beside, press, type_str, unreachable};
-use crate::tui::fixtures::sample::{app, sample};
+use crate::tui::fixtures::console::{press, type_str, unreachable};
+use crate::tui::fixtures::sample::{app, open_beside, sample};
 use crate::tui::model::delete;
 use crate::tui::model::key::Kind;
 use crate::tui::state::app::{App, Command, Engine, Msg, refuse_writes};
-use crate::tui::state::contexts::{self, all_synced, open_names};
+use crate::tui::state::contexts::{all_synced, open_names};
 use crate::tui::state::navigation::selected_key;
 use crate::tui::state::places::ContextInfo;
 use crate::tui::state::update;
@@ -147,8 +147,8 @@ fn a_context_beside_the_first_keeps_its_own_state() {
             msg: Box::new(Msg::Identity("ci-bot".into())),
         },
     );
-    assert_eq!(contexts::user_at(&app, "west"), Some("ci-bot"));
-    assert_eq!(contexts::user_at(&app, "kind-hmc"), None);
+    assert_eq!(app.user_at("west"), Some("ci-bot"));
+    assert_eq!(app.user_at("kind-hmc"), None);
 }
 
 #[test]

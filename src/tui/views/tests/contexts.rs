@@ -2,8 +2,8 @@
 //! reached, and the lists gain a CONTEXT column.
 
 use super::text;
-use crate::tui::fixtures::console::{open_beside, unreachable};
-use crate::tui::fixtures::sample::{app, in_contexts};
+use crate::tui::fixtures::console::unreachable;
+use crate::tui::fixtures::sample::{app, in_contexts, open_beside};
 use crate::tui::state::app::{App, Msg};
 use crate::tui::state::update;
 
