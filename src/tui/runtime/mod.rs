@@ -102,13 +102,6 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         readonly_contexts: opts.readonly_contexts.clone(),
         engine_options: opts.engine_options.clone(),
     };
-    let connection = Connection {
-        client: opts.client.clone(),
-        context: opts.context.clone(),
-        cluster: opts.cluster.clone(),
-        kubeconfig_user: opts.kubeconfig_user.clone(),
-        namespace: opts.namespace.clone(),
-    };
     let kubeconfig_contexts = connect::contexts(opts.kubeconfig.as_deref());
     let namespace_of = |name: &str| {
         if !opts.own_namespaces {
@@ -120,8 +113,11 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
             .and_then(|c| c.namespace.clone())
     };
     let connection = Connection {
+        client: opts.client.clone(),
+        context: opts.context.clone(),
+        cluster: opts.cluster.clone(),
+        kubeconfig_user: opts.kubeconfig_user.clone(),
         namespace: namespace_of(&opts.context),
-        ..connection
     };
     let first_namespace = connection.namespace.clone();
     let mut live = Live::new(connection, start);
