@@ -7,7 +7,8 @@
 //! CONTEXT column; an approval on `west`'s board is written by `west`'s
 //! identity to `west`'s rollout only; once `west` cannot be reached, the
 //! header and banner say so while `east` keeps updating; `:ctx -west`
-//! closes it and `:ctx +name` opens another.
+//! closes it, opening it again is refused while it cannot be reached, and
+//! `:ctx +name` opens another.
 
 mod common;
 
@@ -273,6 +274,15 @@ async fn two_contexts_side_by_side() {
         })
         .await;
     assert!(!screen.contains("in-west"), "{screen}");
+    // West's server is still out of reach: opening it again is refused in
+    // one line, and nothing else changes.
+    console.type_text(":ctx +west");
+    console.keys(&["Enter"]);
+    let screen = console
+        .wait_text(&["cannot open context west: "], SCREEN)
+        .await;
+    assert!(!header(&screen).contains("+west"), "{screen}");
+    assert!(screen.contains("late-east"), "{screen}");
     console.type_text(":ctx +north");
     console.keys(&["Enter"]);
     let screen = console

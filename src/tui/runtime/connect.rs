@@ -52,6 +52,25 @@ pub fn contexts(path: Option<&Path>) -> Vec<ContextInfo> {
         .unwrap_or_default()
 }
 
+/// What a connection is for; its refusal says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Joining {
+    /// `:ctx NAME`: the first context becomes this one.
+    Switch,
+    /// `:ctx +NAME`, `--context a,b`: one more context.
+    Add,
+}
+
+impl Joining {
+    /// `cannot switch to context x: why`, `cannot open context x: why`.
+    pub fn refused(self, context: &str, why: &str) -> String {
+        match self {
+            Joining::Switch => format!("cannot switch to context {context}: {why}"),
+            Joining::Add => format!("cannot open context {context}: {why}"),
+        }
+    }
+}
+
 /// Connects to `context` and checks the console can work there (the API
 /// server answers and has the CRDs; with `engine`, what the engine needs
 /// too), within [`CONNECT`]. `Err` says why in one line. A read-only
@@ -62,8 +81,9 @@ pub async fn connect(
     namespace: Option<String>,
     engine: bool,
     access: engine::read_only::Access,
+    joining: Joining,
 ) -> Result<Connection, String> {
-    let refused = |why: String| format!("cannot switch to context {context}: {why}");
+    let refused = |why: String| joining.refused(&context, &why);
     let kubeconfig = read(path.as_deref()).ok_or_else(|| refused("no kubeconfig".into()))?;
     let kubeconfig_user = kubeconfig
         .contexts
@@ -169,6 +189,7 @@ current-context: one
             None,
             false,
             Default::default(),
+            Joining::Switch,
         )
         .await
         else {
@@ -176,7 +197,15 @@ current-context: one
         };
         assert!(why.starts_with("cannot switch to context two: "), "{why}");
         assert!(!why.contains('\n'), "{why}");
-        let Err(why) = connect(Some(path), "nosuch".into(), None, false, Default::default()).await
+        let Err(why) = connect(
+            Some(path.clone()),
+            "nosuch".into(),
+            None,
+            false,
+            Default::default(),
+            Joining::Switch,
+        )
+        .await
         else {
             panic!("connected to a context that is not there");
         };
@@ -184,5 +213,20 @@ current-context: one
             why.starts_with("cannot switch to context nosuch: "),
             "{why}"
         );
+        // One more context beside the others says it could not open it.
+        let Err(why) = connect(
+            Some(path),
+            "two".into(),
+            None,
+            false,
+            Default::default(),
+            Joining::Add,
+        )
+        .await
+        else {
+            panic!("connected to nothing");
+        };
+        assert!(why.starts_with("cannot open context two: "), "{why}");
+        assert!(!why.contains('\n'), "{why}");
     }
 }

@@ -38,7 +38,7 @@ use crate::engine::{Context, Counters, EngineOptions};
 use crate::store::{Kinds, Scope, Stores};
 use crate::tui::model::key::Ctx;
 use crate::tui::model::snapshot::Snapshot;
-use crate::tui::runtime::connect::{Connection, connect};
+use crate::tui::runtime::connect::{Connection, Joining, connect};
 use crate::tui::runtime::engine_task::{spawn_engine, stop_engine};
 use crate::tui::runtime::feeds::{self, EventStore, Readers};
 use crate::tui::runtime::writer::Writer;
@@ -365,15 +365,6 @@ impl Opened {
     }
 }
 
-/// What a connection on its way is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Joining {
-    /// `:ctx NAME`: the first context becomes this one.
-    Switch,
-    /// `:ctx +NAME`, `--context a,b`: one more context.
-    Add,
-}
-
 /// A connection on its way: the checked client, or why there is none.
 type Connecting = JoinHandle<Result<Connection, String>>;
 
@@ -466,7 +457,14 @@ impl Live {
         let path = self.start.kubeconfig.clone();
         let engine = self.start.engine_at(&name).is_some();
         let access = Access::from_readonly(self.start.readonly_at(&name));
-        let task = tokio::spawn(connect(path, name.clone(), namespace, engine, access));
+        let task = tokio::spawn(connect(
+            path,
+            name.clone(),
+            namespace,
+            engine,
+            access,
+            joining,
+        ));
         self.connecting.push((name, joining, task));
     }
 
@@ -485,11 +483,18 @@ impl Live {
     /// The next message of any open context (tagged with its context
     /// unless it is the first's), or how a connection went.
     pub async fn next(&mut self) -> Msg {
-        let done = {
+        /// What woke the loop: a context's message, or a connection.
+        enum Woke {
+            Heard(usize, Msg),
+            Connected(
+                usize,
+                Result<Result<Connection, String>, tokio::task::JoinError>,
+            ),
+        }
+        let woke = {
             let Live {
                 open, connecting, ..
             } = self;
-            let names: Vec<String> = open.iter().map(|o| o.place.context.clone()).collect();
             let heard = futures::future::select_all(open.iter_mut().enumerate().map(|(i, o)| {
                 let Opened {
                     place, engine_rx, ..
@@ -514,20 +519,20 @@ impl Live {
                 (at, done)
             };
             tokio::select! {
-                ((i, msg), _, _) = heard => {
-                    return if i == 0 {
-                        msg
-                    } else {
-                        Msg::Other {
-                            context: names[i].clone(),
-                            msg: Box::new(msg),
-                        }
-                    };
-                }
-                done = connection => done,
+                ((i, msg), _, _) = heard => Woke::Heard(i, msg),
+                (at, done) = connection => Woke::Connected(at, done),
             }
         };
-        let (at, done) = done;
+        let (at, done) = match woke {
+            Woke::Heard(0, msg) => return msg,
+            Woke::Heard(i, msg) => {
+                return Msg::Other {
+                    context: self.open[i].place.context.clone(),
+                    msg: Box::new(msg),
+                };
+            }
+            Woke::Connected(at, done) => (at, done),
+        };
         let (name, joining, _) = self.connecting.remove(at);
         match (done, joining) {
             (Ok(Ok(conn)), Joining::Switch) => {
@@ -549,10 +554,7 @@ impl Live {
                 msg
             }
             (Ok(Err(why)), Joining::Switch) => Msg::SwitchFailed(why),
-            (Ok(Err(why)), Joining::Add) => Msg::OpenFailed {
-                context: name,
-                why: why.replace("cannot switch to context", "cannot open context"),
-            },
+            (Ok(Err(why)), Joining::Add) => Msg::OpenFailed { context: name, why },
             (Err(e), _) => Msg::SwitchFailed(format!("cannot connect to context {name}: {e}")),
         }
     }

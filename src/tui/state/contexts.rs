@@ -12,7 +12,7 @@ use crate::tui::model::banner;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::app::{App, Command, Engine, Msg, OtherContext};
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::navigation::fit_all;
+use crate::tui::state::navigation::{back_to_lists, fit_all};
 use crate::tui::state::view::Screen;
 
 /// The names of every open context, the first first.
@@ -152,18 +152,7 @@ pub fn closed(app: &mut App, name: String) -> Vec<Command> {
         app.others.retain(|o| o.name != name);
     }
     // A screen of one of its objects is gone with it: back to the lists.
-    let keep = app
-        .stack
-        .iter()
-        .take_while(|v| {
-            matches!(
-                v.screen,
-                Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(None)
-            )
-        })
-        .count()
-        .max(1);
-    app.stack.truncate(keep);
+    back_to_lists(app);
     app.set_snapshot(Snapshot::default());
     fit_all(app);
     app.flash(

@@ -279,6 +279,24 @@ pub(crate) fn set_data(app: &mut App, snapshot: Snapshot) {
 }
 
 /// Keeps every view's selection in range and on screen.
+/// Keeps only the list screens at the bottom of the crumbs (at least the
+/// clusters): what the others show may be gone (another place, a closed
+/// context).
+pub(crate) fn back_to_lists(app: &mut App) {
+    let keep = app
+        .stack
+        .iter()
+        .take_while(|v| {
+            matches!(
+                v.screen,
+                Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(None)
+            )
+        })
+        .count()
+        .max(1);
+    app.stack.truncate(keep);
+}
+
 pub(crate) fn fit_all(app: &mut App) {
     for i in 0..app.stack.len() {
         fit_at(app, i);

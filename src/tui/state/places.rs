@@ -14,8 +14,7 @@ use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::app::{App, Command, Engine};
 use crate::tui::state::contexts;
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::navigation::fit_all;
-use crate::tui::state::view::Screen;
+use crate::tui::state::navigation::{back_to_lists, fit_all};
 
 pub use crate::tui::model::places::{ALL, ContextInfo, MAX_FAVOURITES, Places, remember};
 
@@ -303,18 +302,7 @@ pub fn switched(
             Engine::Off
         };
     }
-    let keep = app
-        .stack
-        .iter()
-        .take_while(|v| {
-            matches!(
-                v.screen,
-                Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(None)
-            )
-        })
-        .count()
-        .max(1);
-    app.stack.truncate(keep);
+    back_to_lists(app);
     for view in &mut app.stack {
         view.selected = 0;
         view.offset = 0;
