@@ -235,7 +235,10 @@ async fn first_frame_over_a_large_fleet() {
     // one context at a time).
     // Beside the console's folder, which each console starts afresh.
     let three = std::env::temp_dir().join(format!("hmc-tui-three-{}.kubeconfig", ns.name));
-    three_contexts(&kubeconfig, &three, &ns.name);
+    common::admin_contexts(
+        &three,
+        &[("one", &ns.name), ("two", &ns.name), ("three", &ns.name)],
+    );
     let mut thrice = Vec::new();
     for run in 0..RUNS {
         let figure = first_frame_with(
@@ -312,26 +315,6 @@ async fn first_frame_with(
         }
     }
     figure
-}
-
-/// A kubeconfig of three contexts, `one`, `two` and `three`, each the
-/// harness's admin in namespace `ns`.
-fn three_contexts(admin: &Path, path: &Path, ns: &str) {
-    let text = std::fs::read_to_string(admin).expect("the harness's kubeconfig");
-    let mut kc: serde_json::Value = serde_json::from_str(&text).expect("a kubeconfig");
-    let context = kc["contexts"][0]["context"].clone();
-    let contexts: Vec<serde_json::Value> = ["one", "two", "three"]
-        .iter()
-        .map(|name| {
-            let mut c = context.clone();
-            c["namespace"] = json!(ns);
-            json!({"name": name, "context": c})
-        })
-        .collect();
-    kc["contexts"] = json!(contexts);
-    kc["current-context"] = json!("one");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, serde_json::to_vec_pretty(&kc).unwrap()).expect("write the kubeconfig");
 }
 
 const QUIET_SECS: u64 = 30;

@@ -1,7 +1,9 @@
 //! The console's start against the harness: `hmc-tui --readonly
 //! --exit-after-first-frame` in a 120×40 tmux pane, which prints when it
 //! drew its first frame with rows (from the first pages), when the stores
-//! synced and when it drew the first full frame after them.
+//! synced and when it drew the first full frame after them. Three consoles
+//! over one context, then three over three contexts at once, each figure
+//! the median of its three.
 
 use std::path::Path;
 use std::process::Command;
@@ -10,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::common::harness_dir;
 
 /// The console's start, in ms after the process started.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FirstFrame {
     /// The first frame with rows.
     pub rows: f64,
@@ -20,8 +22,50 @@ pub struct FirstFrame {
     pub full: f64,
 }
 
-/// When the console over `ns` drew its first frames.
-pub async fn first_frame(ns: &str) -> FirstFrame {
+/// Consoles started one after another for each figure.
+const RUNS: usize = 3;
+
+/// The medians of [`RUNS`] consoles over `ns`, then of as many over three
+/// contexts at once: `ns`, `other` and `ns` again (one API server seen as
+/// three management clusters of N clusters each).
+pub async fn first_frames(ns: &str, other: &str) -> (FirstFrame, FirstFrame) {
+    let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+    let one = medians(ns, &kubeconfig, &format!("-n {ns}"), "one context").await;
+    let three_kc =
+        std::env::temp_dir().join(format!("hmc-tui-bench-console-{ns}-three.kubeconfig"));
+    crate::common::admin_contexts(&three_kc, &[("one", ns), ("two", other), ("three", ns)]);
+    let three = medians(ns, &three_kc, "--context one,two,three", "three contexts").await;
+    (one, three)
+}
+
+/// Each figure's median over [`RUNS`] consoles started with `args`.
+async fn medians(ns: &str, kubeconfig: &Path, args: &str, label: &str) -> FirstFrame {
+    let mut runs = Vec::new();
+    for i in 0..RUNS {
+        let f = first_frame(ns, kubeconfig, args).await;
+        crate::progress(&format!(
+            "console ({label}) {} of {RUNS}: first rows {:.0} ms, synced {:.0} ms, first full frame {:.0} ms",
+            i + 1,
+            f.rows,
+            f.synced,
+            f.full
+        ));
+        runs.push(f);
+    }
+    let median = |figure: fn(&FirstFrame) -> f64| {
+        let mut v: Vec<f64> = runs.iter().map(figure).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    FirstFrame {
+        rows: median(|f| f.rows),
+        synced: median(|f| f.synced),
+        full: median(|f| f.full),
+    }
+}
+
+/// When one console of `args` (with `kubeconfig`) drew its first frames.
+async fn first_frame(ns: &str, kubeconfig: &Path, args: &str) -> FirstFrame {
     let dir = std::env::temp_dir().join(format!("hmc-tui-bench-console-{ns}"));
     std::fs::create_dir_all(&dir).expect("the console's folder");
     let socket = dir.join("tmux.sock");
@@ -30,10 +74,10 @@ pub async fn first_frame(ns: &str) -> FirstFrame {
     let quote = |p: &Path| format!("'{}'", p.display());
     let command = format!(
         "env XDG_STATE_HOME={state} XDG_CONFIG_HOME={state} {bin} --readonly \
-         --exit-after-first-frame --kubeconfig {kc} -n {ns} 2>{report}; sleep 60",
+         --exit-after-first-frame --kubeconfig {kc} {args} 2>{report}; sleep 60",
         state = quote(&dir),
         bin = quote(Path::new(env!("CARGO_BIN_EXE_hmc-tui"))),
-        kc = quote(&harness_dir().join("mgmt.kubeconfig")),
+        kc = quote(kubeconfig),
         report = quote(&report),
     );
     let tmux = |args: &[&str]| {

@@ -16,7 +16,8 @@
 //!    write nothing;
 //! 4. a new template revision rolled out with `maxConcurrent: 100%`, and
 //!    the baseline writing the same releases;
-//! 5. the console's first frame over those N clusters;
+//! 5. the console's first frame over those N clusters (medians of three
+//!    consoles), and over three contexts of N clusters each;
 //! 6. the engine's peak resident memory.
 //!
 //! `cargo bench --bench engine` runs N = 100, 1,000 and 3,000 three times
@@ -223,10 +224,7 @@ async fn steady_state_and_revision(
 
     // 5. The console over the fleet.
     progress("console: first frame");
-    let figures = console::first_frame(&ns).await;
-    run.first_rows_ms = figures.rows;
-    run.synced_ms = figures.synced;
-    run.first_frame_ms = figures.full;
+    (run.console, run.console_three) = console::first_frames(&ns, &base).await;
 }
 
 /// The run's row, then everything it made goes.
@@ -271,6 +269,10 @@ async fn main() {
             assert_eq!(r.resync_writes, 0, "a resync of a converged fleet wrote");
             assert!(r.reads > 0 && r.writes > 0, "no requests counted: {r:?}");
             assert!(r.rss_converge > 0.0, "no peak memory read");
+            assert!(
+                r.console.full > 0.0 && r.console_three.full > 0.0,
+                "no console figures: {r:?}"
+            );
         }
     }
 }

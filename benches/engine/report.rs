@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::console::FirstFrame;
+
 #[derive(Clone, Debug, Default)]
 pub struct Run {
     pub n: usize,
@@ -23,11 +25,10 @@ pub struct Run {
     /// that resynced and rolled out the revision.
     pub rss_converge: f64,
     pub rss_resync: f64,
-    /// The console: its first frame with rows (drawn from the first
-    /// pages), stores synced, first full frame (ms after start).
-    pub first_rows_ms: f64,
-    pub synced_ms: f64,
-    pub first_frame_ms: f64,
+    /// The console over the fleet (medians of three consoles), and over
+    /// three contexts of the fleet at once.
+    pub console: FirstFrame,
+    pub console_three: FirstFrame,
     /// `/proc/loadavg`'s 1, 5 and 15 minute figures at the run's end.
     pub load: String,
 }
@@ -56,15 +57,17 @@ impl Run {
             format!("{:.2}", self.revision_baseline.as_secs_f64()),
             format!("{:.2}", self.revision_ratio()),
             format!("{:.0}", self.rss_converge.max(self.rss_resync)),
-            format!("{:.0}", self.first_rows_ms),
-            format!("{:.0}", self.synced_ms),
-            format!("{:.0}", self.first_frame_ms),
+            format!("{:.0}", self.console.rows),
+            format!("{:.0}", self.console.synced),
+            format!("{:.0}", self.console.full),
+            format!("{:.0}", self.console_three.rows),
+            format!("{:.0}", self.console_three.full),
             self.load.clone(),
         ]
     }
 }
 
-const HEADER: [&str; 16] = [
+const HEADER: [&str; 18] = [
     "N",
     "engine s",
     "baseline s",
@@ -80,6 +83,8 @@ const HEADER: [&str; 16] = [
     "console first rows ms",
     "console synced ms",
     "first full frame ms",
+    "three contexts first rows ms",
+    "three contexts full frame ms",
     "load 1/5/15 min",
 ];
 
@@ -146,9 +151,11 @@ pub fn medians(runs: &[Run]) -> String {
                 format!("{:.2}", median(&|r| r.revision_baseline.as_secs_f64())),
                 format!("{:.2}", median(&Run::revision_ratio)),
                 format!("{:.0}", median(&|r| r.rss_converge.max(r.rss_resync))),
-                format!("{:.0}", median(&|r| r.first_rows_ms)),
-                format!("{:.0}", median(&|r| r.synced_ms)),
-                format!("{:.0}", median(&|r| r.first_frame_ms)),
+                format!("{:.0}", median(&|r| r.console.rows)),
+                format!("{:.0}", median(&|r| r.console.synced)),
+                format!("{:.0}", median(&|r| r.console.full)),
+                format!("{:.0}", median(&|r| r.console_three.rows)),
+                format!("{:.0}", median(&|r| r.console_three.full)),
                 of.iter()
                     .map(|r| r.load.as_str())
                     .collect::<Vec<_>>()

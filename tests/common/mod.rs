@@ -109,6 +109,29 @@ pub async fn child(i: usize) -> Client {
     client_for(harness_dir().join(format!("child-{i}.kubeconfig"))).await
 }
 
+/// A kubeconfig at `path` of the harness's admin under several contexts,
+/// each `(name, namespace)`, the first current: one API server seen as
+/// several management clusters.
+pub fn admin_contexts(path: &std::path::Path, contexts: &[(&str, &str)]) {
+    let admin = harness_dir().join("mgmt.kubeconfig");
+    let text = std::fs::read_to_string(&admin).expect("the harness's kubeconfig");
+    let mut kc: serde_json::Value = serde_yaml::from_str(&text).expect("a kubeconfig");
+    let context = kc["contexts"][0]["context"].clone();
+    let named: Vec<serde_json::Value> = contexts
+        .iter()
+        .map(|(name, ns)| {
+            let mut c = context.clone();
+            c["namespace"] = serde_json::json!(ns);
+            serde_json::json!({"name": name, "context": c})
+        })
+        .collect();
+    kc["current-context"] = named[0]["name"].clone();
+    kc["contexts"] = serde_json::Value::Array(named);
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("the kubeconfig's folder");
+    std::fs::write(path, serde_json::to_vec_pretty(&kc).expect("json"))
+        .expect("write the kubeconfig");
+}
+
 pub fn child_kubeconfig_text(i: usize) -> String {
     std::fs::read_to_string(harness_dir().join(format!("child-{i}.kubeconfig")))
         .expect("child kubeconfig")
