@@ -66,7 +66,11 @@ async fn medians(ns: &str, kubeconfig: &Path, args: &str, label: &str) -> FirstF
 
 /// When one console of `args` (with `kubeconfig`) drew its first frames.
 async fn first_frame(ns: &str, kubeconfig: &Path, args: &str) -> FirstFrame {
-    let dir = std::env::temp_dir().join(format!("hmc-tui-bench-console-{ns}"));
+    // A folder (and a tmux server) of its own for each console: a server
+    // told to quit is not gone at once, and a new one on its socket fails.
+    static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let i = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("hmc-tui-bench-console-{ns}-{i}"));
     std::fs::create_dir_all(&dir).expect("the console's folder");
     let socket = dir.join("tmux.sock");
     let report = dir.join("stderr");

@@ -46,6 +46,15 @@ impl Places {
     pub fn favourites_of(&self, context: &str) -> &[String] {
         self.favourites.get(context).map_or(&[], Vec::as_slice)
     }
+
+    /// Makes `namespace` a favourite of `context`: its favourites when
+    /// that changed them (to be saved), else `None`.
+    pub fn keep_favourite(&mut self, context: &str, namespace: &str) -> Option<Vec<String>> {
+        let list = self.favourites.entry(context.to_string()).or_default();
+        let before = list.clone();
+        remember(list, namespace);
+        (*list != before).then(|| list.clone())
+    }
 }
 
 /// Adds a namespace to a favourites list: first when new, in place when

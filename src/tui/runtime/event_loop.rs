@@ -106,6 +106,12 @@ impl FirstFrame {
 const REFRESH_SHARE: u32 = 25;
 /// The longest a change waits to be shown.
 const REFRESH_AT_MOST: Duration = Duration::from_secs(3);
+/// For this long after a context opens, its changes are not paced: its
+/// first pages come then, and the pace of the refresh before them (the
+/// first context's page) would hold the first screen of every context
+/// back by 25 times that refresh. Bounded, so that a context that never
+/// lists does not leave the others unpaced.
+const FIRST_PAGES_WITHIN: Duration = Duration::from_secs(2);
 
 /// When the loop takes the stores' changes in: a snapshot of every store
 /// and the update that follows cost time in proportion to the fleet, so
@@ -120,6 +126,8 @@ struct Refreshes {
     urgent: bool,
     /// No change of the stores is taken in before this.
     not_before: Option<Instant>,
+    /// Until this, changes are not paced: a context's first pages come.
+    unpaced_until: Option<Instant>,
 }
 
 impl Refreshes {
@@ -128,14 +136,20 @@ impl Refreshes {
         self.urgent |= urgent;
     }
 
+    /// A context opened at `at`: its first pages are not paced.
+    fn opened(&mut self, at: Instant) {
+        self.unpaced_until = Some(at + FIRST_PAGES_WITHIN);
+    }
+
     /// When the refresh asked for is due, given when the next frame may be
     /// drawn; `None` when none was asked for.
     fn due(&self, next_frame: Instant) -> Option<Instant> {
         if !self.asked {
             return None;
         }
+        let paced = !self.urgent && self.unpaced_until.is_none_or(|u| next_frame >= u);
         Some(match self.not_before {
-            Some(at) if !self.urgent => at.max(next_frame),
+            Some(at) if paced => at.max(next_frame),
             _ => next_frame,
         })
     }
@@ -186,10 +200,12 @@ impl Writes {
     /// [`Msg::Requested`].
     fn request(&self, context: String, namespace: String, name: String, request: Request) {
         let Some(writer) = self.writer(&context) else {
+            let result = Err(self.closed(&context));
             let _ = self.tx.send(Msg::Requested {
+                context,
                 name,
                 request,
-                result: Err(self.closed(&context)),
+                result,
             });
             return;
         };
@@ -197,6 +213,7 @@ impl Writes {
         tokio::spawn(async move {
             let result = writer.request(&namespace, &name, &request).await;
             let _ = tx.send(Msg::Requested {
+                context,
                 name,
                 request,
                 result,
@@ -305,6 +322,7 @@ pub async fn event_loop(
     update(app, Msg::Resize(size.width, size.height));
     let mut dirty = true;
     let mut refreshes = Refreshes::default();
+    refreshes.opened(Instant::now());
     let mut last_frame = Instant::now() - FRAME;
     loop {
         // Take messages until a frame or a refresh is due; then draw. No
@@ -336,6 +354,7 @@ pub async fn event_loop(
                     Msg::Switched { .. } | Msg::Opened { .. } | Msg::Closed(_)
                 ) {
                     *writes = Writes::of(live, writes.tx.clone());
+                    refreshes.opened(Instant::now());
                 }
                 // A change of the stores waits its turn; anything else
                 // that asks for fresh data (the first full list, another
@@ -452,6 +471,29 @@ mod tests {
         r.done(start, Duration::from_secs(1));
         r.ask(false);
         assert_eq!(r.due(frame), Some(start + REFRESH_AT_MOST));
+    }
+
+    /// A context's first pages, right after it opened, go at the next
+    /// frame; later changes are paced again.
+    #[test]
+    fn the_first_pages_of_a_context_are_not_paced() {
+        let start = Instant::now();
+        let frame = start + FRAME;
+        let mut r = Refreshes::default();
+        r.opened(start);
+        // The first context's page took 12 ms to take in: the next
+        // context's page still goes at the next frame.
+        r.done(start, Duration::from_millis(12));
+        r.ask(false);
+        assert_eq!(r.due(frame), Some(frame));
+        // Two seconds on, changes wait their turn again.
+        let later = start + FIRST_PAGES_WITHIN;
+        r.done(later, Duration::from_millis(12));
+        r.ask(false);
+        assert_eq!(
+            r.due(later + FRAME),
+            Some(later + Duration::from_millis(300))
+        );
     }
 
     #[test]

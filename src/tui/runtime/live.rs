@@ -26,6 +26,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::Api;
@@ -66,12 +67,10 @@ impl Watched {
         let (stores, mut watches) = Stores::watching(client, &scope, kinds);
         // The first screen draws from the first pages while the full lists
         // come.
-        watches.extend(stores.first_pages.shown(FIRST_PAGE));
+        let pages = stores.first_pages.shown(FIRST_PAGE);
         let (events, event_watches) = feeds::watch_events(client, &scope);
         watches.extend(event_watches);
-        let watches = tokio::spawn(async move {
-            futures::future::join_all(watches).await;
-        });
+        let watches = tokio::spawn(pages_first(pages, watches));
         Arc::new(Watched {
             namespace,
             stores,
@@ -89,6 +88,28 @@ impl Watched {
 impl Drop for Watched {
     fn drop(&mut self) {
         self.watches.abort();
+    }
+}
+
+/// How long the full lists wait for the first pages at most.
+const PAGES_AHEAD: Duration = Duration::from_secs(1);
+
+/// Drives the first pages, then the watches once the pages are in (or
+/// [`PAGES_AHEAD`] on, when the API server is slow to answer). Asked
+/// together, the full lists' pages (and every other context's) queue at
+/// the API server beside the first pages and hold the first screen back.
+async fn pages_first(pages: crate::store::Watches, watches: crate::store::Watches) {
+    let pages = futures::future::join_all(pages);
+    tokio::pin!(pages);
+    let ahead = tokio::select! {
+        _ = &mut pages => true,
+        _ = tokio::time::sleep(PAGES_AHEAD) => false,
+    };
+    let watches = futures::future::join_all(watches);
+    if ahead {
+        watches.await;
+    } else {
+        futures::future::join(pages, watches).await;
     }
 }
 

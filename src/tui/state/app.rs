@@ -50,6 +50,8 @@ pub enum Msg {
     Identity(String),
     /// How a [`Command::Request`] went: `Err` says why in plain words.
     Requested {
+        /// The rollout's context (empty: the first).
+        context: String,
         name: String,
         request: Request,
         result: Result<(), String>,
@@ -386,6 +388,19 @@ impl App {
 
     pub fn screen(&self) -> &Screen {
         &self.view().screen
+    }
+
+    /// A context shows `namespace` (`None`: all): it becomes a favourite of
+    /// that context, saved in the settings file when that changed them.
+    pub fn keep_favourite(&mut self, context: &str, namespace: Option<String>) -> Vec<Command> {
+        namespace
+            .and_then(|ns| self.places.keep_favourite(context, &ns))
+            .map(|namespaces| Command::SaveFavourites {
+                context: context.to_string(),
+                namespaces,
+            })
+            .into_iter()
+            .collect()
     }
 
     /// The namespace column is shown when watching all namespaces, or

@@ -93,7 +93,8 @@ pub fn close_command(app: &mut App, name: &str) -> Vec<Command> {
 }
 
 /// The runtime opened a context beside the first (or shows another
-/// namespace there, after `:ns`).
+/// namespace there, after `:ns`); the namespace becomes a favourite of
+/// that context, as for the first.
 pub fn opened(
     app: &mut App,
     context: String,
@@ -107,6 +108,7 @@ pub fn opened(
     } else {
         Engine::Off
     };
+    let mut commands = app.keep_favourite(&context, namespace.clone());
     match app.others.iter_mut().find(|o| o.name == context) {
         Some(other) => {
             other.namespace = namespace;
@@ -127,7 +129,8 @@ pub fn opened(
             });
         }
     }
-    vec![Command::Refresh]
+    commands.push(Command::Refresh);
+    commands
 }
 
 /// An open context could not be opened: the others go on.

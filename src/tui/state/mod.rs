@@ -73,19 +73,29 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::Identity(user) => app.user = Some(user),
         Msg::Requested {
+            context,
             name,
             request,
             result,
-        } => match result {
-            Ok(()) => app.flash(
-                FlashLevel::Info,
-                format!("asked: {} ({name})", request.to_annotation()),
-            ),
-            Err(why) => app.flash(
-                FlashLevel::Error,
-                format!("could not ask {}: {why}", request.to_annotation()),
-            ),
-        },
+        } => {
+            // With several contexts open, rollouts of one name may be in
+            // each: say whose was asked.
+            let whose = match app.others.is_empty() {
+                true => name,
+                false if context.is_empty() => format!("{name}, context {}", app.target.context),
+                false => format!("{name}, context {context}"),
+            };
+            match result {
+                Ok(()) => app.flash(
+                    FlashLevel::Info,
+                    format!("asked: {} ({whose})", request.to_annotation()),
+                ),
+                Err(why) => app.flash(
+                    FlashLevel::Error,
+                    format!("could not ask {} ({whose}): {why}", request.to_annotation()),
+                ),
+            }
+        }
         Msg::Watch { resource, health } => {
             let shown = app.banner().is_some();
             banner::record(&mut app.problems, resource, health, app.now);

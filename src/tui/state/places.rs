@@ -318,23 +318,8 @@ pub fn switched(
         shown(app.target.namespace.as_deref())
     };
     app.flash(FlashLevel::Info, format!("now showing {what}"));
-    let Some(ns) = app.target.namespace.clone() else {
-        return Vec::new();
-    };
-    let list = app
-        .places
-        .favourites
-        .entry(app.target.context.clone())
-        .or_default();
-    let before = list.clone();
-    remember(list, &ns);
-    if *list == before {
-        return Vec::new();
-    }
-    vec![Command::SaveFavourites {
-        context: app.target.context.clone(),
-        namespaces: list.clone(),
-    }]
+    let (context, namespace) = (app.target.context.clone(), app.target.namespace.clone());
+    app.keep_favourite(&context, namespace)
 }
 
 /// The runtime could not switch: the console stays where it was.

@@ -134,6 +134,11 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
         };
         spans.push(Span::styled(other.name.clone(), Style::new().fg(t.header)));
         spans.push(Span::styled(mark, style));
+        // The engine field is the first context's; another's engine that
+        // stopped on its own is said beside its name.
+        if other.engine == Engine::Stopped {
+            spans.push(Span::styled(" engine stopped", t.error()));
+        }
         if other.readonly && !app.places.readonly_everywhere {
             spans.push(Span::styled(" (readonly)", t.muted()));
         }

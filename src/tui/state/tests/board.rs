@@ -292,6 +292,7 @@ fn request_results_reach_the_message_line() {
     update(
         &mut app,
         Msg::Requested {
+            context: String::new(),
             name: "aws-standalone-cp-3".into(),
             request: Request::Approve(Some(2)),
             result: Ok(()),
@@ -303,6 +304,7 @@ fn request_results_reach_the_message_line() {
     update(
         &mut app,
         Msg::Requested {
+            context: String::new(),
             name: "aws-standalone-cp-3".into(),
             request: Request::Pause,
             result: Err("not allowed to change TemplateRollout aws-standalone-cp-3".into()),
@@ -312,7 +314,7 @@ fn request_results_reach_the_message_line() {
     assert_eq!(flash.level, FlashLevel::Error);
     assert_eq!(
         flash.text,
-        "could not ask pause: not allowed to change TemplateRollout aws-standalone-cp-3"
+        "could not ask pause (aws-standalone-cp-3): not allowed to change TemplateRollout aws-standalone-cp-3"
     );
     update(&mut app, Msg::Identity("alice@example.com".into()));
     assert_eq!(app.user.as_deref(), Some("alice@example.com"));

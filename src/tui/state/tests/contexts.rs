@@ -5,6 +5,7 @@
 use crossterm::event::KeyCode;
 
 use super::flash_text;
+use crate::plan::rollout::Request;
 use crate::tui::fixtures::console::{press, type_str, unreachable};
 use crate::tui::fixtures::sample::{app, open_beside, sample};
 use crate::tui::model::delete;
@@ -184,4 +185,66 @@ fn the_lists_hold_both_contexts_and_writes_name_theirs() {
     assert_eq!(app.row_count(), one);
     assert_eq!(&*selected_key(&app).unwrap().context, "west");
     assert_eq!(selected_key(&app).unwrap().kind, Kind::ManagedCluster);
+}
+
+#[test]
+fn a_namespace_shown_beside_becomes_a_favourite_of_that_context() {
+    let mut app = two();
+    // `:ns team-b` moves every open context; the runtime says so for each.
+    let shown = |app: &mut App| {
+        update(
+            app,
+            Msg::Opened {
+                context: "west".into(),
+                cluster: "https://10.0.0.2:6443".into(),
+                namespace: Some("team-b".into()),
+            },
+        )
+    };
+    assert_eq!(
+        shown(&mut app),
+        vec![
+            Command::SaveFavourites {
+                context: "west".into(),
+                namespaces: vec!["team-b".into()],
+            },
+            Command::Refresh,
+        ]
+    );
+    assert_eq!(app.places.favourites_of("west"), ["team-b".to_string()]);
+    assert_eq!(app.others[0].namespace.as_deref(), Some("team-b"));
+    // Shown again: nothing new to save.
+    let again = shown(&mut app);
+    assert_eq!(again, vec![Command::Refresh]);
+}
+
+#[test]
+fn the_answer_to_a_request_names_the_rollouts_context() {
+    let mut app = two();
+    let answer = |app: &mut App, context: &str, result: Result<(), String>| {
+        update(
+            app,
+            Msg::Requested {
+                context: context.into(),
+                name: "fleet-2".into(),
+                request: Request::Approve(Some(1)),
+                result,
+            },
+        );
+        flash_text(app)
+    };
+    assert_eq!(
+        answer(&mut app, "west", Ok(())),
+        "asked: approve 1 (fleet-2, context west)"
+    );
+    assert_eq!(
+        answer(&mut app, "", Err("context west is no longer open".into())),
+        "could not ask approve 1 (fleet-2, context kind-hmc): context west is no longer open"
+    );
+    update(&mut app, Msg::Closed("west".into()));
+    assert_eq!(
+        answer(&mut app, "kind-hmc", Ok(())),
+        "asked: approve 1 (fleet-2)",
+        "one context open: no need to name it"
+    );
 }

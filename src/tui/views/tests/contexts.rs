@@ -52,6 +52,22 @@ fn the_header_and_the_lists_name_each_context() {
         "{screen}"
     );
 
+    // Its engine stopped: said beside its name, the first's field unchanged.
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: Box::new(Msg::EngineStopped(Some("lease lost".into()))),
+        },
+    );
+    let screen = text(&mut app, (160, 40));
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("+west ✗ unreachable engine stopped"),
+        "{screen}"
+    );
+    assert!(!header.contains("engine: stopped"), "{screen}");
+
     // One context again: no CONTEXT column.
     update(&mut app, Msg::Closed("west".into()));
     update(&mut app, Msg::Data(in_contexts(&["kind-hmc"])));
