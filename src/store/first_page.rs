@@ -55,13 +55,15 @@ where
 }
 
 /// The first page of a store's list, read ahead of the watch's first full
-/// list so that a console can draw from it. The watch lists from the API
-/// server's watch cache, which ignores `limit` and answers with every
-/// object at once; this page is read with `limit` (a consistent read,
-/// paged), so it comes back in a fraction of that time with
-/// `remainingItemCount`. Its objects are in the store until the full list
-/// replaces them; once the store is listed a late page is dropped. The
-/// engine, which waits for [`Stores::wait_until_ready`], never reads one.
+/// list so that a console can draw from it. The watch reads its list in
+/// pages too, but the store takes them in only once the last one came (a
+/// list replaces the store at once), and the watch does not say how many
+/// objects there are in all; this page is read on its own, with
+/// `remainingItemCount`, and the console starts the watches once the
+/// pages are in (they would queue beside them). Its objects are in the
+/// store until the full list replaces them; once the store is listed a
+/// late page is dropped. The engine, which waits for
+/// [`Stores::wait_until_ready`], never reads one.
 pub struct FirstPage<K: 'static + reflector::Lookup + Clone>
 where
     K::DynamicType: Eq + Hash + Clone,
