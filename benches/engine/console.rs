@@ -20,6 +20,9 @@ pub struct FirstFrame {
     pub synced: f64,
     /// The first frame after that.
     pub full: f64,
+    /// The clusters the first rows had, of how many (none said: the
+    /// rows came with the full frame).
+    pub of: Option<(u64, u64)>,
 }
 
 /// Consoles started one after another for each figure.
@@ -43,8 +46,10 @@ async fn medians(ns: &str, kubeconfig: &Path, args: &str, label: &str) -> FirstF
     let mut runs = Vec::new();
     for i in 0..RUNS {
         let f = first_frame(ns, kubeconfig, args).await;
+        let of =
+            f.of.map_or(String::new(), |(a, t)| format!(" ({a} of {t} clusters)"));
         crate::progress(&format!(
-            "console ({label}) {} of {RUNS}: first rows {:.0} ms, synced {:.0} ms, first full frame {:.0} ms",
+            "console ({label}) {} of {RUNS}: first rows {:.0} ms{of}, synced {:.0} ms, first full frame {:.0} ms",
             i + 1,
             f.rows,
             f.synced,
@@ -61,6 +66,7 @@ async fn medians(ns: &str, kubeconfig: &Path, args: &str, label: &str) -> FirstF
         rows: median(|f| f.rows),
         synced: median(|f| f.synced),
         full: median(|f| f.full),
+        of: None,
     }
 }
 
@@ -128,9 +134,25 @@ fn parse(text: &str) -> Option<FirstFrame> {
     let line = text.lines().find(|l| l.contains("stores synced"))?;
     let synced = number(line, "stores synced ")?;
     let full = number(line, "(")?;
-    let rows = match text.lines().find(|l| l.starts_with("first rows ")) {
+    let rows_line = text.lines().find(|l| l.starts_with("first rows "));
+    let rows = match rows_line {
         Some(line) => number(line, "first rows ")?,
         None => full,
     };
-    Some(FirstFrame { rows, synced, full })
+    // `(500 of 10000 clusters)`
+    let of = rows_line.and_then(|line| {
+        let (a, t) = line
+            .split_once('(')?
+            .1
+            .split_once(" clusters")?
+            .0
+            .split_once(" of ")?;
+        Some((a.parse().ok()?, t.parse().ok()?))
+    });
+    Some(FirstFrame {
+        rows,
+        synced,
+        full,
+        of,
+    })
 }

@@ -52,7 +52,12 @@ impl FirstFrame {
     }
 
     /// A frame was drawn of `app`; true when the console is to quit now.
-    fn drawn(&mut self, app: &App) -> bool {
+    /// While a context asked for is `connecting`, the frame shows only the
+    /// others: it counts for nothing yet.
+    fn drawn(&mut self, app: &App, connecting: bool) -> bool {
+        if connecting {
+            return false;
+        }
         let now = std::time::Instant::now();
         // The first screen lists the clusters: their first page, or their
         // whole list, is there.
@@ -412,7 +417,7 @@ pub async fn event_loop(
                 dirty |= !store_change;
                 // Every open context has its first full lists: the figure
                 // the first-frame report gives.
-                if first.synced.is_none() && contexts::all_synced(app) {
+                if first.synced.is_none() && contexts::all_synced(app) && !live.connecting() {
                     first.synced = Some(std::time::Instant::now());
                 }
             }
@@ -432,7 +437,7 @@ pub async fn event_loop(
                 }
                 last_frame = Instant::now();
                 dirty = false;
-                if first.drawn(app) {
+                if first.drawn(app, live.connecting()) {
                     return Ok(());
                 }
             }
@@ -494,6 +499,19 @@ mod tests {
             r.due(later + FRAME),
             Some(later + Duration::from_millis(300))
         );
+    }
+
+    /// A frame drawn while a context asked for is still connecting shows
+    /// the others only: neither the first rows nor the full frame yet.
+    #[test]
+    fn no_first_frame_while_a_context_connects() {
+        let mut app = crate::tui::fixtures::sample::app();
+        let mut first = FirstFrame::new(true);
+        assert!(!first.drawn(&app, true));
+        assert!(first.rows.is_none() && first.drawn.is_none());
+        app.synced = true;
+        assert!(first.drawn(&app, false), "every context open and listed");
+        assert!(first.rows.is_some() && first.drawn.is_some());
     }
 
     #[test]

@@ -452,6 +452,12 @@ impl Live {
             .collect()
     }
 
+    /// Whether a context is still connecting (asked for, neither open nor
+    /// refused yet).
+    pub fn connecting(&self) -> bool {
+        !self.connecting.is_empty()
+    }
+
     /// `:ctx NAME`: connects in the background; [`Live::next`] says how it
     /// went. The first context is replaced once connected.
     pub fn context(&mut self, name: String, namespace: Option<String>) {
