@@ -31,18 +31,33 @@ const RUNS: usize = 3;
 /// The medians of [`RUNS`] consoles over `ns`, then of as many over three
 /// contexts at once: `ns`, `other` and `ns` again (one API server seen as
 /// three management clusters of N clusters each).
-pub async fn first_frames(ns: &str, other: &str) -> (FirstFrame, FirstFrame) {
+pub async fn first_frames(ns: &str, other: &str, n: usize) -> (FirstFrame, FirstFrame) {
     let kubeconfig = harness_dir().join("mgmt.kubeconfig");
-    let one = medians(ns, &kubeconfig, &format!("-n {ns}"), "one context").await;
+    let one = medians(ns, &kubeconfig, &format!("-n {ns}"), "one context", n).await;
     let three_kc =
         std::env::temp_dir().join(format!("hmc-tui-bench-console-{ns}-three.kubeconfig"));
     crate::common::admin_contexts(&three_kc, &[("one", ns), ("two", other), ("three", ns)]);
-    let three = medians(ns, &three_kc, "--context one,two,three", "three contexts").await;
+    let three = medians(
+        ns,
+        &three_kc,
+        "--context one,two,three",
+        "three contexts",
+        3 * n,
+    )
+    .await;
     (one, three)
 }
 
-/// Each figure's median over [`RUNS`] consoles started with `args`.
-async fn medians(ns: &str, kubeconfig: &Path, args: &str, label: &str) -> FirstFrame {
+/// Each figure's median over [`RUNS`] consoles started with `args`, whose
+/// first rows must be of all `clusters` (a frame of fewer contexts than
+/// asked for is no figure of them).
+async fn medians(
+    ns: &str,
+    kubeconfig: &Path,
+    args: &str,
+    label: &str,
+    clusters: usize,
+) -> FirstFrame {
     let mut runs = Vec::new();
     for i in 0..RUNS {
         let f = first_frame(ns, kubeconfig, args).await;
@@ -55,6 +70,12 @@ async fn medians(ns: &str, kubeconfig: &Path, args: &str, label: &str) -> FirstF
             f.synced,
             f.full
         ));
+        if let Some((_, total)) = f.of {
+            assert_eq!(
+                total, clusters as u64,
+                "the first rows ({label}) were not of every cluster"
+            );
+        }
         runs.push(f);
     }
     let median = |figure: fn(&FirstFrame) -> f64| {

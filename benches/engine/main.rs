@@ -224,7 +224,7 @@ async fn steady_state_and_revision(
 
     // 5. The console over the fleet.
     progress("console: first frame");
-    (run.console, run.console_three) = console::first_frames(&ns, &base).await;
+    (run.console, run.console_three) = console::first_frames(&ns, &base, n).await;
 }
 
 /// The run's row, then everything it made goes.

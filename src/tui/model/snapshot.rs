@@ -50,6 +50,44 @@ pub struct Loading {
     pub total: Option<usize>,
 }
 
+/// The kinds still loading in any of the contexts `first` and `rest`: a
+/// context on its first list counts what it has and what its first page
+/// said; a context that has listed the kind counts all it holds, as both.
+fn merged_loading(first: &Snapshot, rest: &[Snapshot]) -> Vec<(Kind, Loading)> {
+    let parts = || std::iter::once(first).chain(rest);
+    let mut kinds: Vec<Kind> = Vec::new();
+    for (kind, _) in parts().flat_map(|p| &p.loading) {
+        if !kinds.contains(kind) {
+            kinds.push(*kind);
+        }
+    }
+    kinds
+        .into_iter()
+        .map(|kind| {
+            let each = parts().map(|p| {
+                p.loading_of(kind).unwrap_or_else(|| {
+                    let n = p.count_of(kind);
+                    Loading {
+                        shown: n,
+                        total: Some(n),
+                    }
+                })
+            });
+            let all = each.fold(
+                Loading {
+                    shown: 0,
+                    total: Some(0),
+                },
+                |all, l| Loading {
+                    shown: all.shown + l.shown,
+                    total: all.total.zip(l.total).map(|(a, b)| a + b),
+                },
+            );
+            (kind, all)
+        })
+        .collect()
+}
+
 /// The object of `context` named `namespace/name` in `v`.
 fn find<'a, K: kube::Resource>(
     v: &'a [Obj<K>],
@@ -174,7 +212,10 @@ impl Snapshot {
         if parts.peek().is_none() {
             return all;
         }
-        for part in parts {
+        let mut parts: Vec<Snapshot> = parts.collect();
+        all.loading = merged_loading(&all, &parts);
+        for part in parts.iter_mut() {
+            let part = std::mem::take(part);
             all.contexts.extend(part.contexts);
             all.clusters.extend(part.clusters);
             all.cluster_templates.extend(part.cluster_templates);
@@ -185,15 +226,6 @@ impl Snapshot {
             all.pending_usage.extend(part.pending_usage);
             all.pending.extend(part.pending);
             all.arrived |= part.arrived;
-            for (kind, loading) in part.loading {
-                match all.loading.iter_mut().find(|(k, _)| *k == kind) {
-                    Some((_, l)) => {
-                        l.shown += loading.shown;
-                        l.total = l.total.zip(loading.total).map(|(a, b)| a + b);
-                    }
-                    None => all.loading.push((kind, loading)),
-                }
-            }
         }
         sort_by_key(&mut all.clusters);
         sort_by_key(&mut all.cluster_templates);
@@ -377,5 +409,34 @@ mod tests {
             &mc.spec.template,
         );
         assert_eq!(data.usage.get(&none), None);
+    }
+
+    /// One context has listed its clusters, another is on its first page:
+    /// the merge is loading, and counts the listed context whole.
+    #[test]
+    fn a_context_that_listed_counts_whole_beside_one_loading() {
+        let s = sample();
+        let clusters: Vec<_> = s.clusters.iter().map(|c| c.object.clone()).collect();
+        let n = clusters.len();
+        let listed = Snapshot::of(&"a".into(), clusters.clone(), vec![], vec![]);
+        let paged = Snapshot::of(&"b".into(), clusters, vec![], vec![]).loading(
+            vec![(
+                Kind::ManagedCluster,
+                Loading {
+                    shown: n,
+                    total: Some(500),
+                },
+            )],
+            true,
+        );
+        let data = Snapshot::merge(vec![listed, paged]);
+        assert_eq!(
+            data.loading_of(Kind::ManagedCluster),
+            Some(Loading {
+                shown: 2 * n,
+                total: Some(n + 500),
+            })
+        );
+        assert_eq!(data.loading_of(Kind::ClusterTemplate), None);
     }
 }
