@@ -85,6 +85,17 @@ async fn the_chart_installs_through_flux_and_its_rbac_is_enough() {
     let release = ns.name.clone();
     let fullname = format!("{release}-hmc-tui");
 
+    // With its defaults the chart lets the engine read hmc's default
+    // repository in hmc-system (a Role there), which a management cluster
+    // with hmc has. A fresh harness may not have it yet: another test makes
+    // it, in whatever order they run.
+    apply_json(
+        &mgmt,
+        &ar("", "v1", "Namespace", "namespaces"),
+        None,
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "hmc-system"}}),
+    )
+    .await;
     let dir = std::env::temp_dir().join(format!("hmc-tui-chart-{}", ns.name));
     let repo = ChartRepo::serve_chart(dir.clone()).await;
     apply_json(

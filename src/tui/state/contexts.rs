@@ -92,9 +92,9 @@ pub fn close_command(app: &mut App, name: &str) -> Vec<Command> {
     vec![Command::CloseContext(name.to_string())]
 }
 
-/// The runtime opened a context beside the first (or shows another
-/// namespace there, after `:ns`); the namespace becomes a favourite of
-/// that context, as for the first.
+/// The runtime opened a context beside the first, or shows another
+/// namespace there after `:ns` (which becomes a favourite of that
+/// context, as for the first).
 pub fn opened(
     app: &mut App,
     context: String,
@@ -108,29 +108,28 @@ pub fn opened(
     } else {
         Engine::Off
     };
-    let mut commands = app.keep_favourite(&context, namespace.clone());
-    match app.others.iter_mut().find(|o| o.name == context) {
-        Some(other) => {
-            other.namespace = namespace;
-            other.synced = false;
-            other.problems = Default::default();
-        }
-        None => {
-            app.flash(FlashLevel::Info, format!("context {context} is open"));
-            app.others.push(OtherContext {
-                name: context,
-                cluster,
-                namespace,
-                synced: false,
-                problems: Default::default(),
-                engine,
-                readonly,
-                user: None,
-            });
-        }
+    if let Some(other) = app.others.iter_mut().find(|o| o.name == context) {
+        other.namespace = namespace.clone();
+        other.synced = false;
+        other.problems = Default::default();
+        // Moved by `:ns`: the namespace becomes a favourite there.
+        let mut commands = app.keep_favourite(&context, namespace);
+        commands.push(Command::Refresh);
+        return commands;
     }
-    commands.push(Command::Refresh);
-    commands
+    // The namespace a context opens in is no favourite, as with the first.
+    app.flash(FlashLevel::Info, format!("context {context} is open"));
+    app.others.push(OtherContext {
+        name: context,
+        cluster,
+        namespace,
+        synced: false,
+        problems: Default::default(),
+        engine,
+        readonly,
+        user: None,
+    });
+    vec![Command::Refresh]
 }
 
 /// An open context could not be opened: the others go on.

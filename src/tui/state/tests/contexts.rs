@@ -216,6 +216,17 @@ fn a_namespace_shown_beside_becomes_a_favourite_of_that_context() {
     // Shown again: nothing new to save.
     let again = shown(&mut app);
     assert_eq!(again, vec![Command::Refresh]);
+    // The namespace a context opens in is no favourite.
+    let opened = update(
+        &mut app,
+        Msg::Opened {
+            context: "north".into(),
+            cluster: "https://10.0.0.3:6443".into(),
+            namespace: Some("team-c".into()),
+        },
+    );
+    assert_eq!(opened, vec![Command::Refresh]);
+    assert!(app.places.favourites_of("north").is_empty());
 }
 
 #[test]
