@@ -234,6 +234,10 @@ async fn two_contexts_side_by_side() {
         .await;
     assert!(asked.starts_with("approve"), "{asked}");
     assert_eq!(by.as_deref(), Some(sa_user.as_str()), "west's identity");
+    // The answer names the context the rollout is in.
+    console
+        .wait_text(&["asked: approve", "context west)"], SCREEN)
+        .await;
     assert_eq!(
         request_of(&mgmt, &a.name).await,
         (None, None),

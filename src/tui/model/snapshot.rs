@@ -212,10 +212,9 @@ impl Snapshot {
         if parts.peek().is_none() {
             return all;
         }
-        let mut parts: Vec<Snapshot> = parts.collect();
+        let parts: Vec<Snapshot> = parts.collect();
         all.loading = merged_loading(&all, &parts);
-        for part in parts.iter_mut() {
-            let part = std::mem::take(part);
+        for part in parts {
             all.contexts.extend(part.contexts);
             all.clusters.extend(part.clusters);
             all.cluster_templates.extend(part.cluster_templates);

@@ -363,6 +363,9 @@ pub async fn event_loop(
                     Msg::Switched { .. } | Msg::Opened { .. } | Msg::Closed(_)
                 ) {
                     *writes = Writes::of(live, writes.tx.clone());
+                }
+                // A context (or a namespace) whose first pages come next.
+                if matches!(msg, Msg::Switched { .. } | Msg::Opened { .. }) {
                     refreshes.opened(Instant::now());
                 }
                 // A change of the stores waits its turn; anything else
