@@ -143,6 +143,10 @@ pub fn save_favourites(
     context: &str,
     namespaces: &[String],
 ) -> Result<(), ConfigError> {
+    // Each save reads the file and writes it back: two at once (`:ns`
+    // moves every open context) would keep only one context's change.
+    static SAVING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = SAVING.lock().unwrap_or_else(|e| e.into_inner());
     let read = |source| ConfigError::Read {
         path: path.to_path_buf(),
         source,

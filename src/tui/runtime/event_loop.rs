@@ -305,11 +305,7 @@ fn save_favourites(context: String, namespaces: Vec<String>) {
     let Some(path) = crate::tui::config::config_path() else {
         return;
     };
-    // Each save reads the file and writes it back: two at once (`:ns`
-    // moves every open context) would keep only one context's change.
-    static SAVING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     tokio::task::spawn_blocking(move || {
-        let _one_at_a_time = SAVING.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = crate::tui::config::save_favourites(&path, &context, &namespaces) {
             tracing::warn!(error = %e, "cannot keep the namespace favourites");
         }
