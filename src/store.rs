@@ -10,6 +10,7 @@ use std::fmt::Debug;
 use std::hash::Hash;
 
 use futures::{FutureExt, StreamExt, TryStreamExt, future::BoxFuture};
+use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::events::v1::Event;
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -25,6 +26,9 @@ use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 pub mod announce;
 pub mod first_page;
 pub mod index;
+mod watching;
+
+pub use watching::Kinds;
 
 pub use first_page::FirstPage;
 use first_page::Shared;
@@ -274,6 +278,9 @@ kinds! {
     other_releases: PartialObjectMeta<HelmRelease>,
     other_charts: PartialObjectMeta<HelmChart>,
     other_repositories: PartialObjectMeta<HelmRepository>,
+    // The namespaces' cluster installer accounts (`CLUSTER_INSTALLER`), by
+    // name alone: a cluster chart is installed only where its account is.
+    installers: PartialObjectMeta<ServiceAccount>,
 }
 
 /// Where to watch.
@@ -316,6 +323,15 @@ pub fn not_ours() -> watcher::Config {
         "{}!={}",
         labels::MANAGED_BY,
         labels::MANAGED_BY_VALUE
+    ))
+}
+
+/// Selects the cluster installer accounts by their one name, which is also
+/// what lets RBAC grant the engine these accounts alone (`resourceNames`).
+pub fn installer_accounts() -> watcher::Config {
+    watcher::Config::default().fields(&format!(
+        "metadata.name={}",
+        crate::api::names::CLUSTER_INSTALLER
     ))
 }
 
@@ -627,158 +643,6 @@ fn recover_when_quiet(health: std::sync::Arc<watch::Sender<WatchHealth>>) -> Rec
     }
     .boxed();
     Recovery { last_failure, run }
-}
-
-/// Which kinds a set of stores watches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kinds {
-    /// Every kind: what the engine reads.
-    All,
-    /// Only the kinds the console shows: the templates, the clusters and
-    /// the rollouts. The other stores stay empty and never list (their
-    /// `listed` flags end unset), so a console that does not share the
-    /// engine's stores lists and decodes nothing it does not show.
-    Shown,
-}
-
-impl Stores {
-    /// Sets up one watch per kind. Nothing is read until the returned
-    /// watches are driven.
-    pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
-        Stores::watching(client, scope, Kinds::All)
-    }
-
-    /// Sets up the watches of `kinds`; the stores of the other kinds stay
-    /// empty. Nothing is read until the returned watches are driven.
-    pub fn watching(client: &Client, scope: &Scope, kinds: Kinds) -> (Stores, Watches) {
-        let mut shown = Watches::new();
-        // The watches of the kinds the console does not show.
-        let mut w = Watches::new();
-        let service_templates =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
-        let cluster_templates =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
-        let managed_clusters =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
-        let rollouts =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
-        let releases_by_cluster = index::Index::new(cluster_of);
-        let releases = reflected_where(
-            scope.api(client),
-            ours(),
-            |_| true,
-            without_managed_fields,
-            Some(releases_by_cluster.clone()),
-            &mut w,
-        );
-        let charts = reflected_with_applied(scope.api(client), ours(), &mut w);
-        let repositories = reflected_with_applied(scope.api(client), ours(), &mut w);
-        let capi_clusters =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
-        // Quiet: after an outage it counts as healthy again only after a
-        // spell without failures (see `QUIET_RECOVERY`).
-        let drift_events = reflected_where(
-            scope.api(client),
-            release_events(),
-            is_drift_event,
-            without_managed_fields,
-            None,
-            &mut w,
-        );
-        let other_releases = others_names(scope.api(client), &mut w);
-        let other_charts = others_names(scope.api(client), &mut w);
-        let other_repositories = others_names(scope.api(client), &mut w);
-        let stores = Stores {
-            service_templates: service_templates.0,
-            cluster_templates: cluster_templates.0,
-            managed_clusters: managed_clusters.0,
-            rollouts: rollouts.0,
-            releases: releases.0,
-            charts: charts.0,
-            repositories: repositories.0,
-            capi_clusters: capi_clusters.0,
-            drift_events: drift_events.0,
-            other_releases: other_releases.0,
-            other_charts: other_charts.0,
-            other_repositories: other_repositories.0,
-            releases_by_cluster,
-            first_pages: FirstPages {
-                service_templates: service_templates.5,
-                cluster_templates: cluster_templates.5,
-                managed_clusters: managed_clusters.5,
-                rollouts: rollouts.5,
-                releases: releases.5,
-                charts: charts.5,
-                repositories: repositories.5,
-                capi_clusters: capi_clusters.5,
-                drift_events: drift_events.5,
-                other_releases: other_releases.5,
-                other_charts: other_charts.5,
-                other_repositories: other_repositories.5,
-            },
-            listed: Listed {
-                service_templates: service_templates.2,
-                cluster_templates: cluster_templates.2,
-                managed_clusters: managed_clusters.2,
-                rollouts: rollouts.2,
-                releases: releases.2,
-                charts: charts.2,
-                repositories: repositories.2,
-                capi_clusters: capi_clusters.2,
-                drift_events: drift_events.2,
-                other_releases: other_releases.2,
-                other_charts: other_charts.2,
-                other_repositories: other_repositories.2,
-            },
-            health: Health {
-                service_templates: service_templates.3,
-                cluster_templates: cluster_templates.3,
-                managed_clusters: managed_clusters.3,
-                rollouts: rollouts.3,
-                releases: releases.3,
-                charts: charts.3,
-                repositories: repositories.3,
-                capi_clusters: capi_clusters.3,
-                drift_events: drift_events.3,
-                other_releases: other_releases.3,
-                other_charts: other_charts.3,
-                other_repositories: other_repositories.3,
-            },
-            applied: Applied {
-                service_templates: service_templates.4,
-                cluster_templates: cluster_templates.4,
-                managed_clusters: managed_clusters.4,
-                rollouts: rollouts.4,
-                releases: releases.4,
-                charts: charts.4,
-                repositories: repositories.4,
-                capi_clusters: capi_clusters.4,
-                drift_events: drift_events.4,
-                other_releases: other_releases.4,
-                other_charts: other_charts.4,
-                other_repositories: other_repositories.4,
-            },
-            changes: Changes {
-                service_templates: service_templates.1,
-                cluster_templates: cluster_templates.1,
-                managed_clusters: managed_clusters.1,
-                rollouts: rollouts.1,
-                releases: releases.1,
-                charts: charts.1,
-                repositories: repositories.1,
-                capi_clusters: capi_clusters.1,
-                drift_events: drift_events.1,
-                other_releases: other_releases.1,
-                other_charts: other_charts.1,
-                other_repositories: other_repositories.1,
-            },
-        };
-        // Unread, the other kinds' watches are dropped before they list.
-        if kinds == Kinds::All {
-            shown.extend(w);
-        }
-        (stores, shown)
-    }
 }
 
 /// Looks an object up by namespace and name.

@@ -432,6 +432,8 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             &["get", "list", "watch", "create", "patch", "delete"],
         ),
         g("cluster.x-k8s.io", "clusters", false, &["list", "watch"]),
+        // The installer accounts, by their one name.
+        g("", "serviceaccounts", true, &["list", "watch"]),
         g("", "secrets", false, &["patch"]),
         g(
             "events.k8s.io",
@@ -545,12 +547,47 @@ fn admission_policy<'a>(
 #[test]
 fn rollout_requests_name_their_requester() {
     let o = load();
-    assert_eq!(o.admission_policies.len(), 2);
-    assert_eq!(o.admission_bindings.len(), 2);
+    assert_eq!(o.admission_policies.len(), 3);
+    assert_eq!(o.admission_bindings.len(), 3);
     let (policy, binding) = admission_policy(&o, "hmc-tui-rollout-requests");
     assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
     let rules = &policy.spec.as_ref().unwrap().validations.as_ref().unwrap()[0];
     assert!(rules.expression.contains("request.userInfo.username"));
+}
+
+/// RBAC lets the engine write any release; the policy judges the engine's
+/// own account's writes only, and denies (the harness checks what it
+/// refuses: tests/e2e_tenant_identity.rs).
+#[test]
+fn the_engines_releases_are_judged_by_their_shape() {
+    use hmc_tui::api::names::CLUSTER_INSTALLER;
+    let o = load();
+    let (policy, binding) = admission_policy(&o, "hmc-tui-releases");
+    assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
+    let spec = policy.spec.as_ref().unwrap();
+    assert_eq!(spec.failure_policy.as_deref(), Some("Fail"));
+    let only_the_engine = &spec.match_conditions.as_ref().unwrap()[0].expression;
+    assert!(
+        only_the_engine.contains("'system:serviceaccount:hmc-system:hmc-tui'"),
+        "{only_the_engine}"
+    );
+    let rules: Vec<&str> = spec
+        .validations
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|v| v.expression.as_str())
+        .collect();
+    assert!(
+        rules
+            .iter()
+            .any(|r| r.contains(&format!("serviceAccountName == '{CLUSTER_INSTALLER}'"))),
+        "{rules:?}"
+    );
+    assert!(
+        rules.iter().any(|r| r.contains("+ '-kubeconfig'")),
+        "{rules:?}"
+    );
 }
 
 /// RBAC lets the engine patch any secret; the policy lets it touch its own

@@ -18,7 +18,7 @@ use common::helm::ChartRepo;
 use common::*;
 use hmc_tui::api::{ManagedCluster, ServiceState};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::rbac::v1::ClusterRole;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, DynamicObject};
 use serde_json::json;
 
@@ -73,6 +73,26 @@ fn engine_command(d: &Deployment) -> (Vec<String>, Vec<(String, String)>) {
     (args, env)
 }
 
+/// An account in `ns` bound to cluster-admin, named after `ns` (its
+/// binding is cluster-wide and is deleted with the test's other
+/// cluster-wide objects): what a platform admin installs hmc-tui as.
+async fn platform_admin(mgmt: &kube::Client, ns: &str) -> String {
+    let name = "platform-admin".to_string();
+    apply_yaml(
+        mgmt,
+        ns,
+        &format!(
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: {name}, namespace: {ns}}}\n---\n\
+             apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n\
+             metadata: {{name: {ns}-platform-admin}}\n\
+             roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}}\n\
+             subjects: [{{kind: ServiceAccount, name: {name}, namespace: {ns}}}]\n"
+        ),
+    )
+    .await;
+    name
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_chart_installs_through_flux_and_its_rbac_is_enough() {
     let started = std::time::Instant::now();
@@ -114,6 +134,9 @@ async fn the_chart_installs_through_flux_and_its_rbac_is_enough() {
         }),
     )
     .await;
+    // Under Flux's lockdown a release installs as the account it names:
+    // the platform admin's own, which may install cluster-wide objects.
+    let installer = platform_admin(&mgmt, &ns.name).await;
     // The harness holds the CRDs already (crds.install=false); the engine
     // reconciles this namespace only, and the admission policy judges it
     // only. No wait for the Deployment: no node will ever run its pods.
@@ -127,6 +150,7 @@ async fn the_chart_installs_through_flux_and_its_rbac_is_enough() {
             "spec": {
                 "interval": "10m",
                 "releaseName": release,
+                "serviceAccountName": installer,
                 "chart": {"spec": {
                     "chart": "hmc-tui", "version": "0.1.0",
                     "sourceRef": {"kind": "HelmRepository", "name": "hmc-tui"},
@@ -225,6 +249,10 @@ async fn the_chart_installs_through_flux_and_its_rbac_is_enough() {
         },
     )
     .await;
+    let bindings: Api<ClusterRoleBinding> = Api::all(mgmt.clone());
+    let _ = bindings
+        .delete(&format!("{}-platform-admin", ns.name), &Default::default())
+        .await;
     eprintln!("done after {:?}", started.elapsed());
     drop(repo);
     drop_child_namespace(&child(2).await, &target).await;

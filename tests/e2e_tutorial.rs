@@ -175,6 +175,9 @@ fn examples(ns: &str) -> Vec<Value> {
                 continue;
             }
             doc["metadata"]["namespace"] = json!(ns);
+            for subject in doc["subjects"].as_array_mut().into_iter().flatten() {
+                subject["namespace"] = json!(ns);
+            }
             if doc["kind"] == "ClusterTemplate" {
                 for service in doc["spec"]["services"].as_array_mut().unwrap() {
                     service["namespace"] = json!(format!("{ns}-ingress"));

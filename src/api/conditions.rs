@@ -14,6 +14,9 @@ pub const DELETING: &str = "Deleting";
 pub const NAME_CONFLICT: &str = "NameConflict";
 /// Reason: the object's name cannot be used for what the engine derives.
 pub const INVALID_NAME: &str = "InvalidName";
+/// Reason: the namespace has no account to install the cluster's chart as
+/// (`names::CLUSTER_INSTALLER`).
+pub const INSTALLER_MISSING: &str = "InstallerAccountMissing";
 
 /// A condition as the engine computes it, before time is attached.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -32,6 +32,14 @@ pub const MAX_OBJECT_NAME: usize = 253;
 /// Hex characters of the hash that [`shorten`] appends.
 pub const HASH_LEN: usize = 10;
 
+/// The ServiceAccount, in a ManagedCluster's own namespace, that installs the
+/// cluster's chart: its release in the management cluster acts as this
+/// account, never as the release controller's own identity, so a cluster
+/// chart can do no more than a platform admin granted that account there.
+/// The engine's admission policy (assets/deploy/releases-policy.yaml) lets
+/// the engine name no other account.
+pub const CLUSTER_INSTALLER: &str = "hmc-cluster-installer";
+
 /// The pattern of a DNS label (RFC 1123), as the CRDs write it.
 pub const DNS_LABEL_PATTERN: &str = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 

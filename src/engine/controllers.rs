@@ -8,7 +8,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::StreamExt;
+use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::events::v1::Event;
+use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{Action, Config, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
@@ -340,7 +342,7 @@ pub(super) fn managed_clusters(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let (a, b, d) = (s.clone(), s.clone(), s.clone());
+    let (a, b, d, e) = (s.clone(), s.clone(), s.clone(), s.clone());
     // What a reconcile wrote comes back through the stores: the cluster is
     // not looked at again for it (see `echoes`).
     let (own_status, own_releases) = (ctx.clone(), ctx.clone());
@@ -383,6 +385,17 @@ pub(super) fn managed_clusters(
         triggers::from_applied(&s.applied.capi_clusters, |c: &capi::Cluster| {
             Some(ObjectRef::new(&c.name_any()).within(&c.namespace()?))
         }),
+    ))
+    // A namespace's installer account came or went: its clusters' charts may
+    // be installed now, or say that they cannot be.
+    .reconcile_on(on.source(
+        "installers",
+        triggers::from_applied(
+            &s.applied.installers,
+            move |account: &PartialObjectMeta<ServiceAccount>| {
+                clusters_where(&e, account.namespace(), |_| true)
+            },
+        ),
     ))
     // A new revision concerns only the clusters that have none yet; the
     // others wait for its rollout (see `template_reach`).

@@ -7,7 +7,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::ObjectMeta;
 use kube::{Resource, ResourceExt};
 
-use crate::api::names::{MAX_LABEL_VALUE, MAX_OBJECT_NAME, cut, short_hash, shorten};
+use crate::api::names::{
+    CLUSTER_INSTALLER, MAX_LABEL_VALUE, MAX_OBJECT_NAME, cut, short_hash, shorten,
+};
 use crate::api::{HelmSpec, ManagedCluster, ServiceState, labels};
 use crate::flux::words::{Holder, Refusal};
 use crate::flux::{
@@ -181,7 +183,10 @@ fn cluster_labels(ns: &str, name: &str, options: &EngineOptions) -> BTreeMap<Str
 }
 
 /// The release of the cluster's own chart (its Cluster API objects), in the
-/// management cluster, named after the ManagedCluster.
+/// management cluster, named after the ManagedCluster. It installs as the
+/// namespace's [`CLUSTER_INSTALLER`] account: a cluster chart is whatever a
+/// template's author names, and the release controller's own identity may
+/// do anything anywhere.
 pub fn cluster_release(
     mc: &ManagedCluster,
     chart: LocalRef,
@@ -197,6 +202,7 @@ pub fn cluster_release(
             chart_ref: chart,
             interval: options.release_interval.clone(),
             release_name: Some(name),
+            service_account_name: Some(CLUSTER_INSTALLER.to_string()),
             values: mc
                 .spec
                 .config

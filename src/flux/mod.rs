@@ -213,6 +213,10 @@ pub struct HelmReleaseSpec {
     pub storage_namespace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kube_config: Option<KubeConfigRef>,
+    /// The account the release controller acts as while it installs: in
+    /// the release's namespace, or in the child when `kube_config` is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub install: Option<Install>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -222,9 +222,10 @@ pub fn release_problem(message: &str) -> String {
                 .split_once(": ")
                 .map(|(_, c)| c)
                 .unwrap_or("");
+            let cause = forbidden(cause).unwrap_or_else(|| scrub(cause));
             return match chart {
-                Some(c) if !c.is_empty() => format!("{verb} of {c} failed: {}", scrub(cause)),
-                _ => format!("{verb} failed: {}", scrub(cause)),
+                Some(c) if !c.is_empty() => format!("{verb} of {c} failed: {cause}"),
+                _ => format!("{verb} failed: {cause}"),
             };
         }
     }
@@ -500,6 +501,42 @@ pub fn scrub(message: &str) -> String {
     out
 }
 
+/// An install step that RBAC refused, in words: which account may not do
+/// what, where. The API server says `clusterrolebindings.rbac.authorization.k8s.io
+/// "x" is forbidden: User "system:serviceaccount:ns:name" cannot create
+/// resource "clusterrolebindings" in API group "rbac.authorization.k8s.io"
+/// at the cluster scope` (`in the namespace "y"` for a namespaced one).
+/// `None` for anything else.
+pub fn forbidden(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once(" is forbidden: User \"")?;
+    let (user, rest) = rest.split_once("\" cannot ")?;
+    let (verb, rest) = rest.split_once(" resource \"")?;
+    let (resource, rest) = rest.split_once('"')?;
+    let quoted_after = |marker: &str| {
+        rest.split_once(marker)
+            .and_then(|(_, r)| r.split_once('"'))
+            .map(|(v, _)| v)
+    };
+    let group = quoted_after("in API group \"").unwrap_or("");
+    let place = match quoted_after("in the namespace \"") {
+        Some(ns) => format!(" in namespace {ns}"),
+        None if rest.contains("at the cluster scope") => " cluster-wide".to_string(),
+        None => String::new(),
+    };
+    let who = match user
+        .strip_prefix("system:serviceaccount:")
+        .and_then(|s| s.split_once(':'))
+    {
+        Some((ns, name)) => format!("account {name} of namespace {ns}"),
+        None => format!("user {user}"),
+    };
+    let what = match group {
+        "" => resource.to_string(),
+        g => format!("{resource}.{g}"),
+    };
+    Some(format!("refused: {who} may not {verb} {what}{place}"))
+}
+
 /// The last, most specific part of a wrapped Go error.
 fn root_cause(message: &str) -> String {
     let parts: Vec<&str> = message.split(": ").collect();
@@ -684,6 +721,27 @@ mod tests {
             "changes made by hand in the cluster could not be reverted: boom"
         );
         assert_eq!(release_problem("correcting cluster drift"), REVERTING);
+    }
+
+    #[test]
+    fn an_install_refused_by_rbac_names_the_account_and_what_it_may_not_do() {
+        let msg = "Helm install failed for release t/evil-1 with chart hmc-test-escalating-cluster@0.1.0: \
+                   clusterrolebindings.rbac.authorization.k8s.io \"t-tenant-cluster-admin\" is forbidden: \
+                   User \"system:serviceaccount:t:hmc-cluster-installer\" cannot get resource \
+                   \"clusterrolebindings\" in API group \"rbac.authorization.k8s.io\" at the cluster scope";
+        assert_eq!(
+            release_problem(msg),
+            "install of hmc-test-escalating-cluster 0.1.0 failed: refused: account \
+             hmc-cluster-installer of namespace t may not get \
+             clusterrolebindings.rbac.authorization.k8s.io cluster-wide"
+        );
+        let namespaced = "secrets \"x\" is forbidden: User \"alice\" cannot create resource \
+                          \"secrets\" in API group \"\" in the namespace \"team-a\"";
+        assert_eq!(
+            forbidden(namespaced).as_deref(),
+            Some("refused: user alice may not create secrets in namespace team-a")
+        );
+        assert_eq!(forbidden("connection refused"), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{apply_yaml, harness_dir, repo_root};
 
-/// Applies the engine's ServiceAccount, RBAC and secrets policy from
+/// Applies the engine's ServiceAccount, RBAC and admission policies from
 /// `assets/deploy/`, as `kubectl apply -k assets/deploy` would.
 pub async fn apply_deploy_rbac(mgmt: &kube::Client) {
     let dir = repo_root().join("assets/deploy");
@@ -20,6 +20,7 @@ pub async fn apply_deploy_rbac(mgmt: &kube::Client) {
         "clusterrolebinding.yaml",
         "lease-rbac.yaml",
         "secrets-policy.yaml",
+        "releases-policy.yaml",
     ] {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         // Namespaced objects name their namespace; the argument is a default.

@@ -195,6 +195,7 @@ impl TestNamespace {
         api.create(&PostParams::default(), &ns)
             .await
             .expect("create namespace");
+        add_cluster_installer(client, &name).await;
         Self {
             name,
             client: client.clone(),
@@ -396,6 +397,32 @@ pub async fn apply_yaml(client: &Client, ns: &str, yaml: &str) {
             value.clone(),
         )
         .await;
+    }
+}
+
+/// The cluster installer of `assets/examples/local/` (the account a cluster's
+/// chart is installed as, its Role and RoleBinding), made `ns`'s.
+pub fn cluster_installer_docs(ns: &str) -> Vec<serde_json::Value> {
+    let path = repo_root().join("assets/examples/local/05-cluster-installer.yaml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|doc| {
+            let mut doc: serde_json::Value = serde::Deserialize::deserialize(doc).expect("yaml");
+            doc["metadata"]["namespace"] = serde_json::json!(ns);
+            for subject in doc["subjects"].as_array_mut().into_iter().flatten() {
+                subject["namespace"] = serde_json::json!(ns);
+            }
+            doc
+        })
+        .filter(|doc| !doc.is_null())
+        .collect()
+}
+
+/// Gives `ns` its cluster installer, as a platform admin does for every
+/// namespace whose clusters' charts are installed.
+pub async fn add_cluster_installer(client: &Client, ns: &str) {
+    for doc in cluster_installer_docs(ns) {
+        apply_yaml(client, ns, &serde_json::to_string(&doc).unwrap()).await;
     }
 }
 

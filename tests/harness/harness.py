@@ -288,6 +288,11 @@ PATHS = {
     ("v1", "Namespace"): ("/api/v1", "namespaces", False),
     ("v1", "Node"): ("/api/v1", "nodes", False),
     ("v1", "Secret"): ("/api/v1", "secrets", True),
+    ("v1", "ServiceAccount"): ("/api/v1", "serviceaccounts", True),
+    ("rbac.authorization.k8s.io/v1", "Role"): ("/apis/rbac.authorization.k8s.io/v1", "roles", True),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"): ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"):
+        ("/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", False),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"):
         ("/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", False),
     ("cluster.x-k8s.io/v1beta1", "Cluster"): ("/apis/cluster.x-k8s.io/v1beta1", "clusters", True),
@@ -549,6 +554,17 @@ def crds_established(mgmt: Cluster, names: list[str]) -> bool:
     return True
 
 
+# In each child: the identities the release controller acts as there
+# (system:serviceaccount:<namespace>:<account> of the management cluster's
+# namespaces) may install services.
+CHILD_RELEASE_INSTALLS = {
+    "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+    "metadata": {"name": "hmc-harness-release-installs"},
+    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+    "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:serviceaccounts"}],
+}
+
+
 def start_flux(mgmt: Cluster) -> None:
     (STATE / "source-storage").mkdir(parents=True, exist_ok=True)
     env = {"KUBECONFIG": str(mgmt.kubeconfig), "RUNTIME_NAMESPACE": FLUX_NAMESPACE}
@@ -581,6 +597,13 @@ def start_helm_controller(name: str, metrics: int, health: int, selector: str, e
         "--log-encoding=console",
         # Child clusters come and go in tests: retry their installs quickly.
         "--requeue-dependency=5s",
+        # Flux's multi-tenancy lockdown, as its guide sets it: a release that
+        # names no account installs as its namespace's `default` account
+        # (which may do nothing), never as the controller itself, and
+        # releases take their charts from their own namespace only. Every
+        # test runs under it.
+        "--default-service-account=default",
+        "--no-cross-namespace-refs=true",
     ], env, restart_if_changed=True)
 
 
@@ -628,6 +651,12 @@ def cmd_up(_args) -> None:
             # controller, which would lift it, is off for fake nodes.
             api(c, "PATCH", "/api/v1/nodes/kwok-node-0", {"spec": {"taints": None}},
                 content_type="application/merge-patch+json")
+            # Under the lockdown the release controller acts, in a child too,
+            # as the account a release names or as `default` of the
+            # release's namespace in the management cluster. A child grants
+            # those identities what a service installs, as a cluster's
+            # bootstrap would: here all of it, for every namespace's.
+            apply(c, CHILD_RELEASE_INSTALLS)
     start_chart_repo()
     wait_for("chart repository", lambda: http_ok(f"http://127.0.0.1:{CHART_REPO_PORT}/index.yaml"), 30)
     wait_for("upstream chart repository",

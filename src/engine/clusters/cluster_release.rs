@@ -6,14 +6,15 @@ use kube::ResourceExt;
 use super::events::Applied;
 use super::given::Given;
 use crate::api::ManagedCluster;
-use crate::api::conditions::{CLUSTER_READY, Cond, NAME_CONFLICT};
+use crate::api::conditions::{CLUSTER_READY, Cond, INSTALLER_MISSING, NAME_CONFLICT};
+use crate::api::names::CLUSTER_INSTALLER;
 use crate::capi;
 use crate::engine::apply::apply_if_changed;
 use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
 use crate::engine::releases::{TemplateKind, carry_installs_as, chart_ref, cluster_release};
 use crate::flux::{self, FluxCondition};
-use crate::store::get;
+use crate::store::{WatchHealth, get};
 
 /// The cluster's own release, as this reconcile leaves it.
 pub(super) struct ClusterRelease {
@@ -35,7 +36,17 @@ pub(super) async fn apply(
     let ns = &given.ns;
     let mut cluster_release_obj = given.find(&given.name);
     let mut conflict = None;
-    if let (Some(t), true, false) = (&given.template, given.template_cond.status, given.dry_run) {
+    let no_installer = if given.dry_run {
+        None
+    } else {
+        installer_missing(ctx, ns)
+    };
+    if let (Some(t), true, false, None) = (
+        &given.template,
+        given.template_cond.status,
+        given.dry_run,
+        &no_installer,
+    ) {
         let chart = chart_ref(TemplateKind::Cluster, &t.name_any(), ns, &t.spec.helm);
         let mut desired = cluster_release(mc, chart, &ctx.options);
         // Another release interval alone installs nothing again.
@@ -64,18 +75,53 @@ pub(super) async fn apply(
                 .filter(|c| c.status == "False" && c.reason.ends_with("Failed"))
                 .cloned()
         });
-    let cond = condition(
-        capi.as_deref(),
-        provisioned,
-        failure,
-        conflict.as_deref(),
-        given.dry_run,
-    );
+    let cond = match &no_installer {
+        // Nothing of the cluster's chart is written or changed meanwhile.
+        Some(why) if conflict.is_none() => {
+            Cond::new(CLUSTER_READY, false, INSTALLER_MISSING, why.as_str())
+        }
+        _ => condition(
+            capi.as_deref(),
+            provisioned,
+            failure,
+            conflict.as_deref(),
+            given.dry_run,
+        ),
+    };
     Ok(ClusterRelease {
         provisioned,
         conflict,
         cond,
     })
+}
+
+/// Why the cluster's chart cannot be installed in `ns` now: the namespace
+/// has no installer account, or the engine cannot see whether it has.
+fn installer_missing(ctx: &Context, ns: &str) -> Option<String> {
+    if get(&ctx.stores.installers, ns, CLUSTER_INSTALLER).is_some() {
+        return None;
+    }
+    let failing = match &*ctx.stores.health.installers.health.borrow() {
+        WatchHealth::Failing { failure, .. } => Some(failure.describe()),
+        WatchHealth::Ok => None,
+    };
+    Some(installer_problem(ns, failing.as_deref()))
+}
+
+/// The words for a missing installer account; `unseen` says why the engine
+/// cannot look.
+fn installer_problem(ns: &str, unseen: Option<&str>) -> String {
+    match unseen {
+        Some(why) => format!(
+            "cannot see service account {CLUSTER_INSTALLER} in namespace {ns} ({why}); \
+             the cluster chart is installed as that account"
+        ),
+        None => format!(
+            "service account {CLUSTER_INSTALLER} not found in namespace {ns}: the cluster chart \
+             is installed as that account, so nothing is installed until a platform admin \
+             creates it and grants it what the chart makes (the book: Operations, RBAC)"
+        ),
+    }
 }
 
 /// How far the cluster is, in one condition.
@@ -123,5 +169,25 @@ fn condition(
             "Provisioning",
             format!("control plane not initialized yet (phase {})", c.phase()),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_installer_is_named_with_its_namespace_and_what_to_do() {
+        let missing = installer_problem("team-a", None);
+        assert!(
+            missing.contains("service account hmc-cluster-installer not found in namespace team-a")
+        );
+        assert!(missing.contains("platform admin creates it"));
+        let unseen = installer_problem("team-a", Some("forbidden by RBAC"));
+        assert!(unseen.starts_with("cannot see service account hmc-cluster-installer"));
+        assert!(unseen.contains("forbidden by RBAC"));
+        for words in [missing, unseen] {
+            assert!(!words.contains("HelmRelease"), "{words}");
+        }
     }
 }
