@@ -864,7 +864,11 @@ fn the_chart_values_reach_the_engine() {
             .collect();
         assert_eq!(
             names,
-            BTreeSet::from(["edge-hmc-tui-rollout-requests", "edge-hmc-tui-secrets"]),
+            BTreeSet::from([
+                "edge-hmc-tui-releases",
+                "edge-hmc-tui-rollout-requests",
+                "edge-hmc-tui-secrets"
+            ]),
             "{kind}"
         );
     }
@@ -877,6 +881,17 @@ fn the_chart_values_reach_the_engine() {
         .unwrap();
     assert_eq!(
         secrets_policy["spec"]["matchConditions"][0]["expression"],
+        "request.userInfo.username == 'system:serviceaccount:ops:edge-hmc-tui'"
+    );
+    let releases_policy = objects
+        .iter()
+        .find(|o| {
+            o["kind"] == "ValidatingAdmissionPolicy"
+                && o["metadata"]["name"] == "edge-hmc-tui-releases"
+        })
+        .unwrap();
+    assert_eq!(
+        releases_policy["spec"]["matchConditions"][0]["expression"],
         "request.userInfo.username == 'system:serviceaccount:ops:edge-hmc-tui'"
     );
     let crb = one(&objects, "ClusterRoleBinding");
