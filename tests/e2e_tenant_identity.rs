@@ -253,6 +253,22 @@ async fn stolen_engine_token_writes_no_other_release(kubeconfig: &std::path::Pat
             "kubeconfig secret of its own cluster",
         ),
     ];
+    // A policy just written takes a moment to be in force: the refusal of
+    // the first shape is the marker (one let through meanwhile is removed).
+    eventually(
+        "the releases policy to be in force",
+        Duration::from_secs(30),
+        || async {
+            match releases.create(&PostParams::default(), &refused[0].1).await {
+                Ok(_) => {
+                    let _ = releases.delete("stolen-1", &Default::default()).await;
+                    None
+                }
+                Err(_) => Some(()),
+            }
+        },
+    )
+    .await;
     for (what, obj, says) in refused {
         match releases.create(&PostParams::default(), &obj).await {
             Err(kube::Error::Api(e)) => assert!(
@@ -316,6 +332,23 @@ async fn the_engine_token_reads_no_secret_but_kubeconfigs() {
             .unwrap();
     }
     let as_engine: Api<Secret> = Api::namespaced(client_for(kubeconfig.clone()).await, &ns.name);
+    // An admission policy just written takes a moment to be in force: its
+    // refusal of the CA secret is the marker.
+    eventually(
+        "the secrets policy to refuse the CA secret",
+        Duration::from_secs(30),
+        || async {
+            let refused = as_engine
+                .patch(
+                    "dev-1-ca",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({})),
+                )
+                .await;
+            matches!(refused, Err(kube::Error::Api(e)) if e.code == 403).then_some(())
+        },
+    )
+    .await;
     match as_engine.list(&ListParams::default()).await {
         Err(kube::Error::Api(e)) => assert_eq!(e.code, 403, "{e:?}"),
         other => panic!("the engine listed secrets: {other:?}"),

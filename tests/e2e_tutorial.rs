@@ -175,7 +175,12 @@ fn examples(ns: &str) -> Vec<Value> {
                 continue;
             }
             doc["metadata"]["namespace"] = json!(ns);
-            for subject in doc["subjects"].as_array_mut().into_iter().flatten() {
+            for subject in doc
+                .get_mut("subjects")
+                .and_then(|s| s.as_array_mut())
+                .into_iter()
+                .flatten()
+            {
                 subject["namespace"] = json!(ns);
             }
             if doc["kind"] == "ClusterTemplate" {

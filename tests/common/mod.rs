@@ -409,7 +409,12 @@ pub fn cluster_installer_docs(ns: &str) -> Vec<serde_json::Value> {
         .map(|doc| {
             let mut doc: serde_json::Value = serde::Deserialize::deserialize(doc).expect("yaml");
             doc["metadata"]["namespace"] = serde_json::json!(ns);
-            for subject in doc["subjects"].as_array_mut().into_iter().flatten() {
+            for subject in doc
+                .get_mut("subjects")
+                .and_then(|s| s.as_array_mut())
+                .into_iter()
+                .flatten()
+            {
                 subject["namespace"] = serde_json::json!(ns);
             }
             doc
