@@ -7,21 +7,18 @@ mod common;
 use common::cases::*;
 use common::*;
 use hmc_tui::api::labels::{FINALIZER, ROLE};
-use hmc_tui::api::{ManagedCluster, ServiceState};
+use hmc_tui::api::{ManagedCluster, ManagedClusterStatus, ServiceState};
 use hmc_tui::flux::HelmRelease;
 use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, ListParams};
 use serde_json::json;
 
-/// The reason of the cluster's condition `type_`, and its message.
-async fn reason_of(
-    api: &Api<ManagedCluster>,
-    cluster: &str,
-    type_: &str,
-) -> Option<(String, String)> {
-    let st = status_of(api, cluster).await?;
-    let c = st.conditions.iter().find(|c| c.type_ == type_)?;
-    Some((c.reason.clone(), c.message.clone()))
+/// The reason and message of the condition `type_` of a status.
+fn said(st: &ManagedClusterStatus, type_: &str) -> Option<(String, String)> {
+    st.conditions
+        .iter()
+        .find(|c| c.type_ == type_)
+        .map(|c| (c.reason.clone(), c.message.clone()))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -62,8 +59,7 @@ async fn a_managed_cluster_named_after_a_cluster_it_did_not_make_gets_no_service
         "the cluster to report that its Cluster API cluster is another's",
         INSTALL,
         || async {
-            reason_of(&mcs, "taken", "ClusterReady")
-                .await
+            said(&status_of(&mcs, "taken").await?, "ClusterReady")
                 .filter(|(reason, _)| reason == "NameConflict")
         },
     )
@@ -76,9 +72,9 @@ async fn a_managed_cluster_named_after_a_cluster_it_did_not_make_gets_no_service
         "{message}"
     );
     // Its services wait, and say why.
-    let (reason, services_message) = reason_of(&mcs, "taken", "ServicesReady")
-        .await
-        .expect("a ServicesReady condition");
+    let status = status_of(&mcs, "taken").await.expect("a status");
+    let (reason, services_message) =
+        said(&status, "ServicesReady").expect("a ServicesReady condition");
     assert_eq!(reason, "ForeignCluster", "{services_message}");
     assert!(
         services_message.starts_with("waits for a cluster of its own: Cluster API cluster"),

@@ -356,6 +356,19 @@ fn unknown() -> LiveUids {
     Arc::new(|| None)
 }
 
+/// Forgets nothing: for memories made without stores.
+impl<V> Default for ByUid<V> {
+    fn default() -> Self {
+        Self::new(unknown(), PRUNE_FLOOR)
+    }
+}
+
+impl<V> std::fmt::Debug for ByUid<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ByUid({} objects)", self.len())
+    }
+}
+
 /// The last status the engine wrote for each object (by uid): the
 /// resourceVersion of the object the write replaced, and a hash of the
 /// status written.
@@ -366,19 +379,8 @@ fn unknown() -> LiveUids {
 /// Only the exact version that write replaced is recognised, so a status
 /// someone else changed since is always compared as it is. Objects that
 /// are gone are forgotten (see [`ByUid`]).
+#[derive(Debug, Default)]
 pub struct WrittenStatuses(ByUid<(String, u64)>);
-
-impl Default for WrittenStatuses {
-    fn default() -> Self {
-        Self::pruned_by(unknown())
-    }
-}
-
-impl std::fmt::Debug for WrittenStatuses {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "WrittenStatuses({} objects)", self.0.len())
-    }
-}
 
 impl WrittenStatuses {
     /// Remembers statuses, and forgets those of objects not in `live`.
@@ -425,19 +427,8 @@ impl WrittenStatuses {
 /// per cluster (uid) and service: a reconcile may read a cluster before the
 /// store has the status that already tells a correction, and must not tell
 /// it again. Clusters that are gone are forgotten (see [`ByUid`]).
+#[derive(Debug, Default)]
 pub struct ToldCorrections(ByUid<HashMap<String, String>>);
-
-impl Default for ToldCorrections {
-    fn default() -> Self {
-        Self::pruned_by(unknown())
-    }
-}
-
-impl std::fmt::Debug for ToldCorrections {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ToldCorrections({} clusters)", self.0.len())
-    }
-}
 
 impl ToldCorrections {
     /// Remembers corrections, and forgets those of clusters not in `live`.

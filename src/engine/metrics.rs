@@ -758,11 +758,17 @@ mod tests {
 
     /// Sends one keep-alive request for `path` and reads its whole answer.
     async fn ask(stream: &mut tokio::net::TcpStream, path: &str) -> String {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::io::AsyncWriteExt;
         stream
             .write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
             .await
             .unwrap();
+        answer_to(stream, path).await
+    }
+
+    /// Reads the whole answer to a request for `path`.
+    async fn answer_to(stream: &mut tokio::net::TcpStream, path: &str) -> String {
+        use tokio::io::AsyncReadExt;
         let want = format!("{path}\n");
         let mut buf = Vec::new();
         let mut chunk = [0u8; 1024];
@@ -799,19 +805,9 @@ mod tests {
         );
         // One of the two ends: the third is served in its slot.
         drop(first);
-        let answer = tokio::time::timeout(Duration::from_secs(10), async {
-            use tokio::io::AsyncReadExt;
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 1024];
-            while !String::from_utf8_lossy(&buf).ends_with("/three\n") {
-                let n = third.read(&mut chunk).await.unwrap();
-                assert!(n > 0, "closed unanswered");
-                buf.extend_from_slice(&chunk[..n]);
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-        .await
-        .expect("the third connection served once a slot was free");
+        let answer = tokio::time::timeout(Duration::from_secs(10), answer_to(&mut third, "/three"))
+            .await
+            .expect("the third connection served once a slot was free");
         assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
         stop.cancel();
     }
