@@ -59,8 +59,11 @@ async fn a_managed_cluster_named_after_a_cluster_it_did_not_make_gets_no_service
         "the cluster to report that its Cluster API cluster is another's",
         INSTALL,
         || async {
-            said(&status_of(&mcs, "taken").await?, "ClusterReady")
-                .filter(|(reason, _)| reason == "NameConflict")
+            // Ready says it too once the template is ready, as the
+            // console's list shows it.
+            let status = status_of(&mcs, "taken").await?;
+            said(&status, "Ready").filter(|(reason, _)| reason == "NameConflict")?;
+            said(&status, "ClusterReady").filter(|(reason, _)| reason == "NameConflict")
         },
     )
     .await;
