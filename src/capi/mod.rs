@@ -3,6 +3,11 @@
 use kube::CustomResource;
 use serde::{Deserialize, Serialize};
 
+/// Helm's annotation naming the release an object belongs to.
+pub const HELM_RELEASE_NAME: &str = "meta.helm.sh/release-name";
+/// Helm's annotation naming that release's namespace.
+pub const HELM_RELEASE_NAMESPACE: &str = "meta.helm.sh/release-namespace";
+
 /// cluster.x-k8s.io/v1beta1 Cluster: only what tells us it is provisioned.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
@@ -68,6 +73,23 @@ impl Cluster {
                 .any(|c| c.type_ == "ControlPlaneInitialized" && c.status == "True")
     }
 
+    /// The Helm release that made this Cluster, as Helm marks every object
+    /// it installs: `meta.helm.sh/release-name` and
+    /// `meta.helm.sh/release-namespace`, each `None` when missing.
+    pub fn helm_release(&self) -> (Option<&str>, Option<&str>) {
+        let annotation = |key: &str| {
+            self.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(key))
+                .map(String::as_str)
+        };
+        (
+            annotation(HELM_RELEASE_NAME),
+            annotation(HELM_RELEASE_NAMESPACE),
+        )
+    }
+
     /// The phase Cluster API reports (`Provisioning`, `Provisioned`, …).
     pub fn phase(&self) -> &str {
         self.status
@@ -105,5 +127,25 @@ mod tests {
             !with_status(serde_json::json!({"conditions": [{"type": "ControlPlaneInitialized", "status": "False"}]}))
                 .control_plane_initialized()
         );
+    }
+
+    #[test]
+    fn the_helm_release_is_read_from_helms_annotations() {
+        let mut c = Cluster::new("c", ClusterSpec::default());
+        assert_eq!(c.helm_release(), (None, None));
+        c.metadata.annotations = Some(
+            [
+                (HELM_RELEASE_NAME.to_string(), "c".to_string()),
+                ("other".to_string(), "x".to_string()),
+            ]
+            .into(),
+        );
+        assert_eq!(c.helm_release(), (Some("c"), None));
+        c.metadata
+            .annotations
+            .as_mut()
+            .unwrap()
+            .insert(HELM_RELEASE_NAMESPACE.into(), "team-a".into());
+        assert_eq!(c.helm_release(), (Some("c"), Some("team-a")));
     }
 }

@@ -1,3 +1,4 @@
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -208,20 +209,24 @@ impl Context {
             counter.fetch_add(1, Ordering::Relaxed);
         });
         let recorder = Recorder::new(client.clone(), reporter, count);
+        let live: LiveUids = {
+            let stores = stores.clone();
+            Arc::new(move || live_uids(&stores))
+        };
         Self {
             client,
             stores,
             recorder,
             counters,
             options,
-            written: Default::default(),
+            written: WrittenStatuses::pruned_by(live.clone()),
             echoes: Default::default(),
             claims: Default::default(),
             backoff: Default::default(),
             failed_downloads: Default::default(),
             source_retries: Default::default(),
             download_turns: Default::default(),
-            told_corrections: Default::default(),
+            told_corrections: ToldCorrections::pruned_by(live),
             holds: Default::default(),
         }
     }
@@ -256,6 +261,114 @@ impl Context {
     }
 }
 
+/// The uids of every object whose memory the engine keeps (clusters,
+/// templates, rollouts), or `None` while a store has not listed everything
+/// yet (then nothing is forgotten).
+pub type LiveUids = Arc<dyn Fn() -> Option<HashSet<String>> + Send + Sync>;
+
+/// The uids of the objects the stores hold, of the kinds whose statuses and
+/// Events the engine remembers.
+pub fn live_uids(stores: &Stores) -> Option<HashSet<String>> {
+    if !stores.is_ready() {
+        return None;
+    }
+    fn uids<K: Resource<DynamicType = ()> + Clone + 'static>(
+        store: &kube::runtime::reflector::Store<K>,
+    ) -> impl Iterator<Item = String> + use<K> {
+        store
+            .state()
+            .into_iter()
+            .filter_map(|o| o.meta().uid.clone())
+    }
+    Some(
+        uids(&stores.managed_clusters)
+            .chain(uids(&stores.cluster_templates))
+            .chain(uids(&stores.service_templates))
+            .chain(uids(&stores.rollouts))
+            .collect(),
+    )
+}
+
+/// The fewest entries a [`ByUid`] prunes at: smaller maps cost nothing.
+const PRUNE_FLOOR: usize = 1024;
+
+/// Entries by object uid that forget the objects that are gone. Once the
+/// map has twice as many entries as were left after its last pruning (and
+/// [`PRUNE_FLOOR`] at least), the entries of uids no store holds any more
+/// are dropped. A pruning is one pass over the stores, and it comes after
+/// at least as many insertions as there were entries left, so each
+/// insertion pays a constant share of it: at 10,000 clusters, one pass
+/// over their uids per 10,000 new entries, and never more than twice the
+/// live objects remembered.
+struct ByUid<V> {
+    entries: std::sync::Mutex<HashMap<String, V>>,
+    /// The size at which the next pruning is due.
+    prune_at: std::sync::atomic::AtomicUsize,
+    live: LiveUids,
+    floor: usize,
+}
+
+impl<V> ByUid<V> {
+    fn new(live: LiveUids, floor: usize) -> Self {
+        Self {
+            entries: Default::default(),
+            prune_at: std::sync::atomic::AtomicUsize::new(floor),
+            live,
+            floor,
+        }
+    }
+
+    /// Runs `f` on the entries, then prunes them if that is due.
+    fn with<R>(&self, f: impl FnOnce(&mut HashMap<String, V>) -> R) -> R {
+        let (out, len) = {
+            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            (f(&mut entries), entries.len())
+        };
+        if len >= self.prune_at.load(Ordering::Relaxed) {
+            self.prune();
+        }
+        out
+    }
+
+    /// Drops the entries of objects that are gone. The stores are read
+    /// without the lock held: reconciles go on meanwhile.
+    fn prune(&self) {
+        // Not due again before the map doubles, whatever this pass finds.
+        let len = self.entries.lock().unwrap_or_else(|e| e.into_inner()).len();
+        self.prune_at
+            .store((len * 2).max(self.floor), Ordering::Relaxed);
+        let Some(live) = (self.live)() else {
+            return;
+        };
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.retain(|uid, _| live.contains(uid));
+        self.prune_at
+            .store((entries.len() * 2).max(self.floor), Ordering::Relaxed);
+    }
+
+    fn len(&self) -> usize {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+/// Nothing is live before the stores are known: nothing is forgotten.
+fn unknown() -> LiveUids {
+    Arc::new(|| None)
+}
+
+/// Forgets nothing: for memories made without stores.
+impl<V> Default for ByUid<V> {
+    fn default() -> Self {
+        Self::new(unknown(), PRUNE_FLOOR)
+    }
+}
+
+impl<V> std::fmt::Debug for ByUid<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ByUid({} objects)", self.len())
+    }
+}
+
 /// The last status the engine wrote for each object (by uid): the
 /// resourceVersion of the object the write replaced, and a hash of the
 /// status written.
@@ -264,11 +377,17 @@ impl Context {
 /// the engine's own last status write. Comparing with that object would
 /// write the same status again; comparing with what was written does not.
 /// Only the exact version that write replaced is recognised, so a status
-/// someone else changed since is always compared as it is.
+/// someone else changed since is always compared as it is. Objects that
+/// are gone are forgotten (see [`ByUid`]).
 #[derive(Debug, Default)]
-pub struct WrittenStatuses(std::sync::Mutex<std::collections::HashMap<String, (String, u64)>>);
+pub struct WrittenStatuses(ByUid<(String, u64)>);
 
 impl WrittenStatuses {
+    /// Remembers statuses, and forgets those of objects not in `live`.
+    pub fn pruned_by(live: LiveUids) -> Self {
+        Self(ByUid::new(live, PRUNE_FLOOR))
+    }
+
     fn key<K: Resource>(obj: &K) -> Option<(String, String)> {
         Some((obj.meta().uid.clone()?, obj.resource_version()?))
     }
@@ -277,43 +396,71 @@ impl WrittenStatuses {
         let Some((uid, version)) = Self::key(obj) else {
             return false;
         };
-        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&uid) == Some(&(version, hash))
+        let entries = self.0.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.get(&uid) == Some(&(version, hash))
     }
 
     pub(super) fn remember<K: Resource>(&self, obj: &K, hash: u64) {
         if let Some((uid, version)) = Self::key(obj) {
-            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            map.insert(uid, (version, hash));
+            self.0.with(|entries| entries.insert(uid, (version, hash)));
         }
     }
 
     /// Forgets an object that is gone.
     pub fn forget<K: Resource>(&self, obj: &K) {
         if let Some(uid) = &obj.meta().uid {
-            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            map.remove(uid);
+            self.0.with(|entries| entries.remove(uid));
         }
+    }
+
+    /// How many objects are remembered.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
-/// The corrections of changes made by hand (see `drift`) this engine told, per cluster (uid) and service: a
-/// reconcile may read a cluster before the store has the status that
-/// already tells a correction, and must not tell it again.
+/// The corrections of changes made by hand (see `drift`) this engine told,
+/// per cluster (uid) and service: a reconcile may read a cluster before the
+/// store has the status that already tells a correction, and must not tell
+/// it again. Clusters that are gone are forgotten (see [`ByUid`]).
 #[derive(Debug, Default)]
-pub struct ToldCorrections(std::sync::Mutex<std::collections::HashMap<(String, String), String>>);
+pub struct ToldCorrections(ByUid<HashMap<String, String>>);
 
 impl ToldCorrections {
+    /// Remembers corrections, and forgets those of clusters not in `live`.
+    pub fn pruned_by(live: LiveUids) -> Self {
+        Self(ByUid::new(live, PRUNE_FLOOR))
+    }
+
     /// True the first time `message` is told for this service of this
     /// cluster; remembers it.
     pub fn first_time(&self, cluster_uid: &str, service: &str, message: &str) -> bool {
-        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let key = (cluster_uid.to_string(), service.to_string());
-        if told.get(&key).map(String::as_str) == Some(message) {
-            return false;
-        }
-        told.insert(key, message.to_string());
-        true
+        self.0.with(|told| {
+            let services = told.entry(cluster_uid.to_string()).or_default();
+            if services.get(service).map(String::as_str) == Some(message) {
+                return false;
+            }
+            services.insert(service.to_string(), message.to_string());
+            true
+        })
+    }
+
+    /// Forgets a cluster that is gone.
+    pub fn forget(&self, cluster_uid: &str) {
+        self.0.with(|told| told.remove(cluster_uid));
+    }
+
+    /// How many clusters are remembered.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -398,6 +545,92 @@ mod tests {
             deletion_timeout(DELETION_TIMEOUT),
             Ok(EngineOptions::default().deletion_timeout)
         );
+    }
+
+    /// A set of live uids the test changes as objects come and go.
+    fn live_set(uids: &[&str]) -> (LiveUids, Arc<std::sync::Mutex<HashSet<String>>>) {
+        let set = Arc::new(std::sync::Mutex::new(
+            uids.iter()
+                .map(|u| u.to_string())
+                .collect::<HashSet<String>>(),
+        ));
+        let read = set.clone();
+        (Arc::new(move || Some(read.lock().unwrap().clone())), set)
+    }
+
+    #[test]
+    fn statuses_of_objects_that_are_gone_are_forgotten() {
+        let (live, set) = live_set(&[]);
+        let written = WrittenStatuses(ByUid::new(live, 4));
+        // Four objects, all live: the pruning at four keeps them all.
+        for i in 0..4 {
+            set.lock().unwrap().insert(format!("u{i}"));
+            written.remember(&at(&format!("u{i}"), "1"), 1);
+        }
+        assert_eq!(written.len(), 4);
+        assert!(written.is_known(&at("u0", "1"), 1));
+        // Three of them go; new ones come until the map has doubled.
+        for gone in ["u0", "u1", "u2"] {
+            set.lock().unwrap().remove(gone);
+        }
+        for i in 4..8 {
+            set.lock().unwrap().insert(format!("u{i}"));
+            written.remember(&at(&format!("u{i}"), "1"), 1);
+        }
+        assert_eq!(written.len(), 5, "u3 and u4..u7 are left");
+        assert!(!written.is_known(&at("u0", "1"), 1));
+        assert!(written.is_known(&at("u3", "1"), 1));
+        assert!(written.is_known(&at("u7", "1"), 1));
+    }
+
+    #[test]
+    fn nothing_is_forgotten_while_the_stores_are_incomplete() {
+        let written = WrittenStatuses(ByUid::new(unknown(), 2));
+        for i in 0..10 {
+            written.remember(&at(&format!("u{i}"), "1"), 1);
+        }
+        assert_eq!(written.len(), 10);
+        assert!(written.is_known(&at("u0", "1"), 1));
+    }
+
+    #[test]
+    fn the_memory_stays_within_twice_the_live_objects() {
+        // 100 live clusters whose statuses are written again and again,
+        // while 10,000 others come and go.
+        let (live, set) = live_set(&[]);
+        let written = WrittenStatuses(ByUid::new(live, 16));
+        let mut most = 0;
+        for round in 0..10_000 {
+            let uid = format!("live-{}", round % 100);
+            set.lock().unwrap().insert(uid.clone());
+            written.remember(&at(&uid, "1"), 1);
+            let passing = format!("gone-{round}");
+            set.lock().unwrap().insert(passing.clone());
+            written.remember(&at(&passing, "1"), 1);
+            set.lock().unwrap().remove(&passing);
+            most = most.max(written.len());
+        }
+        assert!(most <= 2 * 101 + 1, "at most {most} remembered");
+        assert!(written.is_known(&at("live-7", "1"), 1));
+    }
+
+    #[test]
+    fn corrections_of_clusters_that_are_gone_are_forgotten() {
+        let (live, set) = live_set(&["u1", "u2"]);
+        let told = ToldCorrections(ByUid::new(live, 2));
+        assert!(told.first_time("u1", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        assert!(told.first_time("u2", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        // The pruning at two found both live.
+        assert_eq!(told.len(), 2);
+        set.lock().unwrap().remove("u1");
+        set.lock().unwrap().insert("u3".into());
+        set.lock().unwrap().insert("u4".into());
+        assert!(told.first_time("u3", "a", "x"));
+        assert!(told.first_time("u4", "a", "x"));
+        assert_eq!(told.len(), 3, "u1 is forgotten at four");
+        assert!(!told.first_time("u2", "ingress-nginx", "reverted at 10:00:00 UTC"));
+        told.forget("u2");
+        assert!(told.first_time("u2", "ingress-nginx", "reverted at 10:00:00 UTC"));
     }
 
     #[test]

@@ -435,18 +435,48 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!(%addr, "serving /healthz, /readyz and /metrics");
     let respond = move |path: &str| answer(path, &counters, &stores, *role.borrow());
-    serve_on(listener, HEADER_READ_TIMEOUT, respond, shutdown).await
+    serve_on(listener, Limits::default(), respond, shutdown).await
 }
 
 /// How long a client has to send a request's headers: one that connects and
 /// sends nothing, or half a header, is closed after this.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// [`serve`] on a bound listener, with the header-read timeout given.
-/// `answer` gives the response to a request's path.
+/// How many connections are served at once. A scraper, a probe or two and
+/// a person with curl need a handful; the rest wait in the listen queue
+/// until one ends, so that no number of clients can make the engine hold
+/// more tasks and buffers than this.
+pub const MAX_CONNECTIONS: usize = 16;
+
+/// How long a connection is kept, whatever it does: a client that keeps
+/// one open and idle between requests (or trickles a body) gives its slot
+/// back after this, and opens another for its next scrape. Far longer than
+/// an answer takes.
+pub const CONNECTION_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The bounds of the metrics server.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    header_timeout: Duration,
+    max_connections: usize,
+    connection_deadline: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            header_timeout: HEADER_READ_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
+            connection_deadline: CONNECTION_DEADLINE,
+        }
+    }
+}
+
+/// [`serve`] on a bound listener, within `limits`. `answer` gives the
+/// response to a request's path.
 async fn serve_on<A>(
     listener: tokio::net::TcpListener,
-    header_timeout: Duration,
+    limits: Limits,
     answer: A,
     shutdown: CancellationToken,
 ) -> std::io::Result<()>
@@ -455,8 +485,18 @@ where
 {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(header_timeout);
+        .header_read_timeout(limits.header_timeout);
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     loop {
+        // A slot first: while every slot is taken, nothing is accepted.
+        let slot = tokio::select! {
+            _ = shutdown.cancelled() => return Ok(()),
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                // Never closed: it lives as long as this loop.
+                Err(_) => return Ok(()),
+            },
+        };
         let (stream, _) = tokio::select! {
             _ = shutdown.cancelled() => return Ok(()),
             accepted = listener.accept() => match accepted {
@@ -474,9 +514,13 @@ where
                 let response = answer(req.uri().path());
                 async move { Ok::<_, Infallible>(response) }
             });
-            if let Err(error) = http.serve_connection(TokioIo::new(stream), service).await {
-                tracing::debug!(%error, "metrics connection ended");
+            let connection = http.serve_connection(TokioIo::new(stream), service);
+            match tokio::time::timeout(limits.connection_deadline, connection).await {
+                Ok(Err(error)) => tracing::debug!(%error, "metrics connection ended"),
+                Ok(Ok(())) => {}
+                Err(_) => tracing::debug!("metrics connection closed at its deadline"),
             }
+            drop(slot);
         });
     }
 }
@@ -683,12 +727,107 @@ mod tests {
 
     /// A server on a free loopback port with the given header timeout.
     async fn server(timeout: Duration) -> (SocketAddr, CancellationToken) {
+        server_within(Limits {
+            header_timeout: timeout,
+            ..Limits::default()
+        })
+        .await
+    }
+
+    /// A server on a free loopback port within `limits`.
+    async fn server_within(limits: Limits) -> (SocketAddr, CancellationToken) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let stop = CancellationToken::new();
         let respond = |path: &str| Response::new(Full::new(Bytes::from(format!("{path}\n"))));
-        tokio::spawn(serve_on(listener, timeout, respond, stop.clone()));
+        tokio::spawn(serve_on(listener, limits, respond, stop.clone()));
         (addr, stop)
+    }
+
+    /// A connection that asked for `path` and read the whole answer, and
+    /// stays open (keep-alive).
+    async fn answered(addr: SocketAddr, path: &str) -> tokio::net::TcpStream {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let answer = tokio::time::timeout(Duration::from_secs(10), ask(&mut stream, path))
+            .await
+            .expect("an answer within 10 s");
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+        assert!(answer.ends_with(&format!("{path}\n")), "{answer}");
+        stream
+    }
+
+    /// Sends one keep-alive request for `path` and reads its whole answer.
+    async fn ask(stream: &mut tokio::net::TcpStream, path: &str) -> String {
+        use tokio::io::AsyncWriteExt;
+        stream
+            .write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        answer_to(stream, path).await
+    }
+
+    /// Reads the whole answer to a request for `path`.
+    async fn answer_to(stream: &mut tokio::net::TcpStream, path: &str) -> String {
+        use tokio::io::AsyncReadExt;
+        let want = format!("{path}\n");
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 1024];
+        while !String::from_utf8_lossy(&buf).ends_with(&want) {
+            let n = stream.read(&mut chunk).await.unwrap();
+            assert!(
+                n > 0,
+                "closed before the answer: {}",
+                String::from_utf8_lossy(&buf)
+            );
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    }
+
+    #[tokio::test]
+    async fn connections_beyond_the_bound_wait_for_a_slot() {
+        let (addr, stop) = server_within(Limits {
+            header_timeout: Duration::from_secs(30),
+            max_connections: 2,
+            connection_deadline: Duration::from_secs(30),
+        })
+        .await;
+        // Two connections answered, and kept open: both slots are taken.
+        let first = answered(addr, "/one").await;
+        let _second = answered(addr, "/two").await;
+        // A third is connected (the listen queue takes it) but not served
+        // while they stay.
+        let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let waiting = tokio::time::timeout(Duration::from_millis(500), ask(&mut third, "/three"));
+        assert!(
+            waiting.await.is_err(),
+            "a third connection was served while two held the slots"
+        );
+        // One of the two ends: the third is served in its slot.
+        drop(first);
+        let answer = tokio::time::timeout(Duration::from_secs(10), answer_to(&mut third, "/three"))
+            .await
+            .expect("the third connection served once a slot was free");
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+        stop.cancel();
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_gives_its_slot_back_at_the_deadline() {
+        let (addr, stop) = server_within(Limits {
+            header_timeout: Duration::from_secs(30),
+            max_connections: 1,
+            connection_deadline: Duration::from_millis(400),
+        })
+        .await;
+        // Answered once, then idle with its connection open.
+        let mut idle = answered(addr, "/one").await;
+        let (sent, took) = until_closed(&mut idle).await;
+        assert!(sent.is_empty(), "{sent}");
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        // Its slot is free again: another connection is served.
+        let _next = answered(addr, "/two").await;
+        stop.cancel();
     }
 
     /// Reads until the server closes the connection; what it sent and how

@@ -6,11 +6,21 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 /// A CAPI Cluster whose control plane is up, the way `tests/harness/harness
-/// provision` writes it.
+/// provision` writes it, made as the ManagedCluster of that name's chart
+/// would make it: with Helm's marks of its release, so that its services
+/// may go into it.
 pub async fn provision(capi: &Api<DynamicObject>, name: &str) -> kube::Result<()> {
+    let namespace = capi.namespace().unwrap_or("default");
     let cluster: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
-        "metadata": {"name": name},
+        "metadata": {
+            "name": name,
+            "labels": {"app.kubernetes.io/managed-by": "Helm"},
+            "annotations": {
+                "meta.helm.sh/release-name": name,
+                "meta.helm.sh/release-namespace": namespace,
+            },
+        },
         "spec": {},
     }))
     .expect("a CAPI Cluster");

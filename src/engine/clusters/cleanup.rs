@@ -141,6 +141,9 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
     }
     finalizer::remove(ctx, mc).await?;
     ctx.written.forget(mc);
+    if let Some(uid) = &mc.metadata.uid {
+        ctx.told_corrections.forget(uid);
+    }
     ctx.echoes
         .forget::<ManagedCluster>(&mc.namespace().unwrap_or_default(), &mc.name_any());
     Ok(Action::await_change())

@@ -18,8 +18,12 @@ use crate::store::{WatchHealth, get};
 
 /// The cluster's own release, as this reconcile leaves it.
 pub(super) struct ClusterRelease {
-    /// Whether the control plane is initialized: services may go in.
+    /// Whether the control plane is initialized, of a Cluster API cluster
+    /// this cluster's own chart made: services may go in.
     pub(super) provisioned: bool,
+    /// Why the Cluster API cluster of this name is not this cluster's (see
+    /// [`not_made_here`]): its services wait.
+    pub(super) foreign: Option<String>,
     /// Why the release was not written: its name belongs to something else.
     pub(super) conflict: Option<String>,
     pub(super) cond: Cond,
@@ -66,7 +70,14 @@ pub(super) async fn apply(
         }
     }
     let capi = get(&ctx.stores.capi_clusters, ns, &given.name);
-    let provisioned = capi.as_ref().is_some_and(|c| c.control_plane_initialized());
+    let foreign = not_made_here(
+        capi.as_deref(),
+        own_release_name(given),
+        ns,
+        conflict.as_deref(),
+    );
+    let provisioned =
+        foreign.is_none() && capi.as_ref().is_some_and(|c| c.control_plane_initialized());
     let failure = cluster_release_obj
         .as_ref()
         .and_then(|r| r.status.as_ref())
@@ -75,9 +86,19 @@ pub(super) async fn apply(
                 .filter(|c| c.status == "False" && c.reason.ends_with("Failed"))
                 .cloned()
         });
-    let cond = match &no_installer {
+    let cond = match (&foreign, &no_installer) {
+        // A conflict of the release's own name says more than its
+        // consequence for the Cluster API cluster.
+        (Some(why), _) if conflict.is_none() => Cond::new(
+            CLUSTER_READY,
+            false,
+            NAME_CONFLICT,
+            format!(
+                "{why}; no service is installed into it: create this cluster under another name"
+            ),
+        ),
         // Nothing of the cluster's chart is written or changed meanwhile.
-        Some(why) if conflict.is_none() => {
+        (None, Some(why)) if conflict.is_none() => {
             Cond::new(CLUSTER_READY, false, INSTALLER_MISSING, why.as_str())
         }
         _ => condition(
@@ -90,6 +111,7 @@ pub(super) async fn apply(
     };
     Ok(ClusterRelease {
         provisioned,
+        foreign,
         conflict,
         cond,
     })
@@ -122,6 +144,67 @@ fn installer_problem(ns: &str, unseen: Option<&str>) -> String {
              creates it and grants it what the chart makes (the book: Operations, RBAC)"
         ),
     }
+}
+
+/// The Helm release name of the cluster's own release: `releases::cluster_release`
+/// names it after the ManagedCluster (a test below holds the two together).
+fn own_release_name(given: &Given) -> &str {
+    &given.name
+}
+
+/// Why the Cluster API cluster named after this ManagedCluster was not made
+/// by the ManagedCluster's own release, if it was not: then its
+/// `<name>-kubeconfig` secret is someone else's access to someone else's
+/// cluster, and nothing of this ManagedCluster may go through it. `None`
+/// when it was, and when there is no such cluster yet (services wait for
+/// it to be provisioned anyway).
+///
+/// Made by the release means carrying Helm's marks of it: Helm 3 sets
+/// `meta.helm.sh/release-name` (`release`) and
+/// `meta.helm.sh/release-namespace` (the ManagedCluster's namespace, where
+/// its release installs) on every object it creates, and adopts an object
+/// that exists already only when both say so, as the cluster's release
+/// refuses to take objects over. When the cluster's own release could not
+/// be written (`conflict`: another object has its name), a release of that
+/// name is not ours, and neither is what carries its marks.
+pub(super) fn not_made_here(
+    capi: Option<&capi::Cluster>,
+    release: &str,
+    ns: &str,
+    conflict: Option<&str>,
+) -> Option<String> {
+    let cluster = capi?;
+    let object = format!("Cluster API cluster {ns}/{}", cluster.name_any());
+    if let Some(conflict) = conflict {
+        return Some(format!(
+            "the cluster's chart was not installed ({conflict}), so {object} is not this cluster's"
+        ));
+    }
+    match cluster.helm_release() {
+        (Some(name), Some(namespace)) if name == release && namespace == ns => None,
+        (None, _) => Some(format!(
+            "{object} was not made by this cluster's chart (it carries no Helm release's marks)"
+        )),
+        (Some(name), Some(namespace)) if is_word(name) && is_word(namespace) => Some(format!(
+            "{object} belongs to Helm release {name} in namespace {namespace}, not to this \
+             cluster's chart"
+        )),
+        (Some(name), None) if is_word(name) => Some(format!(
+            "{object} belongs to Helm release {name}, not to this cluster's chart"
+        )),
+        _ => Some(format!(
+            "{object} belongs to another Helm release, not to this cluster's chart"
+        )),
+    }
+}
+
+/// Whether an annotation's value reads as a name, fit to be quoted in a
+/// status: anyone who may write a Cluster writes its annotations.
+fn is_word(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
 }
 
 /// How far the cluster is, in one condition.
@@ -175,6 +258,91 @@ fn condition(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::{Cluster, ClusterSpec, HELM_RELEASE_NAME, HELM_RELEASE_NAMESPACE};
+
+    fn capi_cluster(marks: &[(&str, &str)]) -> Cluster {
+        let mut c = Cluster::new("dev-1", ClusterSpec::default());
+        if !marks.is_empty() {
+            c.metadata.annotations = Some(
+                marks
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            );
+        }
+        c
+    }
+
+    fn marked(name: &str, namespace: &str) -> Cluster {
+        capi_cluster(&[
+            (HELM_RELEASE_NAME, name),
+            (HELM_RELEASE_NAMESPACE, namespace),
+        ])
+    }
+
+    #[test]
+    fn a_cluster_made_by_the_clusters_own_release_is_its_own() {
+        assert_eq!(
+            not_made_here(Some(&marked("dev-1", "team-a")), "dev-1", "team-a", None),
+            None
+        );
+        // None yet: the services wait for it to be provisioned, not for this.
+        assert_eq!(not_made_here(None, "dev-1", "team-a", None), None);
+    }
+
+    #[test]
+    fn a_cluster_made_by_anything_else_is_not() {
+        let why = |c: &Cluster| not_made_here(Some(c), "dev-1", "team-a", None).unwrap();
+        assert_eq!(
+            why(&capi_cluster(&[])),
+            "Cluster API cluster team-a/dev-1 was not made by this cluster's chart \
+             (it carries no Helm release's marks)"
+        );
+        assert_eq!(
+            why(&marked("prod", "team-b")),
+            "Cluster API cluster team-a/dev-1 belongs to Helm release prod in namespace \
+             team-b, not to this cluster's chart"
+        );
+        // The right name from another namespace, or the other way round.
+        assert!(why(&marked("dev-1", "team-b")).contains("Helm release dev-1 in namespace team-b"));
+        assert!(why(&marked("other", "team-a")).contains("Helm release other in namespace team-a"));
+        assert_eq!(
+            why(&capi_cluster(&[(HELM_RELEASE_NAME, "dev-1")])),
+            "Cluster API cluster team-a/dev-1 belongs to Helm release dev-1, not to this \
+             cluster's chart"
+        );
+        // Values that do not read as names are not quoted.
+        let odd = why(&marked("dev-1\u{1b}[2J", "team-a"));
+        assert!(odd.contains("another Helm release"), "{odd}");
+        assert!(!odd.contains('\u{1b}'), "{odd}");
+    }
+
+    #[test]
+    fn a_release_that_could_not_be_written_owns_nothing() {
+        let why = not_made_here(
+            Some(&marked("dev-1", "team-a")),
+            "dev-1",
+            "team-a",
+            Some("cluster release dev-1 already exists and is not managed by hmc-tui"),
+        )
+        .unwrap();
+        assert!(why.starts_with("the cluster's chart was not installed (cluster release dev-1"));
+        assert!(why.ends_with("so Cluster API cluster team-a/dev-1 is not this cluster's"));
+    }
+
+    #[test]
+    fn the_release_checked_is_the_one_the_cluster_release_names() {
+        let mc: ManagedCluster = serde_json::from_value(serde_json::json!({
+            "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ManagedCluster",
+            "metadata": {"name": "dev-1", "namespace": "team-a"},
+            "spec": {"template": "demo"},
+        }))
+        .unwrap();
+        let chart = chart_ref(TemplateKind::Cluster, "demo", "team-a", &Default::default());
+        let release = cluster_release(&mc, chart, &Default::default());
+        assert_eq!(release.spec.release_name.as_deref(), Some("dev-1"));
+        assert_eq!(release.spec.target_namespace, None, "installs into team-a");
+    }
 
     #[test]
     fn a_missing_installer_is_named_with_its_namespace_and_what_to_do() {

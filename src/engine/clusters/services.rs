@@ -297,10 +297,17 @@ fn unmet_dependencies(d: &DesiredService, statuses: &[ServiceStatus]) -> Option<
     })
 }
 
+/// A service's status while the Cluster API cluster of its cluster's name
+/// is not the cluster's own (see `cluster_release::not_made_here`).
+pub(super) fn waits_for_own_cluster(why: &str) -> String {
+    format!("waits for a cluster of its own: {why}")
+}
+
 /// Why a service cannot be installed yet, if it cannot: a name that cannot
-/// be used, a dry run, a cluster not provisioned, services it
-/// depends on not installed yet. Only a first install waits for those: a
-/// service already installed keeps being upgraded on its own.
+/// be used, a dry run, a Cluster API cluster this cluster did not make, a
+/// cluster not provisioned, services it depends on not installed yet. Only
+/// a first install waits for the last two: a service already installed
+/// keeps being upgraded on its own.
 fn waiting(
     target: &Target<'_>,
     d: &DesiredService,
@@ -316,6 +323,9 @@ fn waiting(
             "dry run: would install {} into namespace {}",
             d.template, d.namespace
         ))
+    } else if let Some(why) = &cluster.foreign {
+        // Upgrades too: nothing goes through another's kubeconfig secret.
+        Some(waits_for_own_cluster(why))
     } else if !cluster.provisioned && !has_release {
         Some(format!(
             "waiting for the cluster to be provisioned: {}",

@@ -37,7 +37,15 @@ pub(super) fn of(
         .filter(|s| s.state != ServiceState::Removing)
         .count();
     let problem = statuses.iter().find(|s| s.state != ServiceState::Installed);
-    let services_cond = services_condition(mc, given, &statuses, &conflicts, installed, total);
+    let services_cond = match &cluster.foreign {
+        Some(why) => Cond::new(
+            SERVICES_READY,
+            false,
+            FOREIGN_CLUSTER,
+            super::services::waits_for_own_cluster(why),
+        ),
+        None => services_condition(mc, given, &statuses, &conflicts, installed, total),
+    };
     let ready = [&given.template_cond, &cluster.cond, &services_cond]
         .into_iter()
         .find(|c| !c.status)
@@ -85,7 +93,8 @@ pub(super) fn of(
         },
         observed_generation: mc.meta().generation,
     };
-    let conflicted = cluster.conflict.is_some() || !conflicts.is_empty();
+    let conflicted =
+        cluster.conflict.is_some() || cluster.foreign.is_some() || !conflicts.is_empty();
     let again = if has_kubeconfig {
         next_look(&status, conflicted, given.fleet, &given.name)
     } else {
@@ -95,6 +104,10 @@ pub(super) fn of(
     };
     (status, again)
 }
+
+/// The services' reason while the Cluster API cluster of the cluster's name
+/// is not the cluster's own.
+pub(super) const FOREIGN_CLUSTER: &str = "ForeignCluster";
 
 /// Whether the services are installed, or the first one that is not and why.
 fn services_condition(
