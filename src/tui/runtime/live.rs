@@ -656,3 +656,60 @@ impl Live {
         futures::future::join_all(stops).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start(engine: Option<Option<String>>, force_engine: bool) -> Start {
+        Start {
+            kubeconfig: None,
+            engine,
+            force_engine,
+            readonly: false,
+            readonly_contexts: ["watch".to_string()].into(),
+            engine_options: EngineOptions::default(),
+        }
+    }
+
+    /// A context looks for an installed engine only where its own engine
+    /// would run, and never under `--force-engine`.
+    #[test]
+    fn a_context_looks_only_where_its_engine_would_run_unforced() {
+        let team_a = Some(Some("team-a".to_string()));
+        let looking = start(team_a.clone(), false).looking("prod");
+        assert_eq!(looking.scope, team_a, "the engine's own scope");
+        assert_eq!(
+            looking.system_namespace,
+            EngineOptions::default().system_namespace
+        );
+        assert_eq!(start(Some(None), false).looking("prod").scope, Some(None));
+        assert_eq!(start(team_a.clone(), true).looking("prod").scope, None);
+        assert_eq!(
+            start(team_a, false).looking("watch").scope,
+            None,
+            "read-only"
+        );
+        assert_eq!(
+            start(None, false).looking("prod").scope,
+            None,
+            "--no-engine"
+        );
+    }
+
+    /// Nothing to look for: the engine runs, with no request sent (the
+    /// client points nowhere).
+    #[tokio::test]
+    async fn nothing_to_look_for_runs_without_asking() {
+        let config = kube::Config::new("http://127.0.0.1:1".parse().unwrap());
+        let client = kube::Client::try_from(config).unwrap();
+        let stance = start(Some(None), true).stance(&client, "prod").await;
+        assert_eq!(stance, Stance::Run);
+        // Asked, the nowhere cluster cannot be read: observe.
+        let stance = start(Some(None), false).stance(&client, "prod").await;
+        assert!(
+            matches!(stance, Stance::Observe { installed: false, ref why } if why.starts_with("cannot tell whether an engine is installed: cannot read")),
+            "{stance:?}"
+        );
+    }
+}
