@@ -14,11 +14,8 @@
 //!   namespace;
 //! - a Lease of its scope has a holder that is not a console whose term
 //!   has not run out, or that renewed it within [`RECENT`] (10 minutes:
-//!   an engine being rolled out or restarted is back well within it, and
-//!   an engine that left longer ago keeps no console out);
-//! - such an engine wrote that Lease within [`RECENT`] and let go of it
-//!   since (a released Lease keeps no holder; its field manager names the
-//!   writer, and when it wrote);
+//!   an engine killed, cut off or being restarted is back well within it,
+//!   and an engine that left longer ago keeps no console out);
 //! - either read fails (forbidden, or no answer): not knowing is treated
 //!   as "an engine may be installed".
 //!
@@ -28,6 +25,12 @@
 //! namespace's as well. `--force-engine` skips the check: the engine then
 //! competes for the lease as any engine does, and leads once the other
 //! lets go of it or its term runs out. Each open context decides alone.
+//!
+//! A Lease that its holder let go of (an engine stopped with SIGTERM, a
+//! console that quit) keeps no holder, and the lease library writes it
+//! under a field manager of its own making, which names nobody: who held
+//! it cannot be told, so it does not count. An engine rolled out that
+//! way is seen by its Deployment.
 //!
 //! A console's engine says it is one in the Lease: its holder identity
 //! begins with [`CONSOLE_HOLDER`], so that consoles tell each other from
@@ -68,10 +71,6 @@ pub const RECENT: Duration = Duration::from_secs(600);
 /// its engine component.
 pub const ENGINE_DEPLOYMENT_LABELS: &str =
     "app.kubernetes.io/part-of=hmc-tui,app.kubernetes.io/component=engine";
-
-/// The field manager the lease library writes a Lease under:
-/// `kube-lease-manager-<identity>`.
-const LEASE_MANAGER: &str = "kube-lease-manager-";
 
 /// The holder identity of a console's engine, from the one an engine
 /// would take (`laptop-4242`).
@@ -163,36 +162,19 @@ fn engine_of(lease: &Lease, namespace: &str, now: Timestamp) -> Option<String> {
     let spec = lease.spec.as_ref();
     let holder = spec
         .and_then(|s| s.holder_identity.as_deref())
-        .filter(|h| !h.is_empty() && !is_console(h));
-    if let Some(holder) = holder {
-        let renewed = spec.and_then(|s| s.renew_time.as_ref()).map(|t| t.0);
-        // A holder without a renewal time: when it took the lease cannot
-        // be told, so it may hold it still.
-        if claims::is_held(lease, now, Duration::ZERO) || renewed.is_none() {
-            return Some(format!("{holder} holds the Lease {namespace}/{name}"));
-        }
-        if let Some(at) = renewed.filter(|at| recent(*at)) {
-            return Some(format!(
-                "{holder} held the Lease {namespace}/{name} {} ago",
-                ago(now, at)
-            ));
-        }
+        .filter(|h| !h.is_empty() && !is_console(h))?;
+    let renewed = spec.and_then(|s| s.renew_time.as_ref()).map(|t| t.0);
+    // A holder without a renewal time: when it took the lease cannot be
+    // told, so it may hold it still.
+    if claims::is_held(lease, now, Duration::ZERO) || renewed.is_none() {
+        return Some(format!("{holder} holds the Lease {namespace}/{name}"));
     }
-    // Let go of: the holder is gone, the lease library's field manager
-    // still names who wrote it last, and when.
-    let entries = lease.metadata.managed_fields.iter().flatten();
-    entries
-        .filter_map(|e| {
-            let writer = e.manager.as_deref()?.strip_prefix(LEASE_MANAGER)?;
-            let at = e.time.as_ref()?.0;
-            (!writer.is_empty() && !is_console(writer) && recent(at)).then(|| {
-                format!(
-                    "{writer} held the Lease {namespace}/{name} {} ago",
-                    ago(now, at)
-                )
-            })
-        })
-        .next()
+    renewed.filter(|at| recent(*at)).map(|at| {
+        format!(
+            "{holder} held the Lease {namespace}/{name} {} ago",
+            ago(now, at)
+        )
+    })
 }
 
 /// `12s`, `3m`: how long before `now` `at` was.
@@ -346,11 +328,16 @@ mod tests {
         l
     }
 
-    /// `l`, written last by the lease library for `writer`, `written`
-    /// seconds after [`t0`].
-    fn written_by(mut l: Lease, writer: &str, written: i64) -> Lease {
+    /// `l` as the lease library leaves it once let go of: no holder, no
+    /// times, written `written` seconds after [`t0`] under a field
+    /// manager of its own making.
+    fn let_go(mut l: Lease, written: i64) -> Lease {
+        l.spec = Some(LeaseSpec {
+            lease_transitions: Some(3),
+            ..Default::default()
+        });
         l.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
-            manager: Some(format!("{LEASE_MANAGER}{writer}")),
+            manager: Some("kube-lease-manager-q0e3lX89NEZDDYNGZlUKESHOmtOk55rW".into()),
             time: Some(Time(at(written))),
             ..Default::default()
         }]);
@@ -393,8 +380,9 @@ mod tests {
         // Only consoles held it: consoles compete as before.
         let consoles = vec![lease("hmc-tui-engine", Some("console/laptop-1"), Some(-1))];
         assert_eq!(stance(&looked(consoles), None, now), Stance::Run);
-        // A released lease: nobody holds it, nobody but a console wrote it.
-        let released = written_by(lease("hmc-tui-engine", None, None), "console/laptop-1", -5);
+        // Let go of a second ago (a console quit, or `:ctx` moved it):
+        // who held it cannot be told, and it does not count.
+        let released = let_go(lease("hmc-tui-engine", None, None), -1);
         assert_eq!(stance(&looked(vec![released]), None, now), Stance::Run);
     }
 
@@ -426,17 +414,6 @@ mod tests {
         );
         // Eleven minutes: that engine is gone.
         assert_eq!(stance(&looked(vec![l]), None, at(120)), Stance::Run);
-    }
-
-    #[test]
-    fn an_engine_that_let_go_recently_counts_by_its_field_manager() {
-        // Released (no holder, no times) 30 s ago by an engine.
-        let l = written_by(lease("hmc-tui-engine", None, None), "hmc-tui-7d9f-1", -30);
-        assert_eq!(
-            why(stance(&looked(vec![l.clone()]), None, at(0))),
-            "hmc-tui-7d9f-1 held the Lease kube-system/hmc-tui-engine 30s ago"
-        );
-        assert_eq!(stance(&looked(vec![l]), None, at(600)), Stance::Run);
     }
 
     #[test]
