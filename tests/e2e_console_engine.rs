@@ -8,7 +8,8 @@
 //! - It never takes the fleet from an installed engine: where a Lease of
 //!   its scope is held by an engine that is not a console, it only
 //!   observes, and says so; with `--force-engine` it competes for the
-//!   lease and leads once the other's term has run out.
+//!   lease and leads once the other's term has run out. The engine's
+//!   Deployment in the system namespace is enough for it to observe.
 
 mod common;
 
@@ -18,6 +19,7 @@ use common::console::*;
 use common::rollouts::*;
 use common::*;
 use hmc_tui::flux::{HelmRelease, SHARD_LABEL};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
@@ -161,5 +163,70 @@ async fn the_console_observes_an_installed_engine_unless_forced() {
 
     forced.quit().await;
     observer.quit().await;
+    ns.cleanup().await;
+}
+
+/// The engine's Deployment, as the chart labels it, in the system
+/// namespace (the test's, through `--system-namespace`: the harness's
+/// hmc-system is every test's): the console observes, and makes no Lease.
+/// The management cluster has no nodes, so the Deployment runs nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_observes_where_the_engine_deployment_is() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "console-deployed").await;
+    let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+    let labels = json!({
+        "app.kubernetes.io/name": "hmc-tui",
+        "app.kubernetes.io/instance": "hmc-tui",
+        "app.kubernetes.io/part-of": "hmc-tui",
+        "app.kubernetes.io/component": "engine",
+    });
+    let deployment: Deployment = serde_json::from_value(json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "hmc-tui", "labels": labels},
+        "spec": {
+            "replicas": 0,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "hmc-tui", "image": "hmc-tui:test"}]},
+            },
+        },
+    }))
+    .expect("a Deployment");
+    let deployments: Api<Deployment> = Api::namespaced(mgmt.clone(), &ns.name);
+    deployments
+        .create(&PostParams::default(), &deployment)
+        .await
+        .expect("the engine's Deployment");
+
+    let console = Console::start_with(
+        &ns.name,
+        "",
+        &kubeconfig,
+        &format!("-n {0} --system-namespace {0}", ns.name),
+    );
+    console
+        .wait_text(&["engine: in-cluster (observing)"], SCREEN)
+        .await;
+    let log = std::fs::read_to_string(console.log_path()).unwrap_or_default();
+    assert!(
+        log.contains(&format!(
+            "the engine is installed (Deployment {}/hmc-tui)",
+            ns.name
+        )),
+        "the log says what it saw\n{}",
+        console.report()
+    );
+    let leases: Api<Lease> = Api::namespaced(mgmt.clone(), &ns.name);
+    let name = format!("hmc-tui-engine.{}", ns.name);
+    assert!(
+        leases.get_opt(&name).await.expect("the Leases").is_none(),
+        "the observing console made its Lease\n{}",
+        console.report()
+    );
+
+    console.quit().await;
     ns.cleanup().await;
 }
