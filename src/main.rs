@@ -36,6 +36,14 @@ struct Cli {
     /// Console: do not run the engine in-process; only look.
     #[arg(long)]
     no_engine: bool,
+    /// Console: run the engine in-process even on a cluster where the
+    /// engine is installed (its Deployment, or a Lease an engine that is
+    /// not a console holds or held in the last 10 minutes), or where that
+    /// cannot be read. Without it the console only observes there. It
+    /// then competes for the lease, and leads once the installed engine
+    /// lets go of it or stops renewing it. On every context opened.
+    #[arg(long, conflicts_with_all = ["no_engine", "readonly", "reconcile"])]
+    force_engine: bool,
     /// Console: never write to the cluster (implies --no-engine).
     #[arg(long)]
     readonly: bool,
@@ -335,6 +343,7 @@ async fn console(cli: &Cli, more_contexts: &[String], started: std::time::Instan
         // kubeconfig context gives, as kubectl would there.
         own_namespaces: !more_contexts.is_empty() && !cli.all_namespaces && cli.namespace.is_none(),
         engine: !cli.no_engine && !cli.readonly,
+        force_engine: cli.force_engine,
         theme,
         keymap: hmc_tui::tui::config::keymap(settings.as_ref()),
         readonly: cli.readonly,

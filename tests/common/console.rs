@@ -67,7 +67,33 @@ impl Console {
         kubeconfig: &Path,
         args: &str,
     ) -> Console {
-        let dir = Console::dir_of(ns);
+        Console::start_in(bin, ns, Console::dir_of(ns), settings, kubeconfig, args)
+    }
+
+    /// A second console of the test of `ns`, [`Console::start_with`] but
+    /// with a log, settings and tmux server of its own (`name`), and the
+    /// same lease namespace.
+    pub fn start_another(
+        ns: &str,
+        name: &str,
+        settings: &str,
+        kubeconfig: &Path,
+        args: &str,
+    ) -> Console {
+        let bin = Path::new(env!("CARGO_BIN_EXE_hmc-tui"));
+        let mut dir = Console::dir_of(ns).into_os_string();
+        dir.push(format!("-{name}"));
+        Console::start_in(bin, ns, dir.into(), settings, kubeconfig, args)
+    }
+
+    fn start_in(
+        bin: &Path,
+        ns: &str,
+        dir: PathBuf,
+        settings: &str,
+        kubeconfig: &Path,
+        args: &str,
+    ) -> Console {
         std::fs::create_dir_all(dir.join("config/hmc-tui")).expect("the console's folder");
         std::fs::write(dir.join("config/hmc-tui/config.yaml"), settings)
             .expect("the console's settings file");

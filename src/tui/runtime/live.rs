@@ -13,6 +13,12 @@
 //!   namespaces): `:ns` does not move it. `:ctx` stops it (it lets go of
 //!   its lease) and starts one on the new cluster once the old one is
 //!   done.
+//! - Where an engine is installed, a context's engine never starts
+//!   (unless `--force-engine`): the console only observes there, and
+//!   reads what it shows only, as under `--no-engine`. Whether one is
+//!   installed is looked up once per context, before it opens: for the
+//!   first with the startup checks, for the others with their connection
+//!   ([`super::engine_task`] decides).
 //! - [`Opened`]: one open context: its place, its writer and its engine
 //!   (each context has its own lease), with a channel for the engine's
 //!   messages.
@@ -40,7 +46,7 @@ use crate::store::{Kinds, Scope, Stores};
 use crate::tui::model::key::Ctx;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::runtime::connect::{Connection, Joining, connect};
-use crate::tui::runtime::engine_task::{spawn_engine, stop_engine};
+use crate::tui::runtime::engine_task::{Stance, installed, spawn_engine, stop_engine};
 use crate::tui::runtime::feeds::{self, EventStore, Readers};
 use crate::tui::runtime::writer::Writer;
 use crate::tui::state::app::Msg;
@@ -252,8 +258,12 @@ fn place_at(
 /// How the console was started, for the places it switches to.
 pub struct Start {
     pub kubeconfig: Option<PathBuf>,
-    /// Run the engine in-process, over this scope (`None`: all).
+    /// Run the engine in-process, over this scope (`None`: all), where no
+    /// engine is installed.
     pub engine: Option<Option<String>>,
+    /// `--force-engine`: the engine runs even where an engine is
+    /// installed (it competes for the lease).
+    pub force_engine: bool,
     pub readonly: bool,
     /// Contexts the settings file makes read-only: no writes and no engine
     /// there.
@@ -272,6 +282,43 @@ impl Start {
     fn engine_at(&self, context: &str) -> Option<Option<String>> {
         self.engine.clone().filter(|_| !self.readonly_at(context))
     }
+
+    /// What to look for on `context` before its engine runs.
+    fn looking(&self, context: &str) -> Looking {
+        Looking {
+            scope: self.engine_at(context).filter(|_| !self.force_engine),
+            system_namespace: self.engine_options.system_namespace.clone(),
+        }
+    }
+
+    /// Whether the engine asked for on `context` may run on `client`'s
+    /// cluster ([`Looking::stance`]).
+    pub fn stance(
+        &self,
+        client: &kube::Client,
+        context: &str,
+    ) -> impl std::future::Future<Output = Stance> + Send + 'static {
+        let (looking, client) = (self.looking(context), client.clone());
+        async move { looking.stance(&client).await }
+    }
+}
+
+/// Whether an engine is installed where a context's engine would run.
+struct Looking {
+    /// The engine's scope there; `None` when none runs there or under
+    /// `--force-engine`: nothing to look for.
+    scope: Option<Option<String>>,
+    system_namespace: String,
+}
+
+impl Looking {
+    /// [`Stance::Run`] without a look when there is nothing to look for.
+    async fn stance(self, client: &kube::Client) -> Stance {
+        match self.scope {
+            Some(scope) => installed(client, scope.as_deref(), &self.system_namespace).await,
+            None => Stance::Run,
+        }
+    }
 }
 
 /// One open context: the place shown there, the writer that writes there
@@ -288,11 +335,18 @@ pub struct Opened {
 
 impl Opened {
     /// Opens `conn`'s context: its engine when `start` asks for one there
-    /// (once `before`, the engine of a context left behind, has let go of
-    /// its lease), its writer, its place.
-    fn open(conn: Connection, start: &Start, before: Option<EngineRun>) -> Opened {
+    /// and `stance` lets it run (once `before`, the engine of a context
+    /// left behind, has let go of its lease), its writer, its place.
+    fn open(conn: Connection, start: &Start, before: Option<EngineRun>, stance: Stance) -> Opened {
         let (engine_tx, engine_rx) = unbounded_channel();
-        let engine = match start.engine_at(&conn.context) {
+        let scope = match (start.engine_at(&conn.context), stance) {
+            (Some(_), Stance::Observe { installed, why }) => {
+                let _ = engine_tx.send(Msg::EngineObserving { installed, why });
+                None
+            }
+            (scope, _) => scope,
+        };
+        let engine = match scope {
             Some(scope) => {
                 let watched = Watched::start(&conn.client, scope, Kinds::All);
                 Some(EngineRun::start(
@@ -303,8 +357,9 @@ impl Opened {
                     engine_tx.clone(),
                 ))
             }
-            // None there (a read-only context): the one left behind stops
-            // and lets go of its lease all the same.
+            // None there (a read-only context, or an engine installed):
+            // the one left behind stops and lets go of its lease all the
+            // same.
             None => {
                 if let Some(before) = before {
                     tokio::spawn(async move {
@@ -386,8 +441,9 @@ impl Opened {
     }
 }
 
-/// A connection on its way: the checked client, or why there is none.
-type Connecting = JoinHandle<Result<Connection, String>>;
+/// A connection on its way: the checked client and whether its engine
+/// may run there, or why there is none.
+type Connecting = JoinHandle<Result<(Connection, Stance), String>>;
 
 /// The open contexts and the connections on their way.
 pub struct Live {
@@ -400,9 +456,10 @@ pub struct Live {
 
 impl Live {
     /// The first context: `conn`'s context and namespace, with the engine
-    /// when `start` asks for one.
-    pub fn new(conn: Connection, start: Start) -> Live {
-        let first = Opened::open(conn, &start, None);
+    /// when `start` asks for one and `stance` (from [`Start::stance`])
+    /// lets it run.
+    pub fn new(conn: Connection, start: Start, stance: Stance) -> Live {
+        let first = Opened::open(conn, &start, None, stance);
         Live {
             open: vec![first],
             start,
@@ -484,14 +541,12 @@ impl Live {
         let path = self.start.kubeconfig.clone();
         let engine = self.start.engine_at(&name).is_some();
         let access = Access::from_readonly(self.start.readonly_at(&name));
-        let task = tokio::spawn(connect(
-            path,
-            name.clone(),
-            namespace,
-            engine,
-            access,
-            joining,
-        ));
+        let (looking, context) = (self.start.looking(&name), name.clone());
+        let task = tokio::spawn(async move {
+            let conn = connect(path, context, namespace, engine, access, joining).await?;
+            let stance = looking.stance(&conn.client).await;
+            Ok((conn, stance))
+        });
         self.connecting.push((name, joining, task));
     }
 
@@ -515,7 +570,7 @@ impl Live {
             Heard(usize, Msg),
             Connected(
                 usize,
-                Result<Result<Connection, String>, tokio::task::JoinError>,
+                Result<Result<(Connection, Stance), String>, tokio::task::JoinError>,
             ),
         }
         let woke = {
@@ -562,20 +617,20 @@ impl Live {
         };
         let (name, joining, _) = self.connecting.remove(at);
         match (done, joining) {
-            (Ok(Ok(conn)), Joining::Switch) => {
+            (Ok(Ok((conn, stance))), Joining::Switch) => {
                 let old = self.open.remove(0);
                 // Its engine lets go of its lease before the new one starts.
                 let Opened { engine, .. } = old;
-                let opened = Opened::open(conn, &self.start, engine);
+                let opened = Opened::open(conn, &self.start, engine, stance);
                 let msg = opened.arrived(true);
                 self.open.insert(0, opened);
                 msg
             }
-            (Ok(Ok(conn)), Joining::Add) => {
+            (Ok(Ok((conn, stance))), Joining::Add) => {
                 if self.open.iter().any(|o| o.place.context == conn.context) {
                     return Msg::SwitchFailed(format!("context {name} is open already"));
                 }
-                let opened = Opened::open(conn, &self.start, None);
+                let opened = Opened::open(conn, &self.start, None, stance);
                 let msg = opened.arrived(false);
                 self.open.push(opened);
                 msg
@@ -599,5 +654,62 @@ impl Live {
                 stop_engine(Some(engine.handle), &engine.shutdown).await;
             });
         futures::future::join_all(stops).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start(engine: Option<Option<String>>, force_engine: bool) -> Start {
+        Start {
+            kubeconfig: None,
+            engine,
+            force_engine,
+            readonly: false,
+            readonly_contexts: ["watch".to_string()].into(),
+            engine_options: EngineOptions::default(),
+        }
+    }
+
+    /// A context looks for an installed engine only where its own engine
+    /// would run, and never under `--force-engine`.
+    #[test]
+    fn a_context_looks_only_where_its_engine_would_run_unforced() {
+        let team_a = Some(Some("team-a".to_string()));
+        let looking = start(team_a.clone(), false).looking("prod");
+        assert_eq!(looking.scope, team_a, "the engine's own scope");
+        assert_eq!(
+            looking.system_namespace,
+            EngineOptions::default().system_namespace
+        );
+        assert_eq!(start(Some(None), false).looking("prod").scope, Some(None));
+        assert_eq!(start(team_a.clone(), true).looking("prod").scope, None);
+        assert_eq!(
+            start(team_a, false).looking("watch").scope,
+            None,
+            "read-only"
+        );
+        assert_eq!(
+            start(None, false).looking("prod").scope,
+            None,
+            "--no-engine"
+        );
+    }
+
+    /// Nothing to look for: the engine runs, with no request sent (the
+    /// client points nowhere).
+    #[tokio::test]
+    async fn nothing_to_look_for_runs_without_asking() {
+        let config = kube::Config::new("http://127.0.0.1:1".parse().unwrap());
+        let client = kube::Client::try_from(config).unwrap();
+        let stance = start(Some(None), true).stance(&client, "prod").await;
+        assert_eq!(stance, Stance::Run);
+        // Asked, the nowhere cluster cannot be read: observe.
+        let stance = start(Some(None), false).stance(&client, "prod").await;
+        assert!(
+            matches!(stance, Stance::Observe { installed: false, ref why } if why.starts_with("cannot tell whether an engine is installed: cannot read")),
+            "{stance:?}"
+        );
     }
 }

@@ -50,8 +50,10 @@ pub struct TuiOptions {
     /// (else all), instead of `namespace`: `--context a,b` without `-n`.
     pub own_namespaces: bool,
     /// Run the engine in-process (`false` for `--no-engine`; ignored when
-    /// `readonly`).
+    /// `readonly`), where no engine is installed.
     pub engine: bool,
+    /// `--force-engine`: run it even where an engine is installed.
+    pub force_engine: bool,
     pub theme: Theme,
     /// The keybindings, with the settings file's remapping.
     pub keymap: Keymap,
@@ -93,15 +95,20 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         cluster: opts.cluster.clone(),
         context: opts.context.clone(),
     };
-    check_crds(&opts.client, run_engine, &target).await?;
-
     let start = Start {
         kubeconfig: opts.kubeconfig.clone(),
         engine: (opts.engine && !opts.readonly).then(|| opts.namespace.clone()),
+        force_engine: opts.force_engine,
         readonly: opts.readonly,
         readonly_contexts: opts.readonly_contexts.clone(),
         engine_options: opts.engine_options.clone(),
     };
+    // Whether an engine is installed there is looked up beside the checks.
+    let (checked, stance) = tokio::join!(
+        check_crds(&opts.client, run_engine, &target),
+        start.stance(&opts.client, &opts.context)
+    );
+    checked?;
     let kubeconfig_contexts = connect::contexts(opts.kubeconfig.as_deref());
     let namespace_of = |name: &str| {
         if !opts.own_namespaces {
@@ -120,7 +127,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         namespace: namespace_of(&opts.context),
     };
     let first_namespace = connection.namespace.clone();
-    let mut live = Live::new(connection, start);
+    let mut live = Live::new(connection, start, stance);
     // The others open in the background: one that cannot be reached says
     // so and never holds up the first.
     for name in &opts.more_contexts {
@@ -133,8 +140,10 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         context: opts.context.clone(),
         cluster: opts.cluster.clone(),
         namespace: first_namespace,
+        // Standby until its engine takes the lease, or says it only
+        // observes an installed engine.
         engine: if run_engine {
-            Engine::InProcess
+            Engine::Standby
         } else {
             Engine::Off
         },

@@ -46,6 +46,12 @@ pub enum Msg {
     EngineStopped(Option<String>),
     /// The in-process engine took the lease (`true`) or stands by (`false`).
     EngineLeading(bool),
+    /// The in-process engine never starts: an engine is installed there
+    /// (`installed`), or whether one is cannot be read; `why` in words.
+    EngineObserving {
+        installed: bool,
+        why: String,
+    },
     /// Who the console acts as, once known: the name its requests carry.
     Identity(String),
     /// How a [`Command::Request`] went: `Err` says why in plain words.
@@ -215,6 +221,11 @@ pub enum Engine {
     InProcess,
     /// Runs here, but another engine holds the lease: this one only watches.
     Standby,
+    /// Does not run: an engine is installed in the cluster (`installed`),
+    /// or whether one is could not be read; the console only observes.
+    Observing {
+        installed: bool,
+    },
     Off,
     Stopped,
 }

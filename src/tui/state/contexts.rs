@@ -11,7 +11,7 @@
 use crate::tui::model::banner;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::app::{App, Command, Engine, Msg, OtherContext};
-use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::flash::{FlashLevel, observing};
 use crate::tui::state::navigation::{back_to_lists, fit_all};
 use crate::tui::state::view::Screen;
 
@@ -200,6 +200,11 @@ pub fn other(app: &mut App, context: String, msg: Msg) -> Vec<Command> {
             }
         }
         Msg::EngineStopped(_) => other.engine = Engine::Stopped,
+        Msg::EngineObserving { installed, why } => {
+            other.engine = Engine::Observing { installed };
+            let text = format!("context {context}: {}", observing(&why));
+            app.flash(FlashLevel::Info, text);
+        }
         // `:ns` offers the namespaces of every open context.
         Msg::Namespaces(names) => {
             let known = app.places.namespaces.get_or_insert_with(Vec::new);

@@ -11,6 +11,14 @@ pub enum FlashLevel {
     Error,
 }
 
+/// What the status line says when a context's engine only observes
+/// (the engine is installed there, or whether it is cannot be read):
+/// why, and how to run it all the same. The context opened or switched
+/// to is the user's own last request.
+pub fn observing(why: &str) -> String {
+    format!("{why}: the console's engine only observes (--force-engine runs it)")
+}
+
 /// A message on the status line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flash {

@@ -71,6 +71,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 };
             }
         }
+        Msg::EngineObserving { installed, why } => {
+            app.target.engine = Engine::Observing { installed };
+            app.flash(FlashLevel::Info, flash::observing(&why));
+        }
         Msg::Identity(user) => app.user = Some(user),
         Msg::Requested {
             context,

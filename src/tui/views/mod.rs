@@ -97,6 +97,10 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
     let (engine, engine_style) = match app.target.engine {
         Engine::InProcess => ("in-process", Style::new().fg(t.ready)),
         Engine::Standby => ("standby (another engine holds the lease)", t.muted()),
+        Engine::Observing { installed: true } => ("in-cluster (observing)", t.muted()),
+        Engine::Observing { installed: false } => {
+            ("observing (cannot tell if one is installed)", t.muted())
+        }
         Engine::Off => ("off (viewer)", t.muted()),
         Engine::Stopped => ("stopped", t.error()),
     };
@@ -138,6 +142,9 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
         // stopped on its own is said beside its name.
         if other.engine == Engine::Stopped {
             spans.push(Span::styled(" engine stopped", t.error()));
+        }
+        if let Engine::Observing { .. } = other.engine {
+            spans.push(Span::styled(" engine observing", t.muted()));
         }
         if other.readonly && !app.places.readonly_everywhere {
             spans.push(Span::styled(" (readonly)", t.muted()));

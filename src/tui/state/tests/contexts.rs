@@ -259,3 +259,53 @@ fn the_answer_to_a_request_names_the_rollouts_context() {
         "one context open: no need to name it"
     );
 }
+
+/// Each context's engine observes or runs on its own: an installed engine
+/// on west keeps west's engine off the lease, not the first's; neither
+/// lead nor stand-by news turns an observer back into an engine.
+#[test]
+fn an_installed_engine_is_observed_per_context() {
+    let mut app = two();
+    update(&mut app, Msg::EngineLeading(true));
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: Box::new(Msg::EngineObserving {
+                installed: true,
+                why: "hmc-tui-7d9f-1 holds the Lease kube-system/hmc-tui-engine".into(),
+            }),
+        },
+    );
+    assert_eq!(app.target.engine, Engine::InProcess, "the first leads");
+    assert_eq!(app.others[0].engine, Engine::Observing { installed: true });
+    assert_eq!(
+        flash_text(&app),
+        "context west: hmc-tui-7d9f-1 holds the Lease kube-system/hmc-tui-engine: \
+         the console's engine only observes (--force-engine runs it)"
+    );
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: Box::new(Msg::EngineLeading(true)),
+        },
+    );
+    assert_eq!(app.others[0].engine, Engine::Observing { installed: true });
+
+    update(
+        &mut app,
+        Msg::EngineObserving {
+            installed: false,
+            why: "cannot tell whether an engine is installed: forbidden".into(),
+        },
+    );
+    assert_eq!(app.target.engine, Engine::Observing { installed: false });
+    assert!(
+        flash_text(&app).starts_with("cannot tell whether an engine is installed: forbidden: "),
+        "{}",
+        flash_text(&app)
+    );
+    update(&mut app, Msg::EngineLeading(false));
+    assert_eq!(app.target.engine, Engine::Observing { installed: false });
+}

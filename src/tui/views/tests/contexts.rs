@@ -78,3 +78,42 @@ fn the_header_and_the_lists_name_each_context() {
         "{screen}"
     );
 }
+
+/// An engine installed on a context: the first's engine field says the
+/// console observes it; another context's says so beside its name.
+#[test]
+fn the_header_says_when_the_console_only_observes() {
+    let mut app = two();
+    let observing = |installed| {
+        Box::new(Msg::EngineObserving {
+            installed,
+            why: "hmc-tui-1 holds the Lease kube-system/hmc-tui-engine".into(),
+        })
+    };
+    update(
+        &mut app,
+        Msg::Other {
+            context: "west".into(),
+            msg: observing(true),
+        },
+    );
+    let screen = text(&mut app, (160, 40));
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(header.contains("+west engine observing"), "{screen}");
+    assert!(!header.contains("engine: in-cluster"), "{screen}");
+
+    update(&mut app, *observing(true));
+    let screen = text(&mut app, (160, 40));
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("engine: in-cluster (observing)"),
+        "{screen}"
+    );
+    update(&mut app, *observing(false));
+    let screen = text(&mut app, (160, 40));
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("engine: observing (cannot tell if one is installed)"),
+        "{screen}"
+    );
+}
