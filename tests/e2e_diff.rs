@@ -231,7 +231,7 @@ async fn diff_and_the_console_predict_each_clusters_outcome_and_the_rollout_does
     assert!(md.starts_with("### Fleet impact"), "{md}");
     assert_eq!(md.matches("<details>").count(), 3, "{md}");
     assert!(
-        md.contains("| ⛔ | ingress | blocked: the chart's schema: "),
+        md.contains("| ⛔ | `ingress` | `blocked: the chart's schema: "),
         "{md}"
     );
 
@@ -440,4 +440,173 @@ async fn console_review_then_rollout(mgmt: &kube::Client, ns: &str, predicted: &
     }
     assert_eq!(status.waves.len(), 3, "{:?}", status.waves);
     console.quit().await;
+}
+
+/// Sets the terminal's title and clears the screen: what a tenant puts in
+/// a name or a message to attack whoever reads it.
+const ATTACK: &str = "\u{1b}]0;owned\u{7}\u{1b}[2J";
+/// [`ATTACK`] as a reader must see it.
+const ATTACK_SHOWN: &str = "\\u{1b}]0;owned\\u{7}\\u{1b}[2J";
+
+/// Whether `text` holds anything a terminal interprets.
+fn raw_control(text: &str) -> bool {
+    text.chars().any(|c| c.is_control() && c != '\n')
+}
+
+/// What anyone who may write a template or a cluster can put in front of
+/// a reviewer: an escape sequence in a template's name (a manifest carries
+/// any name before the API server sees it) and in a status message, and a
+/// password in values. `diff` shows both escape sequences written out in
+/// all three formats and the password masked, still saying that it
+/// changed; the console shows a cluster's crafted condition message
+/// written out too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "diff-hostile").await;
+    // No engine here: the statuses below are written by the test, as any
+    // controller (or anyone with the status subresource) could.
+    let service_template = |name: &str| {
+        format!(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: {name}\n\
+             spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
+             repository:\n      url: {}\n---\n",
+            chart_repo_url()
+        )
+    };
+    let cluster_template = |values: &str, extra: &str| {
+        format!(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ClusterTemplate\nmetadata:\n  name: shop\n\
+             spec:\n  helm:\n    chartName: hmc-test-cluster\n    chartVersion: 0.1.0\n    \
+             repository:\n      url: {}\n  services:\n    - name: db\n      template: db\n      \
+             values: \"{values}\"\n{extra}",
+            chart_repo_url()
+        )
+    };
+    let live = cluster_template("auth: {password: hunter2}", "");
+    apply_yaml(
+        &mgmt,
+        &ns.name,
+        &format!(
+            "{}{}{live}",
+            service_template("db"),
+            service_template("broken")
+        ),
+    )
+    .await;
+    managed_cluster_from(&mgmt, &ns.name, "web", "shop", json!([])).await;
+    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    let statuses = [
+        ("db", json!({"valid": true, "config": {}})),
+        (
+            "broken",
+            json!({"valid": false, "validationError": format!("chart {ATTACK}missing")}),
+        ),
+    ];
+    for (name, status) in &statuses {
+        let patch = json!({"status": status});
+        sts.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .unwrap();
+    }
+    eventually("the templates' statuses", SCREEN, || async {
+        let db = sts.get_opt("db").await.ok()??.status?;
+        let broken = sts.get_opt("broken").await.ok()??.status?;
+        (db.valid && broken.validation_error.is_some()).then_some(())
+    })
+    .await;
+
+    // The password changes, a service names a template whose name carries
+    // the escape sequence, and one uses the template whose status does.
+    let proposal = cluster_template(
+        "auth: {password: hunter3}",
+        &format!(
+            "    - name: cache\n      template: \"cache{}x\"\n    - name: queue\n      template: broken\n",
+            "\\x1b]0;owned\\x07\\x1b[2J"
+        ),
+    );
+
+    let (code, text, err) = diff(&ns.name, &["-f", "-"], Some(&proposal));
+    assert_eq!(code, 1, "{text}\n{err}");
+    assert!(!raw_control(&text), "{text:?}");
+    for part in [
+        format!("service template cache{ATTACK_SHOWN}x does not exist"),
+        format!("service template broken is not ready: chart {ATTACK_SHOWN}missing"),
+        "db: auth.password: ++++++++ → ++++++++ (changed)".to_string(),
+    ] {
+        assert!(text.contains(&part), "{part} in\n{text}");
+    }
+    assert!(!text.contains("hunter"), "{text}");
+
+    let (code, md, _) = diff(&ns.name, &["-f", "-", "-o", "markdown"], Some(&proposal));
+    assert_eq!(code, 1, "{md}");
+    assert!(!raw_control(&md), "{md:?}");
+    assert!(!md.contains("hunter"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "`blocked: service template cache{ATTACK_SHOWN}x does not exist"
+        )),
+        "{md}"
+    );
+
+    let (code, out, _) = diff(&ns.name, &["-f", "-", "-o", "json"], Some(&proposal));
+    assert_eq!(code, 1, "{out}");
+    assert!(!raw_control(&out), "{out:?}");
+    assert!(!out.contains("hunter"), "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let whys: Vec<&str> = report["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["why"].as_str())
+        .collect();
+    // JSON keeps the text itself, escaped by JSON's rules.
+    assert!(
+        whys.iter().any(|w| w.contains(&format!("cache{ATTACK}x"))),
+        "{whys:?}"
+    );
+    let db = report["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["service"] == "db")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        db["changes"],
+        json!([{"path": "auth.password", "old": "++++++++", "new": "++++++++ (changed)"}]),
+        "{out}"
+    );
+
+    // A condition message in the console.
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    let condition = json!({"status": {"conditions": [{
+        "type": "Ready", "status": "False", "reason": "Failed",
+        "message": format!("boom {ATTACK}done"),
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }]}});
+    mcs.patch_status("web", &PatchParams::default(), &Patch::Merge(&condition))
+        .await
+        .unwrap();
+    let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+    let console = Console::start_with(
+        &ns.name,
+        "",
+        &kubeconfig,
+        &format!("-n {} --no-engine", ns.name),
+    );
+    console.wait_text(&["clusters (1)"], SCREEN).await;
+    console.keys(&["Enter"]);
+    let shown = format!("boom {ATTACK_SHOWN}done");
+    let screen = console.wait_text(&[&shown], SCREEN).await;
+    assert!(!raw_control(&screen), "{screen:?}");
+    // Describe, from the list.
+    console.keys(&["Escape"]);
+    console.wait_text(&["clusters (1)"], SCREEN).await;
+    console.keys(&["d"]);
+    let described = console.wait_text(&["Conditions", &shown], SCREEN).await;
+    assert!(!raw_control(&described), "{described:?}");
+    console.quit().await;
+
+    ns.cleanup().await;
 }

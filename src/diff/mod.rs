@@ -14,8 +14,9 @@ use std::collections::BTreeSet;
 
 use kube::{Client, ResourceExt};
 
-use crate::plan::chart_check::first_schema_error;
+use crate::plan::chart_check::schema_errors;
 use crate::plan::impact::impact_checked;
+use crate::plan::safe_text::is_secret_path;
 use report::Report;
 
 /// What to read.
@@ -82,7 +83,17 @@ pub async fn run(
     let (charts, mut notes) = live::charts(client, &fleet, objects).await;
     let check = |ns: &str, template: &str, values: &serde_json::Value| {
         let chart = charts.get(&(ns.to_string(), template.to_string()))?;
-        first_schema_error(chart, values)
+        let error = schema_errors(chart, values).into_iter().next()?;
+        // The schema's words quote the value; under a secret key they may
+        // not.
+        Some(if is_secret_path(&error.path) {
+            format!(
+                "{} does not match the chart's schema (value masked)",
+                error.path
+            )
+        } else {
+            error.message
+        })
     };
     let impacts = impact_checked(&fleet, objects, &check);
     notes.extend(

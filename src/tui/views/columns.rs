@@ -3,13 +3,15 @@
 //! [`Col`]).
 
 use super::{Col, Text, width};
+use crate::plan::safe_text::escape_control;
 
-/// The widest cell of each of `cols` columns.
+/// The widest cell of each of `cols` columns, as drawn: control
+/// characters written out.
 pub(crate) fn widest(cols: usize, rows: &[Vec<Text>]) -> Vec<u16> {
     (0..cols)
         .map(|i| {
             rows.iter()
-                .map(|r| r.get(i).map_or(0, |(s, _)| width(s)))
+                .map(|r| r.get(i).map_or(0, |(s, _)| width(&escape_control(s))))
                 .max()
                 .unwrap_or(0)
         })

@@ -1,5 +1,13 @@
 //! Drawing: one file per screen. Every `draw` takes `&App` and a frame and
 //! nothing else: no I/O, no state changes.
+//!
+//! Names, messages, conditions, values and events come from the API
+//! server, written by anyone who may write an object. Text enters the
+//! frame in three places only, and each shows control characters written
+//! out (`\u{1b}`), never raw and never silently dropped: [`paragraph`]
+//! (every paragraph of every screen), [`long_table`]'s cells (through
+//! [`ellipsize`] and [`ellipsize_middle`]), and the blocks' titles
+//! ([`body_block`], [`section`], [`safe_line`]).
 
 mod board;
 mod clusters;
@@ -31,9 +39,10 @@ mod state_tests;
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text as Lines};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 
+use crate::plan::safe_text::escape_control;
 use crate::plan::yaml::group;
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
@@ -48,13 +57,39 @@ use crate::tui::theme::Theme;
 
 pub(crate) use columns::{widest, widths};
 
+/// A paragraph whose every span shows control characters written out.
+/// Every screen makes its paragraphs here, not with `Paragraph::new`.
+pub(crate) fn paragraph<'a>(text: impl Into<Lines<'a>>) -> Paragraph<'a> {
+    let mut text = text.into();
+    for line in &mut text.lines {
+        escape_spans(line);
+    }
+    Paragraph::new(text)
+}
+
+/// Writes out the control characters of `line`'s spans, in place; a span
+/// without any is left as it is (nearly every one).
+fn escape_spans(line: &mut Line<'_>) {
+    for span in &mut line.spans {
+        if let std::borrow::Cow::Owned(escaped) = escape_control(&span.content) {
+            span.content = escaped.into();
+        }
+    }
+}
+
+/// `line` with its control characters written out: for a block's title.
+pub(crate) fn safe_line(mut line: Line<'_>) -> Line<'_> {
+    escape_spans(&mut line);
+    line
+}
+
 /// Draws the whole console.
 pub fn draw(app: &App, frame: &mut Frame) {
     let bands = layout::bands(frame.area(), app.banner().is_some());
     header(app, frame, bands.header);
     if let Some(text) = app.banner() {
         frame.render_widget(
-            Paragraph::new(Span::styled(
+            paragraph(Span::styled(
                 ellipsize(&format!("✗ {text}"), bands.banner.width),
                 app.theme.error(),
             )),
@@ -170,7 +205,7 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::styled(ellipsize(&url, room as u16), value));
     }
     spans.extend(tail);
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    frame.render_widget(paragraph(Line::from(spans)), area);
 }
 
 /// `  ⚠ 3 (!)`: how many warnings the engine gave, and the key that lists
@@ -209,7 +244,7 @@ fn connecting(app: &App, frame: &mut Frame, area: Rect) {
         height: inner.bottom().saturating_sub(y),
         ..inner
     };
-    frame.render_widget(Paragraph::new(text).alignment(Alignment::Center), area);
+    frame.render_widget(paragraph(text).alignment(Alignment::Center), area);
 }
 
 fn status(app: &App, frame: &mut Frame, area: Rect) {
@@ -281,7 +316,7 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
             None => Line::default(),
         },
     };
-    frame.render_widget(Paragraph::new(line), area);
+    frame.render_widget(paragraph(line), area);
 }
 
 fn hints(app: &App, frame: &mut Frame, area: Rect) {
@@ -334,7 +369,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(desc, desc_style));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    frame.render_widget(paragraph(Line::from(spans)), area);
 }
 
 /// The key that goes back on the screen shown, as texts name it.
@@ -369,15 +404,15 @@ fn body_block(app: &App, extra: Vec<Span<'static>>) -> Block<'static> {
     title.push(Span::raw(" "));
     let mut block = Block::bordered()
         .border_style(app.theme.muted())
-        .title(Line::from(title));
+        .title(safe_line(Line::from(title)));
     let filter = &app.view().filter;
     if !filter.is_empty() {
         block = block.title(
-            Line::from(vec![
+            safe_line(Line::from(vec![
                 Span::raw(" "),
                 Span::styled(format!("/{filter}"), app.theme.accent()),
                 Span::raw(" "),
-            ])
+            ]))
             .right_aligned(),
         );
     }
@@ -389,7 +424,10 @@ pub(crate) fn section(app: &App, title: String) -> Block<'static> {
     Block::new()
         .borders(Borders::TOP)
         .border_style(app.theme.muted())
-        .title(Span::styled(title, app.theme.title()))
+        .title(safe_line(Line::from(Span::styled(
+            title,
+            app.theme.title(),
+        ))))
 }
 
 /// ` loading 3,200 / 10,000` after a list's count while the first lists of
@@ -572,8 +610,10 @@ fn width(s: &str) -> u16 {
 }
 
 /// Cuts `s` to `w` columns in the middle, with `…` when it had to: the
-/// end of a name tells it from its siblings.
+/// end of a name tells it from its siblings. Control characters are
+/// written out first.
 pub(crate) fn ellipsize_middle(s: &str, w: u16) -> String {
+    let s = &*escape_control(s);
     let w = usize::from(w);
     let n = s.chars().count();
     if n <= w {
@@ -590,8 +630,10 @@ pub(crate) fn ellipsize_middle(s: &str, w: u16) -> String {
     out
 }
 
-/// Cuts `s` to `w` columns, with `…` when it had to.
+/// Cuts `s` to `w` columns, with `…` when it had to. Control characters
+/// are written out first.
 pub(crate) fn ellipsize(s: &str, w: u16) -> String {
+    let s = &*escape_control(s);
     let w = usize::from(w);
     if s.chars().count() <= w {
         return s.to_string();
@@ -740,7 +782,7 @@ pub(crate) fn empty_note(app: &App, frame: &mut Frame, area: Rect, text: String)
         ..area
     };
     frame.render_widget(
-        Paragraph::new(Span::styled(text, app.theme.muted())).alignment(Alignment::Center),
+        paragraph(Span::styled(text, app.theme.muted())).alignment(Alignment::Center),
         area,
     );
 }
