@@ -610,3 +610,78 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
 
     ns.cleanup().await;
 }
+
+/// A password in a template's values changes: the rollout the engine plans
+/// for the new revision says that it changes, and never what it was or
+/// becomes, in its `status.preview` (which anyone who may read the
+/// rollout reads).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_in_a_rollouts_preview_is_masked() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "diff-masked").await;
+    let engine = RunningEngine::start(&ns.name).await;
+    let service_template = format!(
+        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: checked\n\
+         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
+         repository:\n      url: {}\n---\n",
+        chart_repo_url()
+    );
+    apply_yaml(
+        &mgmt,
+        &ns.name,
+        &format!(
+            "{service_template}{}",
+            template("controller: {auth: {password: hunter2}}")
+        ),
+    )
+    .await;
+    managed_cluster_from(&mgmt, &ns.name, "c1", "prod", json!([])).await;
+    let cts: Api<ClusterTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    let revision = eventually("the template's first revision", INSTALL, || async {
+        cts.get_opt("prod").await.ok()??.status?.revision
+    })
+    .await;
+    // The cluster runs revision 1, as in the test above.
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually("the cluster to be given the revision", INSTALL, || async {
+        let given = mcs
+            .get_opt("c1")
+            .await
+            .ok()??
+            .status
+            .and_then(|s| s.target_revision);
+        if given == Some(revision) {
+            return Some(());
+        }
+        let patch = json!({"status": {"targetRevision": revision}});
+        mcs.patch_status("c1", &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .ok()?;
+        None
+    })
+    .await;
+    apply_yaml(
+        &mgmt,
+        &ns.name,
+        &template("controller: {auth: {password: hunter3}}"),
+    )
+    .await;
+    let rollout = rollout_when(
+        &mgmt,
+        &ns.name,
+        "prod-2",
+        "the rollout of revision 2, with its preview",
+        INSTALL,
+        |r| r.status.as_ref().is_some_and(|s| !s.preview.is_empty()),
+    )
+    .await;
+    let preview = rollout.status.map(|s| s.preview).unwrap_or_default();
+    let changes: Vec<&String> = preview.iter().flat_map(|g| &g.changes).collect();
+    assert_eq!(
+        changes,
+        ["ingress: controller.auth.password: ++++++++ → ++++++++ (changed)"],
+        "{preview:?}"
+    );
+    engine.stop().await;
+    ns.cleanup().await;
+}
