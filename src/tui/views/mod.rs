@@ -4,7 +4,7 @@
 //! Names, messages, conditions, values and events come from the API
 //! server, written by anyone who may write an object. Text enters the
 //! frame in three places only, and each shows control characters written
-//! out (`\u{1b}`), never raw and never silently dropped: [`paragraph`]
+//! out (`\u{1b}`), never raw and never silently dropped (`safe.rs`): [`paragraph`]
 //! (every paragraph of every screen), [`long_table`]'s cells (through
 //! [`ellipsize`] and [`ellipsize_middle`]), and the blocks' titles
 //! ([`body_block`], [`section`], [`safe_line`]).
@@ -21,6 +21,7 @@ mod help;
 mod modal;
 mod places;
 mod rollouts;
+mod safe;
 mod search;
 mod template_detail;
 mod templates;
@@ -39,8 +40,8 @@ mod state_tests;
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span, Text as Lines};
-use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Row, Table, TableState};
 
 use crate::plan::safe_text::escape_control;
 use crate::plan::yaml::group;
@@ -56,32 +57,7 @@ use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
 pub(crate) use columns::{widest, widths};
-
-/// A paragraph whose every span shows control characters written out.
-/// Every screen makes its paragraphs here, not with `Paragraph::new`.
-pub(crate) fn paragraph<'a>(text: impl Into<Lines<'a>>) -> Paragraph<'a> {
-    let mut text = text.into();
-    for line in &mut text.lines {
-        escape_spans(line);
-    }
-    Paragraph::new(text)
-}
-
-/// Writes out the control characters of `line`'s spans, in place; a span
-/// without any is left as it is (nearly every one).
-fn escape_spans(line: &mut Line<'_>) {
-    for span in &mut line.spans {
-        if let std::borrow::Cow::Owned(escaped) = escape_control(&span.content) {
-            span.content = escaped.into();
-        }
-    }
-}
-
-/// `line` with its control characters written out: for a block's title.
-pub(crate) fn safe_line(mut line: Line<'_>) -> Line<'_> {
-    escape_spans(&mut line);
-    line
-}
+pub(crate) use safe::{paragraph, safe_line};
 
 /// Draws the whole console.
 pub fn draw(app: &App, frame: &mut Frame) {
