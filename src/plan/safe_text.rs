@@ -76,6 +76,18 @@ pub fn escape_control(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// How many characters [`escape_control`] makes of `text`, counted in one
+/// pass without making them (a table sizes its columns from every row).
+pub fn escaped_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => 2,
+            c if is_unsafe(c) => format!("{:x}", u32::from(c)).len() + 4,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// [`escape_control`] for text that is shown line by line: its line
 /// breaks stay, everything else is written out.
 pub fn escape_control_lines(text: &str) -> Cow<'_, str> {

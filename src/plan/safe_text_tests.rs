@@ -238,3 +238,20 @@ fn escape_json_text_keeps_the_document_and_escapes_what_json_leaves_raw() {
         Cow::Borrowed(_)
     ));
 }
+
+#[test]
+fn escaped_len_is_the_length_of_the_escaped_text() {
+    for text in [
+        "",
+        "web-1",
+        "a\u{1b}[2Jb",
+        "x\n\ty\u{9b}\u{202e}→",
+        "\u{0}\u{7f}",
+    ] {
+        assert_eq!(
+            escaped_len(text),
+            escape_control(text).chars().count(),
+            "{text:?}"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 //! [`Col`]).
 
 use super::{Col, Text, width};
-use crate::plan::safe_text::escape_control;
+use crate::plan::safe_text::escaped_len;
 
 /// The widest cell of each of `cols` columns, as drawn: control
 /// characters written out.
@@ -11,7 +11,10 @@ pub(crate) fn widest(cols: usize, rows: &[Vec<Text>]) -> Vec<u16> {
     (0..cols)
         .map(|i| {
             rows.iter()
-                .map(|r| r.get(i).map_or(0, |(s, _)| width(&escape_control(s))))
+                .map(|r| {
+                    r.get(i)
+                        .map_or(0, |(s, _)| escaped_len(s).min(usize::from(u16::MAX)) as u16)
+                })
                 .max()
                 .unwrap_or(0)
         })
