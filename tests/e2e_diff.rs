@@ -455,25 +455,23 @@ fn raw_control(text: &str) -> bool {
 
 /// What anyone who may write a template or a cluster can put in front of
 /// a reviewer: an escape sequence in a template's name (a manifest carries
-/// any name before the API server sees it) and in a status message, and a
-/// password in values. `diff` shows both escape sequences written out in
-/// all three formats and the password masked, still saying that it
-/// changed; the console shows a cluster's crafted condition message
-/// written out too.
+/// any name before the API server sees it, and the API server takes any
+/// name in a reference) and so in the engine's condition message about
+/// it, and a password in values. `diff` shows the escape sequence written
+/// out in all three formats and the password masked, still saying that it
+/// changed; the console shows the crafted name and condition message
+/// written out, in the list, a cluster's conditions and describe.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "diff-hostile").await;
-    // No engine here: the statuses below are written by the test, as any
-    // controller (or anyone with the status subresource) could.
-    let service_template = |name: &str| {
-        format!(
-            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: {name}\n\
-             spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
-             repository:\n      url: {}\n---\n",
-            chart_repo_url()
-        )
-    };
+    let engine = RunningEngine::start(&ns.name).await;
+    let service_template = format!(
+        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: db\n\
+         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
+         repository:\n      url: {}\n---\n",
+        chart_repo_url()
+    );
     let cluster_template = |values: &str, extra: &str| {
         format!(
             "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ClusterTemplate\nmetadata:\n  name: shop\n\
@@ -484,57 +482,41 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
         )
     };
     let live = cluster_template("auth: {password: hunter2}", "");
-    apply_yaml(
-        &mgmt,
-        &ns.name,
-        &format!(
-            "{}{}{live}",
-            service_template("db"),
-            service_template("broken")
-        ),
+    apply_yaml(&mgmt, &ns.name, &format!("{service_template}{live}")).await;
+    managed_cluster_from(&mgmt, &ns.name, "web", "shop", json!([])).await;
+    // A cluster whose template's name is the attack: the engine's
+    // condition message names it.
+    managed_cluster_from(&mgmt, &ns.name, "evil", &format!("shop{ATTACK}"), json!([])).await;
+    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually(
+        "the service template's chart to be read",
+        INSTALL,
+        || async {
+            let status = sts.get_opt("db").await.ok()??.status?;
+            status.valid.then_some(())
+        },
     )
     .await;
-    managed_cluster_from(&mgmt, &ns.name, "web", "shop", json!([])).await;
-    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
-    let statuses = [
-        ("db", json!({"valid": true, "config": {}})),
-        (
-            "broken",
-            json!({"valid": false, "validationError": format!("chart {ATTACK}missing")}),
-        ),
-    ];
-    for (name, status) in &statuses {
-        let patch = json!({"status": status});
-        sts.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-            .unwrap();
-    }
-    eventually("the templates' statuses", SCREEN, || async {
-        let db = sts.get_opt("db").await.ok()??.status?;
-        let broken = sts.get_opt("broken").await.ok()??.status?;
-        (db.valid && broken.validation_error.is_some()).then_some(())
-    })
-    .await;
 
-    // The password changes, a service names a template whose name carries
-    // the escape sequence, and one uses the template whose status does.
+    // The password changes, and a new service names a template whose name
+    // carries the escape sequence.
     let proposal = cluster_template(
         "auth: {password: hunter3}",
         &format!(
-            "    - name: cache\n      template: \"cache{}x\"\n    - name: queue\n      template: broken\n",
+            "    - name: cache\n      template: \"cache{}x\"\n",
             "\\x1b]0;owned\\x07\\x1b[2J"
         ),
     );
+    let missing = format!("service template cache{ATTACK_SHOWN}x does not exist");
 
     let (code, text, err) = diff(&ns.name, &["-f", "-"], Some(&proposal));
     assert_eq!(code, 1, "{text}\n{err}");
     assert!(!raw_control(&text), "{text:?}");
     for part in [
-        format!("service template cache{ATTACK_SHOWN}x does not exist"),
-        format!("service template broken is not ready: chart {ATTACK_SHOWN}missing"),
-        "db: auth.password: ++++++++ → ++++++++ (changed)".to_string(),
+        missing.as_str(),
+        "db: auth.password: ++++++++ → ++++++++ (changed)",
     ] {
-        assert!(text.contains(&part), "{part} in\n{text}");
+        assert!(text.contains(part), "{part} in\n{text}");
     }
     assert!(!text.contains("hunter"), "{text}");
 
@@ -542,52 +524,35 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
     assert_eq!(code, 1, "{md}");
     assert!(!raw_control(&md), "{md:?}");
     assert!(!md.contains("hunter"), "{md}");
-    assert!(
-        md.contains(&format!(
-            "`blocked: service template cache{ATTACK_SHOWN}x does not exist"
-        )),
-        "{md}"
-    );
+    assert!(md.contains(&format!("`blocked: {missing}")), "{md}");
 
     let (code, out, _) = diff(&ns.name, &["-f", "-", "-o", "json"], Some(&proposal));
     assert_eq!(code, 1, "{out}");
     assert!(!raw_control(&out), "{out:?}");
     assert!(!out.contains("hunter"), "{out}");
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
-    let whys: Vec<&str> = report["services"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|s| s["why"].as_str())
-        .collect();
+    let service = |name: &str| {
+        report["services"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["service"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+    };
     // JSON keeps the text itself, escaped by JSON's rules.
-    assert!(
-        whys.iter().any(|w| w.contains(&format!("cache{ATTACK}x"))),
-        "{whys:?}"
-    );
-    let db = report["services"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["service"] == "db")
-        .cloned()
-        .unwrap_or_default();
+    let why = service("cache")["why"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(why.contains(&format!("cache{ATTACK}x")), "{why:?}");
     assert_eq!(
-        db["changes"],
+        service("db")["changes"],
         json!([{"path": "auth.password", "old": "++++++++", "new": "++++++++ (changed)"}]),
         "{out}"
     );
 
-    // A condition message in the console.
-    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
-    let condition = json!({"status": {"conditions": [{
-        "type": "Ready", "status": "False", "reason": "Failed",
-        "message": format!("boom {ATTACK}done"),
-        "lastTransitionTime": "2026-01-01T00:00:00Z",
-    }]}});
-    mcs.patch_status("web", &PatchParams::default(), &Patch::Merge(&condition))
-        .await
-        .unwrap();
+    // The console: the list, the cluster's conditions, describe.
     let kubeconfig = harness_dir().join("mgmt.kubeconfig");
     let console = Console::start_with(
         &ns.name,
@@ -595,19 +560,22 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
         &kubeconfig,
         &format!("-n {} --no-engine", ns.name),
     );
-    console.wait_text(&["clusters (1)"], SCREEN).await;
+    let named = format!("cluster template shop{ATTACK_SHOWN} does not exist");
+    let list = console
+        .wait_text(&["clusters (2)", "shop\\u{1b}"], SCREEN)
+        .await;
+    assert!(!raw_control(&list), "{list:?}");
     console.keys(&["Enter"]);
-    let shown = format!("boom {ATTACK_SHOWN}done");
-    let screen = console.wait_text(&[&shown], SCREEN).await;
-    assert!(!raw_control(&screen), "{screen:?}");
-    // Describe, from the list.
+    let detail = console.wait_text(&[&named], SCREEN).await;
+    assert!(!raw_control(&detail), "{detail:?}");
     console.keys(&["Escape"]);
-    console.wait_text(&["clusters (1)"], SCREEN).await;
+    console.wait_text(&["clusters (2)"], SCREEN).await;
     console.keys(&["d"]);
-    let described = console.wait_text(&["Conditions", &shown], SCREEN).await;
+    let described = console.wait_text(&["Conditions", &named], SCREEN).await;
     assert!(!raw_control(&described), "{described:?}");
     console.quit().await;
 
+    engine.stop().await;
     ns.cleanup().await;
 }
 
