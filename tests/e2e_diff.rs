@@ -231,7 +231,7 @@ async fn diff_and_the_console_predict_each_clusters_outcome_and_the_rollout_does
     assert!(md.starts_with("### Fleet impact"), "{md}");
     assert_eq!(md.matches("<details>").count(), 3, "{md}");
     assert!(
-        md.contains("| ⛔ | ingress | blocked: the chart's schema: "),
+        md.contains("| ⛔ | `ingress` | `blocked: the chart's schema: "),
         "{md}"
     );
 
@@ -440,4 +440,216 @@ async fn console_review_then_rollout(mgmt: &kube::Client, ns: &str, predicted: &
     }
     assert_eq!(status.waves.len(), 3, "{:?}", status.waves);
     console.quit().await;
+}
+
+/// Sets the terminal's title and clears the screen: what a tenant puts in
+/// a name or a message to attack whoever reads it.
+const ATTACK: &str = "\u{1b}]0;owned\u{7}\u{1b}[2J";
+/// [`ATTACK`] as a reader must see it.
+const ATTACK_SHOWN: &str = "\\u{1b}]0;owned\\u{7}\\u{1b}[2J";
+
+/// Whether `text` holds anything a terminal interprets.
+fn raw_control(text: &str) -> bool {
+    text.chars().any(|c| c.is_control() && c != '\n')
+}
+
+/// What anyone who may write a template or a cluster can put in front of
+/// a reviewer: an escape sequence in a template's name (a manifest carries
+/// any name before the API server sees it, and the API server takes any
+/// name in a reference) and so in the engine's condition message about
+/// it, and a password in values. `diff` shows the escape sequence written
+/// out in all three formats and the password masked, still saying that it
+/// changed; the console shows the crafted name and condition message
+/// written out, in the list, a cluster's conditions and describe.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "diff-hostile").await;
+    let engine = RunningEngine::start(&ns.name).await;
+    let service_template = format!(
+        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: db\n\
+         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
+         repository:\n      url: {}\n---\n",
+        chart_repo_url()
+    );
+    let cluster_template = |values: &str, extra: &str| {
+        format!(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ClusterTemplate\nmetadata:\n  name: shop\n\
+             spec:\n  helm:\n    chartName: hmc-test-cluster\n    chartVersion: 0.1.0\n    \
+             repository:\n      url: {}\n  services:\n    - name: db\n      template: db\n      \
+             values: \"{values}\"\n{extra}",
+            chart_repo_url()
+        )
+    };
+    let live = cluster_template("auth: {password: hunter2}", "");
+    apply_yaml(&mgmt, &ns.name, &format!("{service_template}{live}")).await;
+    managed_cluster_from(&mgmt, &ns.name, "web", "shop", json!([])).await;
+    // A cluster whose template's name is the attack: the engine's
+    // condition message names it.
+    managed_cluster_from(&mgmt, &ns.name, "evil", &format!("shop{ATTACK}"), json!([])).await;
+    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually(
+        "the service template's chart to be read",
+        INSTALL,
+        || async {
+            let status = sts.get_opt("db").await.ok()??.status?;
+            status.valid.then_some(())
+        },
+    )
+    .await;
+
+    // The password changes, and a new service names a template whose name
+    // carries the escape sequence.
+    let proposal = cluster_template(
+        "auth: {password: hunter3}",
+        &format!(
+            "    - name: cache\n      template: \"cache{}x\"\n",
+            "\\x1b]0;owned\\x07\\x1b[2J"
+        ),
+    );
+    let missing = format!("service template cache{ATTACK_SHOWN}x does not exist");
+
+    let (code, text, err) = diff(&ns.name, &["-f", "-"], Some(&proposal));
+    assert_eq!(code, 1, "{text}\n{err}");
+    assert!(!raw_control(&text), "{text:?}");
+    for part in [
+        missing.as_str(),
+        "db: auth.password: ++++++++ → ++++++++ (changed)",
+    ] {
+        assert!(text.contains(part), "{part} in\n{text}");
+    }
+    assert!(!text.contains("hunter"), "{text}");
+
+    let (code, md, _) = diff(&ns.name, &["-f", "-", "-o", "markdown"], Some(&proposal));
+    assert_eq!(code, 1, "{md}");
+    assert!(!raw_control(&md), "{md:?}");
+    assert!(!md.contains("hunter"), "{md}");
+    assert!(md.contains(&format!("`blocked: {missing}")), "{md}");
+
+    let (code, out, _) = diff(&ns.name, &["-f", "-", "-o", "json"], Some(&proposal));
+    assert_eq!(code, 1, "{out}");
+    assert!(!raw_control(&out), "{out:?}");
+    assert!(!out.contains("hunter"), "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let service = |name: &str| {
+        report["services"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["service"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+    };
+    // JSON keeps the text itself, escaped by JSON's rules.
+    let why = service("cache")["why"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(why.contains(&format!("cache{ATTACK}x")), "{why:?}");
+    assert_eq!(
+        service("db")["changes"],
+        json!([{"path": "auth.password", "old": "++++++++", "new": "++++++++ (changed)"}]),
+        "{out}"
+    );
+
+    // The console: the list, the cluster's conditions, describe.
+    let kubeconfig = harness_dir().join("mgmt.kubeconfig");
+    let console = Console::start_with(
+        &ns.name,
+        "",
+        &kubeconfig,
+        &format!("-n {} --no-engine", ns.name),
+    );
+    let named = format!("cluster template shop{ATTACK_SHOWN} does not exist");
+    let list = console
+        .wait_text(&["clusters (2)", "shop\\u{1b}"], SCREEN)
+        .await;
+    assert!(!raw_control(&list), "{list:?}");
+    console.keys(&["Enter"]);
+    let detail = console.wait_text(&[&named], SCREEN).await;
+    assert!(!raw_control(&detail), "{detail:?}");
+    console.keys(&["Escape"]);
+    console.wait_text(&["clusters (2)"], SCREEN).await;
+    console.keys(&["d"]);
+    let described = console.wait_text(&["Conditions", &named], SCREEN).await;
+    assert!(!raw_control(&described), "{described:?}");
+    console.quit().await;
+
+    engine.stop().await;
+    ns.cleanup().await;
+}
+
+/// A password in a template's values changes: the rollout the engine plans
+/// for the new revision says that it changes, and never what it was or
+/// becomes, in its `status.preview` (which anyone who may read the
+/// rollout reads).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_in_a_rollouts_preview_is_masked() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "diff-masked").await;
+    let engine = RunningEngine::start(&ns.name).await;
+    let service_template = format!(
+        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: checked\n\
+         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
+         repository:\n      url: {}\n---\n",
+        chart_repo_url()
+    );
+    apply_yaml(
+        &mgmt,
+        &ns.name,
+        &format!(
+            "{service_template}{}",
+            template("controller: {auth: {password: hunter2}}")
+        ),
+    )
+    .await;
+    managed_cluster_from(&mgmt, &ns.name, "c1", "prod", json!([])).await;
+    let cts: Api<ClusterTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
+    let revision = eventually("the template's first revision", INSTALL, || async {
+        cts.get_opt("prod").await.ok()??.status?.revision
+    })
+    .await;
+    // The cluster runs revision 1, as in the test above.
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually("the cluster to be given the revision", INSTALL, || async {
+        let given = mcs
+            .get_opt("c1")
+            .await
+            .ok()??
+            .status
+            .and_then(|s| s.target_revision);
+        if given == Some(revision) {
+            return Some(());
+        }
+        let patch = json!({"status": {"targetRevision": revision}});
+        mcs.patch_status("c1", &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .ok()?;
+        None
+    })
+    .await;
+    apply_yaml(
+        &mgmt,
+        &ns.name,
+        &template("controller: {auth: {password: hunter3}}"),
+    )
+    .await;
+    let rollout = rollout_when(
+        &mgmt,
+        &ns.name,
+        "prod-2",
+        "the rollout of revision 2, with its preview",
+        INSTALL,
+        |r| r.status.as_ref().is_some_and(|s| !s.preview.is_empty()),
+    )
+    .await;
+    let preview = rollout.status.map(|s| s.preview).unwrap_or_default();
+    let changes: Vec<&String> = preview.iter().flat_map(|g| &g.changes).collect();
+    assert_eq!(
+        changes,
+        ["ingress: controller.auth.password: ++++++++ → ++++++++ (changed)"],
+        "{preview:?}"
+    );
+    engine.stop().await;
+    ns.cleanup().await;
 }

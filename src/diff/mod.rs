@@ -14,8 +14,9 @@ use std::collections::BTreeSet;
 
 use kube::{Client, ResourceExt};
 
-use crate::plan::chart_check::first_schema_error;
+use crate::plan::chart_check::schema_errors;
 use crate::plan::impact::impact_checked;
+use crate::plan::safe_text::{escape_control, is_secret_path};
 use report::Report;
 
 /// What to read.
@@ -29,12 +30,17 @@ pub struct Request {
     pub namespace: String,
 }
 
-/// Why nothing could be planned at all.
+/// Why nothing could be planned at all. Its words name files and objects
+/// from the manifests, and quote the API server: their control characters
+/// are written out.
 #[derive(Debug, thiserror::Error)]
 pub enum DiffError {
-    #[error("{0}: {1}")]
+    #[error("{}: {}", escape_control(.0), escape_control(.1))]
     Read(String, String),
-    #[error("cannot read the fleet from the management cluster: {0}")]
+    #[error(
+        "cannot read the fleet from the management cluster: {}",
+        escape_control(&.0.to_string())
+    )]
     Live(#[from] kube::Error),
 }
 
@@ -82,7 +88,17 @@ pub async fn run(
     let (charts, mut notes) = live::charts(client, &fleet, objects).await;
     let check = |ns: &str, template: &str, values: &serde_json::Value| {
         let chart = charts.get(&(ns.to_string(), template.to_string()))?;
-        first_schema_error(chart, values)
+        let error = schema_errors(chart, values).into_iter().next()?;
+        // The schema's words quote the value; under a secret key they may
+        // not.
+        Some(if is_secret_path(&error.path) {
+            format!(
+                "{} does not match the chart's schema (value masked)",
+                error.path
+            )
+        } else {
+            error.message
+        })
     };
     let impacts = impact_checked(&fleet, objects, &check);
     notes.extend(
@@ -96,4 +112,15 @@ pub async fn run(
         notes,
         errors,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DiffError;
+
+    #[test]
+    fn an_error_writes_out_the_control_characters_it_quotes() {
+        let e = DiffError::Read("f\u{1b}[2J.yaml".into(), "bad \u{9b}31m".into());
+        assert_eq!(e.to_string(), "f\\u{1b}[2J.yaml: bad \\u{9b}31m");
+    }
 }

@@ -1,12 +1,20 @@
 //! The fleet's impact as `hmc-tui diff` prints it: text (coloured on a
 //! terminal), JSON (a documented, versioned shape) or Markdown short enough
 //! for a pull-request comment. Pure.
+//!
+//! Every name, message and value in a report comes from manifests or the
+//! API server, so from anyone who may write one: each format masks values
+//! under secret-looking keys ([`masked`]) and shows control characters
+//! written out, never raw ([`crate::plan::safe_text`]).
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::manifests::DocError;
 use crate::plan::impact::{Outcome, ServiceImpact, headline, summarize};
+use crate::plan::safe_text::{
+    Place, escape_control, escape_json_text, html_text, markdown_code, mask_change,
+};
 
 /// The JSON shape's name and version; a change that removes or renames a
 /// field gets a new version.
@@ -77,10 +85,28 @@ fn waves(impacts: &[ServiceImpact]) -> std::collections::HashMap<String, String>
         .collect()
 }
 
-/// The JSON shape (documented in the book's CLI page).
+/// The impacts as a reader may see them: the values of every change under
+/// a secret-looking key masked (the change itself still shown).
+pub fn masked(impacts: &[ServiceImpact]) -> Vec<ServiceImpact> {
+    impacts
+        .iter()
+        .map(|i| match &i.outcome {
+            Outcome::Changes { changes, chart } => ServiceImpact {
+                outcome: Outcome::Changes {
+                    changes: changes.iter().map(mask_change).collect(),
+                    chart: chart.clone(),
+                },
+                ..i.clone()
+            },
+            _ => i.clone(),
+        })
+        .collect()
+}
+
+/// The JSON shape (documented in the book's CLI page), values masked.
 pub fn json(report: &Report) -> Value {
-    let services: Vec<Value> = report
-        .impacts
+    let impacts = masked(&report.impacts);
+    let services: Vec<Value> = impacts
         .iter()
         .map(|i| {
             let mut v = json!({
@@ -105,18 +131,18 @@ pub fn json(report: &Report) -> Value {
             v
         })
         .collect();
-    let groups: Vec<Value> = summarize(&report.impacts)
+    let groups: Vec<Value> = summarize(&impacts)
         .into_iter()
         .map(|g| json!({"service": g.service, "what": g.what, "blocked": g.blocked, "clusters": g.clusters}))
         .collect();
-    let counts: serde_json::Map<String, Value> = counts(&report.impacts)
+    let counts: serde_json::Map<String, Value> = counts(&impacts)
         .into_iter()
         .map(|(k, n)| (k.to_string(), json!(n)))
         .collect();
     json!({
         "apiVersion": JSON_VERSION,
-        "headline": headline(&report.impacts),
-        "clusters": clusters(&report.impacts),
+        "headline": headline(&impacts),
+        "clusters": clusters(&impacts),
         "counts": counts,
         "groups": groups,
         "services": services,
@@ -140,13 +166,15 @@ impl Colours {
 }
 
 /// Text for a person at a terminal: the headline, then each group with its
-/// clusters (and their waves), the notes and the errors.
+/// clusters (and their waves), the notes and the errors. Control
+/// characters from the report are written out before any colour is added.
 pub fn text(report: &Report, colours: Colours) -> String {
+    let impacts = masked(&report.impacts);
     let mut out = String::new();
-    out.push_str(&colours.paint("1", &headline(&report.impacts)));
+    out.push_str(&colours.paint("1", &escape_control(&headline(&impacts))));
     out.push('\n');
-    let waves = waves(&report.impacts);
-    for g in summarize(&report.impacts) {
+    let waves = waves(&impacts);
+    for g in summarize(&impacts) {
         let (mark, code) = if g.blocked {
             ("!", "31")
         } else if g.what.starts_with("keep their own") {
@@ -168,75 +196,74 @@ pub fn text(report: &Report, colours: Colours) -> String {
             code,
             &format!(
                 "{mark} {}: {} ({} {noun})",
-                g.service,
-                g.what,
+                escape_control(&g.service),
+                escape_control(&g.what),
                 g.clusters.len()
             ),
         ));
         out.push('\n');
         for c in &g.clusters {
+            let name = escape_control(c);
             match waves.get(c) {
-                Some(w) => out.push_str(&format!("    {c}  {}\n", colours.paint("2", w))),
-                None => out.push_str(&format!("    {c}\n")),
+                Some(w) => out.push_str(&format!("    {name}  {}\n", colours.paint("2", w))),
+                None => out.push_str(&format!("    {name}\n")),
             }
         }
     }
     if !report.notes.is_empty() {
         out.push('\n');
         for n in &report.notes {
-            out.push_str(&colours.paint("2", &format!("note: {n}")));
+            out.push_str(&colours.paint("2", &format!("note: {}", escape_control(n))));
             out.push('\n');
         }
     }
     if !report.errors.is_empty() {
         out.push('\n');
         for e in &report.errors {
-            out.push_str(&colours.paint("31", &format!("error: {}: {}", e.origin, e.message)));
+            let line = format!("error: {}: {}", e.origin, e.message);
+            out.push_str(&colours.paint("31", &escape_control(&line)));
             out.push('\n');
         }
     }
     out
 }
 
-/// Markdown text: no table cell or summary may break out of its place.
-fn md(text: &str) -> String {
-    text.replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\n', " ")
-}
-
 /// Markdown for a pull-request comment: the headline, a table of groups,
 /// then one `<details>` per group with its clusters (at most 50 listed).
+/// Whatever came from the report is a code span (no link, no HTML, no
+/// mention, and a table cell it cannot leave) or, in a `<summary>`, HTML
+/// text.
 pub fn markdown(report: &Report) -> String {
+    let impacts = masked(&report.impacts);
     let mut out = format!(
         "### Fleet impact\n\n**{}**\n",
-        md(&headline(&report.impacts))
+        markdown_code(&headline(&impacts), Place::Text)
     );
-    let groups = summarize(&report.impacts);
+    let groups = summarize(&impacts);
     if !groups.is_empty() {
         out.push_str("\n| | Service | Outcome | Clusters |\n|---|---|---|---:|\n");
         for g in &groups {
             let mark = if g.blocked { "⛔" } else { "" };
             out.push_str(&format!(
                 "| {mark} | {} | {} | {} |\n",
-                md(&g.service),
-                md(&g.what),
+                markdown_code(&g.service, Place::TableCell),
+                markdown_code(&g.what, Place::TableCell),
                 g.clusters.len()
             ));
         }
-        let waves = waves(&report.impacts);
+        let waves = waves(&impacts);
         for g in &groups {
             out.push_str(&format!(
-                "\n<details><summary>{}: {} ({})</summary>\n\n",
-                md(&g.service),
-                md(&g.what),
+                "\n<details><summary><code>{}</code>: <code>{}</code> ({})</summary>\n\n",
+                html_text(&g.service),
+                html_text(&g.what),
                 g.clusters.len()
             ));
             for c in g.clusters.iter().take(LISTED) {
+                let name = markdown_code(c, Place::Text);
                 match waves.get(c) {
-                    Some(w) => out.push_str(&format!("- `{c}` ({w})\n")),
-                    None => out.push_str(&format!("- `{c}`\n")),
+                    Some(w) => out.push_str(&format!("- {name} ({w})\n")),
+                    None => out.push_str(&format!("- {name}\n")),
                 }
             }
             if g.clusters.len() > LISTED {
@@ -249,16 +276,16 @@ pub fn markdown(report: &Report) -> String {
         out.push_str("\n**Refused:**\n\n");
         for e in &report.errors {
             out.push_str(&format!(
-                "- `{}`: {}\n",
-                md(&e.origin.to_string()),
-                md(&e.message)
+                "- {}: {}\n",
+                markdown_code(&e.origin.to_string(), Place::Text),
+                markdown_code(&e.message, Place::Text)
             ));
         }
     }
     if !report.notes.is_empty() {
         out.push('\n');
         for n in &report.notes {
-            out.push_str(&format!("> {}\n", md(n)));
+            out.push_str(&format!("> {}\n", markdown_code(n, Place::Text)));
         }
     }
     out
@@ -277,7 +304,10 @@ pub fn render(report: &Report, format: Format, colours: Colours) -> String {
     match format {
         Format::Text => text(report, colours),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&json(report)).unwrap_or_default();
+            // The serializer escapes C0; DEL, C1 and the invisible format
+            // characters it leaves raw are escaped here.
+            let text = serde_json::to_string_pretty(&json(report)).unwrap_or_default();
+            let mut s = escape_json_text(&text).into_owned();
             s.push('\n');
             s
         }

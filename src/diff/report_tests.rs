@@ -82,17 +82,21 @@ fn text_lists_groups_with_their_clusters_and_waves_and_colours_only_when_asked()
 #[test]
 fn markdown_escapes_what_would_break_its_table_and_folds_each_group() {
     let md = markdown(&report());
-    assert!(md.starts_with("### Fleet impact\n\n**3 clusters:"), "{md}");
+    assert!(md.starts_with("### Fleet impact\n\n**`3 clusters:"), "{md}");
     assert!(
-        md.contains("| ⛔ | ingress | blocked: the chart's schema: a\\|b &lt;c&gt; | 1 |"),
+        md.contains("| ⛔ | `ingress` | `blocked: the chart's schema: a\\|b <c>` | 1 |"),
         "{md}"
     );
     assert_eq!(md.matches("<details>").count(), 2);
     assert!(
+        md.contains("<summary><code>ingress</code>: <code>blocked: the chart&#39;s schema: a|b &lt;c&gt;</code> (1)</summary>"),
+        "{md}"
+    );
+    assert!(
         md.contains("- `team-a/b` (wave 2 of 2, after an approval)"),
         "{md}"
     );
-    assert!(md.contains("> fleet.yaml, document 3"), "{md}");
+    assert!(md.contains("> `fleet.yaml, document 3"), "{md}");
 }
 
 #[test]
@@ -133,4 +137,133 @@ fn json_has_a_versioned_shape_with_counts_groups_and_services() {
     assert!(!rendered.contains('\x1b'));
     let back: serde_json::Value = serde_json::from_str(&rendered).unwrap();
     assert_eq!(back, v);
+}
+
+/// A report whose names, messages and values were written by a hostile
+/// tenant: an escape sequence, a backtick, a pipe, HTML, a link, a mention,
+/// and a password.
+fn hostile() -> Report {
+    let name = "web\u{1b}]0;owned\u{7}\u{1b}[2J`|<b>[x](https://evil.example)@org/admins";
+    let change = Outcome::Changes {
+        changes: vec![
+            Change {
+                path: "auth.password".into(),
+                old: Some(json!("hunter2")),
+                new: Some(json!("hunter3")),
+            },
+            Change {
+                path: "motd".into(),
+                old: Some(json!("hi")),
+                new: Some(json!("\u{1b}[31mred\u{9b}2J")),
+            },
+        ],
+        chart: None,
+    };
+    Report {
+        impacts: vec![ServiceImpact {
+            namespace: "team-a".into(),
+            cluster: name.into(),
+            service: name.into(),
+            outcome: change,
+            wave: None,
+        }],
+        notes: vec![format!("f.yaml, document 1: {name} is not one of ours")],
+        errors: vec![DocError {
+            origin: Origin {
+                file: "f\u{1b}[2J.yaml".into(),
+                document: 1,
+            },
+            message: "bad \u{1b}[31m".into(),
+        }],
+    }
+}
+
+/// Whether `s` has anything a terminal interprets.
+fn raw_control(s: &str) -> bool {
+    s.chars().any(|c| c.is_control() && c != '\n')
+}
+
+#[test]
+fn text_shows_control_characters_written_out_and_masks_secrets() {
+    let plain = text(&hostile(), Colours(false));
+    assert!(!raw_control(&plain), "{plain:?}");
+    assert!(
+        plain.contains("web\\u{1b}]0;owned\\u{7}\\u{1b}[2J"),
+        "{plain}"
+    );
+    assert!(plain.contains("f\\u{1b}[2J.yaml"), "{plain}");
+    assert!(
+        plain.contains("auth.password: ++++++++ → ++++++++ (changed)"),
+        "{plain}"
+    );
+    assert!(!plain.contains("hunter"), "{plain}");
+    // Only the colours' own escapes reach the terminal, each a colour.
+    let coloured = text(&hostile(), Colours(true));
+    for sequence in coloured.split('\x1b').skip(1) {
+        assert!(
+            sequence.starts_with('[') && sequence[1..].starts_with(|c: char| c.is_ascii_digit()),
+            "{sequence:?}"
+        );
+        let end = sequence.find('m').unwrap_or(usize::MAX);
+        assert!(
+            sequence[1..end].chars().all(|c| c.is_ascii_digit()),
+            "{sequence:?}"
+        );
+    }
+}
+
+#[test]
+fn markdown_keeps_a_crafted_name_in_its_code_span_and_cell() {
+    let md = markdown(&hostile());
+    assert!(!raw_control(&md), "{md:?}");
+    assert!(!md.contains("hunter"), "{md}");
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| ") && l.contains("owned"))
+        .unwrap_or_default();
+    // Four cells and their borders: no pipe of the name split the row.
+    let splits = {
+        let mut n = 0;
+        let mut chars = row.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '|' => n += 1,
+                _ => {}
+            }
+        }
+        n
+    };
+    assert_eq!(splits, 5, "{row}");
+    // The name's backtick cannot close the span: the fence is longer.
+    assert!(row.contains("| ``web\\u{1b}]0;owned"), "{row}");
+    // In the summary, HTML text: no tag, link or mention.
+    let summary = md
+        .lines()
+        .find(|l| l.contains("<summary>"))
+        .unwrap_or_default();
+    assert!(summary.contains("&lt;b&gt;"), "{summary}");
+    assert!(summary.contains("&#64;org/admins"), "{summary}");
+    assert!(!summary.contains("<b>"), "{summary}");
+}
+
+#[test]
+fn json_escapes_every_control_character_and_masks_secrets() {
+    let rendered = render(&hostile(), Format::Json, Colours(true));
+    assert!(!raw_control(&rendered), "{rendered:?}");
+    assert!(rendered.contains("\\u001b]0;owned"), "{rendered}");
+    assert!(rendered.contains("\\u009b2J"), "{rendered}");
+    assert!(!rendered.contains("hunter"), "{rendered}");
+    // The same document: a reader of the JSON gets the names as they are.
+    let back: serde_json::Value = serde_json::from_str(&rendered).unwrap_or_default();
+    assert_eq!(
+        back["services"][0]["cluster"],
+        json!(hostile().impacts[0].cluster)
+    );
+    assert_eq!(
+        back["services"][0]["changes"][0],
+        json!({"path": "auth.password", "old": "++++++++", "new": "++++++++ (changed)"})
+    );
 }

@@ -8,6 +8,7 @@ pub mod impact;
 pub mod key_places;
 pub mod order;
 pub mod rollout;
+pub mod safe_text;
 pub mod semver_constraint;
 pub mod services;
 pub mod shard;

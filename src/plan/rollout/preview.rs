@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::api::PreviewGroup;
+use crate::plan::safe_text::mask_change;
 use crate::plan::services::ServicePlan;
 use crate::plan::values;
 
@@ -10,7 +11,9 @@ use crate::plan::values;
 const PREVIEW_NAMES: usize = 10;
 
 /// What changes for one cluster between two revisions, one line per item:
-/// chart versions, added and removed services, changed values.
+/// chart versions, added and removed services, changed values. Values
+/// under secret-looking keys are masked: the status is read by anyone who
+/// may read the rollout.
 pub fn service_changes(
     old: &[ServicePlan],
     new: &[ServicePlan],
@@ -45,7 +48,7 @@ pub fn service_changes(
                     });
                 }
                 for change in values::diff(&o.values, &d.values) {
-                    out.push(format!("{}: {change}", d.name));
+                    out.push(format!("{}: {}", d.name, mask_change(&change)));
                 }
             }
         }
@@ -74,4 +77,47 @@ pub fn preview_groups(changes: Vec<(String, Vec<String>)>) -> Vec<PreviewGroup> 
         .collect();
     out.sort_by(|a, b| b.count.cmp(&a.count).then(a.changes.cmp(&b.changes)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::plan::services::DesiredService;
+
+    fn install(values: serde_json::Value) -> ServicePlan {
+        ServicePlan::Install(DesiredService {
+            name: "db".into(),
+            namespace: "db".into(),
+            template: "db-v1".into(),
+            values: values.clone(),
+            effective: values,
+            after: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn a_password_in_the_preview_is_masked_and_still_said_to_change() {
+        let old = [install(
+            json!({"auth": {"password": "hunter2", "user": "app"}}),
+        )];
+        let new = [install(
+            json!({"auth": {"password": "hunter3", "user": "app2"}, "apiKey": "k-123"}),
+        )];
+        let changes = service_changes(&old, &new, |_| None);
+        assert_eq!(
+            changes,
+            vec![
+                "db: + apiKey: ++++++++",
+                "db: auth.password: ++++++++ → ++++++++ (changed)",
+                "db: auth.user: app → app2",
+            ]
+        );
+        let groups = preview_groups(vec![("c1".into(), changes)]);
+        let shown = format!("{groups:?}");
+        for secret in ["hunter2", "hunter3", "k-123"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+    }
 }

@@ -1,12 +1,17 @@
 //! What `d` shows of an object, as k9s's describe does: its fields, its
 //! conditions, its services with their state, the objects it relates to,
 //! and the last Events about it. Plain lines, for a scrolling view.
+//!
+//! Every text from the object is shown with its control characters
+//! written out (`\u{1b}`), so that a crafted name or message can neither
+//! drive the terminal nor break a table's columns.
 
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ObjectMeta;
 
 use crate::api::{ClusterTemplate, ManagedCluster, TemplateRollout};
 use crate::engine::releases::kubeconfig_secret;
+use crate::plan::safe_text::escape_control;
 use crate::plan::users::{cluster_template_users, service_template_users};
 use crate::tui::model::age::{age, age_of};
 use crate::tui::model::events;
@@ -42,10 +47,19 @@ pub struct Line {
     pub tone: Tone,
 }
 
+/// `text` with its control characters written out, taken over when it
+/// has none.
+fn safe(text: String) -> String {
+    match escape_control(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
+}
+
 fn field(label: &str, text: impl Into<String>, tone: Tone) -> Line {
     Line {
         label: format!("{label}:"),
-        text: text.into(),
+        text: safe(text.into()),
         tone,
     }
 }
@@ -53,7 +67,7 @@ fn field(label: &str, text: impl Into<String>, tone: Tone) -> Line {
 fn heading(title: impl Into<String>) -> Line {
     Line {
         label: String::new(),
-        text: title.into(),
+        text: safe(title.into()),
         tone: Tone::Heading,
     }
 }
@@ -77,6 +91,11 @@ fn table(names: &[&str], rows: Vec<(Vec<String>, Tone)>, empty: &str) -> Vec<Lin
     if rows.is_empty() {
         return vec![row(empty.to_string(), Tone::Muted)];
     }
+    // Written out before the columns are measured, so they stay aligned.
+    let rows: Vec<(Vec<String>, Tone)> = rows
+        .into_iter()
+        .map(|(cells, tone)| (cells.into_iter().map(safe).collect(), tone))
+        .collect();
     let header: Vec<String> = names.iter().map(|n| n.to_string()).collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for (cells, _) in &rows {

@@ -17,6 +17,7 @@ use crate::api::{
     ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterSpec, ServiceState,
     ServiceTemplate, TemplateService,
 };
+use crate::plan::safe_text::mask_value;
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::to_yaml;
 use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
@@ -45,10 +46,17 @@ pub enum Values {
 }
 
 impl Values {
-    /// What is shown, line by line: the YAML, or the reason.
+    /// What is shown, line by line: the YAML, or the reason. Values under
+    /// secret-looking keys are masked (see [`mask_value`]): these views
+    /// only read, and whoever looks over a shoulder or at a shared screen
+    /// need not see a password. The values editor shows them, as its
+    /// person is editing them.
     pub fn lines(&self) -> Vec<String> {
         match self {
-            Values::Merged(v) => to_yaml(v).lines().map(str::to_string).collect(),
+            Values::Merged(v) => to_yaml(&mask_value(v))
+                .lines()
+                .map(str::to_string)
+                .collect(),
             Values::Blocked { message, .. } | Values::Nothing(message) => vec![message.clone()],
         }
     }
@@ -264,6 +272,7 @@ mod tests {
 
     use super::*;
     use crate::api::{ManagedService, ServicesRevision};
+    use crate::plan::safe_text::MASK;
     use crate::tui::fixtures::sample::{sample, valued};
 
     fn key(kind: Kind, name: &str, service: Option<&str>) -> ValuesKey {
@@ -287,6 +296,28 @@ mod tests {
             Values::Merged(v) => v,
             other => panic!("no values: {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_values_shown_mask_secrets_but_keep_their_keys() {
+        let values = Values::Merged(json!({
+            "auth": {"adminPassword": "hunter2", "user": "admin"},
+            "tls": {"key": "PRIVATE", "crt": "PUBLIC"},
+            "replicaCount": 2,
+        }));
+        let text = values.lines().join("\n");
+        assert!(
+            !text.contains("hunter2") && !text.contains("PRIVATE"),
+            "{text}"
+        );
+        for key in ["adminPassword:", "key:"] {
+            let line = text.lines().find(|l| l.trim_start().starts_with(key));
+            assert!(line.is_some_and(|l| l.contains(MASK)), "{key} in {text}");
+        }
+        assert!(
+            text.contains("user: admin") && text.contains("crt: PUBLIC"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -7,9 +7,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use super::{Col, Text, body_block, col, ellipsize, empty_note, flex, section, widths};
+use super::{Col, Text, body_block, col, ellipsize, empty_note, flex, paragraph, section, widths};
 use crate::api::{ClusterRolloutStatus, RolloutStrategy, TemplateRollout, TemplateRolloutStatus};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
@@ -143,7 +142,7 @@ fn summary(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
         Line::from(first),
         Line::from(Span::styled(ellipsize(&message, area.width), message_style)),
     ];
-    frame.render_widget(Paragraph::new(lines), area);
+    frame.render_widget(paragraph(lines), area);
 }
 
 /// The changes, one line per group of clusters that get the same change.
@@ -210,7 +209,7 @@ fn preview(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
         height: area.height - 1,
         ..area
     };
-    frame.render_widget(Paragraph::new(lines), below);
+    frame.render_widget(paragraph(lines), below);
 }
 
 /// The waves' columns. Narrow, they give way in this order: SINCE,
@@ -293,7 +292,7 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
             .map(|c| (c.title.to_string(), t.header()))
             .collect(),
     ));
-    frame.render_widget(Paragraph::new(Line::from(header)), header_area);
+    frame.render_widget(paragraph(Line::from(header)), header_area);
 
     let body = Rect {
         y: area.y + 2,
@@ -398,10 +397,10 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
                 spans
             }
         };
-        let mut paragraph = Paragraph::new(Line::from(spans));
+        let mut row = paragraph(Line::from(spans));
         if is_selected {
-            paragraph = paragraph.style(t.selection());
+            row = row.style(t.selection());
         }
-        frame.render_widget(paragraph, at);
+        frame.render_widget(row, at);
     }
 }

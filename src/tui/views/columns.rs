@@ -3,13 +3,18 @@
 //! [`Col`]).
 
 use super::{Col, Text, width};
+use crate::plan::safe_text::escaped_len;
 
-/// The widest cell of each of `cols` columns.
+/// The widest cell of each of `cols` columns, as drawn: control
+/// characters written out.
 pub(crate) fn widest(cols: usize, rows: &[Vec<Text>]) -> Vec<u16> {
     (0..cols)
         .map(|i| {
             rows.iter()
-                .map(|r| r.get(i).map_or(0, |(s, _)| width(s)))
+                .map(|r| {
+                    r.get(i)
+                        .map_or(0, |(s, _)| escaped_len(s).min(usize::from(u16::MAX)) as u16)
+                })
                 .max()
                 .unwrap_or(0)
         })

@@ -5,9 +5,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use super::{body_block, gone};
+use super::{body_block, gone, paragraph};
 use crate::tui::model::describe::{self, Tone};
 use crate::tui::model::key::ObjKey;
 use crate::tui::state::app::App;
@@ -56,5 +55,5 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
             }
         })
         .collect();
-    frame.render_widget(Paragraph::new(text), inner);
+    frame.render_widget(paragraph(text), inner);
 }

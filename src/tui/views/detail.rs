@@ -5,9 +5,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use super::{Text, body_block, col, empty_note, flex, section, table, values};
+use super::{Text, body_block, col, empty_note, flex, paragraph, section, table, values};
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
@@ -70,7 +69,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
             info.push(Span::raw(text));
         }
     }
-    frame.render_widget(Paragraph::new(Line::from(info)), parts.info);
+    frame.render_widget(paragraph(Line::from(info)), parts.info);
 
     // Conditions.
     let section = |title: String| section(app, title);

@@ -6,10 +6,9 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use super::modal::{POPUP_WIDTH, answer_key, next_key, popup, popup_of, wrapped_height};
-use super::{body_block, ellipsize, empty_note, section};
+use super::{body_block, ellipsize, empty_note, paragraph, section};
 use crate::plan::chart_check::{Finding, Level};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
@@ -81,12 +80,12 @@ fn info(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
         text.push_str(" (new entry)");
     }
     frame.render_widget(
-        Paragraph::new(Span::styled(ellipsize(&text, room), t.muted())),
+        paragraph(Span::styled(ellipsize(&text, room), t.muted())),
         area,
     );
     if changed {
         frame.render_widget(
-            Paragraph::new(Span::styled(notice, t.health(Health::Progressing)))
+            paragraph(Span::styled(notice, t.health(Health::Progressing)))
                 .alignment(Alignment::Right),
             area,
         );
@@ -151,7 +150,7 @@ fn text(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
             )));
         }
     }
-    frame.render_widget(Paragraph::new(out), area);
+    frame.render_widget(paragraph(out), area);
 }
 
 /// The worst finding on line `i` (0-based), if any.
@@ -255,7 +254,7 @@ fn note(app: &App, editor: &Editor, frame: &mut Frame, area: Rect) {
         .take(usize::from(body.height))
         .map(|l| Line::from(Span::styled(ellipsize(l, body.width), t.muted())))
         .collect();
-    frame.render_widget(Paragraph::new(lines), body);
+    frame.render_widget(paragraph(lines), body);
 }
 
 /// Valid or where the error is; the cursor position and whether the text
@@ -314,14 +313,14 @@ fn status(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
         )),
     };
     frame.render_widget(
-        Paragraph::new(left),
+        paragraph(left),
         Rect {
             width: left_width,
             ..area
         },
     );
     frame.render_widget(
-        Paragraph::new(Span::styled(right, t.muted())).alignment(Alignment::Right),
+        paragraph(Span::styled(right, t.muted())).alignment(Alignment::Right),
         area,
     );
 }

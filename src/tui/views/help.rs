@@ -3,8 +3,9 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear};
 
+use super::paragraph;
 use crate::tui::keys;
 use crate::tui::state::app::App;
 use crate::tui::state::applies::applies;
@@ -165,7 +166,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             .right_aligned(),
         );
     frame.render_widget(Clear, popup);
-    frame.render_widget(Paragraph::new(lines).block(block), popup);
+    frame.render_widget(paragraph(lines).block(block), popup);
 }
 
 /// `text` in lines of at most `width` characters, broken between words

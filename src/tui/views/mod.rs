@@ -1,5 +1,13 @@
 //! Drawing: one file per screen. Every `draw` takes `&App` and a frame and
 //! nothing else: no I/O, no state changes.
+//!
+//! Names, messages, conditions, values and events come from the API
+//! server, written by anyone who may write an object. Text enters the
+//! frame in three places only, and each shows control characters written
+//! out (`\u{1b}`), never raw and never silently dropped (`safe.rs`): [`paragraph`]
+//! (every paragraph of every screen), [`long_table`]'s cells (through
+//! [`ellipsize`] and [`ellipsize_middle`]), and the blocks' titles
+//! ([`body_block`], [`section`], [`safe_line`]).
 
 mod board;
 mod clusters;
@@ -13,6 +21,7 @@ mod help;
 mod modal;
 mod places;
 mod rollouts;
+mod safe;
 mod search;
 mod template_detail;
 mod templates;
@@ -32,8 +41,9 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Row, Table, TableState};
 
+use crate::plan::safe_text::escape_control;
 use crate::plan::yaml::group;
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
@@ -47,6 +57,7 @@ use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
 pub(crate) use columns::{widest, widths};
+pub(crate) use safe::{paragraph, safe_line};
 
 /// Draws the whole console.
 pub fn draw(app: &App, frame: &mut Frame) {
@@ -54,7 +65,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     header(app, frame, bands.header);
     if let Some(text) = app.banner() {
         frame.render_widget(
-            Paragraph::new(Span::styled(
+            paragraph(Span::styled(
                 ellipsize(&format!("✗ {text}"), bands.banner.width),
                 app.theme.error(),
             )),
@@ -177,7 +188,7 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::styled(ellipsize(&url, room as u16), value));
     }
     spans.extend(tail);
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    frame.render_widget(paragraph(Line::from(spans)), area);
 }
 
 /// `  ⚠ 3 (!)`: how many warnings the engine gave, and the key that lists
@@ -216,7 +227,7 @@ fn connecting(app: &App, frame: &mut Frame, area: Rect) {
         height: inner.bottom().saturating_sub(y),
         ..inner
     };
-    frame.render_widget(Paragraph::new(text).alignment(Alignment::Center), area);
+    frame.render_widget(paragraph(text).alignment(Alignment::Center), area);
 }
 
 fn status(app: &App, frame: &mut Frame, area: Rect) {
@@ -288,7 +299,7 @@ fn status(app: &App, frame: &mut Frame, area: Rect) {
             None => Line::default(),
         },
     };
-    frame.render_widget(Paragraph::new(line), area);
+    frame.render_widget(paragraph(line), area);
 }
 
 fn hints(app: &App, frame: &mut Frame, area: Rect) {
@@ -341,7 +352,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(desc, desc_style));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    frame.render_widget(paragraph(Line::from(spans)), area);
 }
 
 /// The key that goes back on the screen shown, as texts name it.
@@ -376,15 +387,15 @@ fn body_block(app: &App, extra: Vec<Span<'static>>) -> Block<'static> {
     title.push(Span::raw(" "));
     let mut block = Block::bordered()
         .border_style(app.theme.muted())
-        .title(Line::from(title));
+        .title(safe_line(Line::from(title)));
     let filter = &app.view().filter;
     if !filter.is_empty() {
         block = block.title(
-            Line::from(vec![
+            safe_line(Line::from(vec![
                 Span::raw(" "),
                 Span::styled(format!("/{filter}"), app.theme.accent()),
                 Span::raw(" "),
-            ])
+            ]))
             .right_aligned(),
         );
     }
@@ -396,7 +407,10 @@ pub(crate) fn section(app: &App, title: String) -> Block<'static> {
     Block::new()
         .borders(Borders::TOP)
         .border_style(app.theme.muted())
-        .title(Span::styled(title, app.theme.title()))
+        .title(safe_line(Line::from(Span::styled(
+            title,
+            app.theme.title(),
+        ))))
 }
 
 /// ` loading 3,200 / 10,000` after a list's count while the first lists of
@@ -579,8 +593,10 @@ fn width(s: &str) -> u16 {
 }
 
 /// Cuts `s` to `w` columns in the middle, with `…` when it had to: the
-/// end of a name tells it from its siblings.
+/// end of a name tells it from its siblings. Control characters are
+/// written out first.
 pub(crate) fn ellipsize_middle(s: &str, w: u16) -> String {
+    let s = &*escape_control(s);
     let w = usize::from(w);
     let n = s.chars().count();
     if n <= w {
@@ -597,8 +613,10 @@ pub(crate) fn ellipsize_middle(s: &str, w: u16) -> String {
     out
 }
 
-/// Cuts `s` to `w` columns, with `…` when it had to.
+/// Cuts `s` to `w` columns, with `…` when it had to. Control characters
+/// are written out first.
 pub(crate) fn ellipsize(s: &str, w: u16) -> String {
+    let s = &*escape_control(s);
     let w = usize::from(w);
     if s.chars().count() <= w {
         return s.to_string();
@@ -747,7 +765,7 @@ pub(crate) fn empty_note(app: &App, frame: &mut Frame, area: Rect, text: String)
         ..area
     };
     frame.render_widget(
-        Paragraph::new(Span::styled(text, app.theme.muted())).alignment(Alignment::Center),
+        paragraph(Span::styled(text, app.theme.muted())).alignment(Alignment::Center),
         area,
     );
 }

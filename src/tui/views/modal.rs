@@ -4,10 +4,11 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, Wrap};
 
 use ratatui::style::Style;
 
+use super::{paragraph, safe_line};
 use crate::tui::keys::{Action, Mode};
 use crate::tui::state::app::{App, Modal};
 
@@ -135,12 +136,10 @@ pub(crate) fn popup_of(
         .areas(popup);
     let block = Block::bordered()
         .border_style(border)
-        .title(Line::from(Span::styled(title, t.title())));
+        .title(safe_line(Line::from(Span::styled(title, t.title()))));
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
+        paragraph(lines).block(block).wrap(Wrap { trim: false }),
         popup,
     );
 }

@@ -5,9 +5,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use super::{Text, body_block, col, empty_note, flex, section, table, values};
+use super::{Text, body_block, col, empty_note, flex, paragraph, section, table, values};
 use crate::tui::layout;
 use crate::tui::model::health::Health;
 use crate::tui::model::hold;
@@ -83,7 +82,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
         },
     ));
     let message = Line::from(second);
-    frame.render_widget(Paragraph::new(vec![info, message]), parts.info);
+    frame.render_widget(paragraph(vec![info, message]), parts.info);
 
     let total = ct.spec.services.len();
     let title = if rows.len() == total {

@@ -22,6 +22,7 @@ use crate::tui::theme::Theme;
 use crate::plan::yaml::group;
 
 mod contexts;
+mod hostile;
 mod narrow;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];

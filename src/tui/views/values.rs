@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use super::paragraph as safe_paragraph;
 use super::yaml::highlight;
 use super::{body_block, ellipsize, search, section};
 use crate::tui::layout;
@@ -34,7 +35,7 @@ fn styled<'a>(app: &App, values: &Values, lines: &'a [String]) -> Vec<Line<'a>> 
 
 /// A reason is prose: it wraps. YAML does not.
 fn paragraph<'a>(values: &Values, lines: Vec<Line<'a>>) -> Paragraph<'a> {
-    let p = Paragraph::new(lines);
+    let p = safe_paragraph(lines);
     match values {
         Values::Merged(_) => p,
         _ => p.wrap(Wrap { trim: true }),
@@ -112,7 +113,7 @@ pub fn draw(app: &App, key: &ValuesKey, frame: &mut Frame, area: Rect) {
     }
     frame.render_widget(block, area);
     frame.render_widget(
-        Paragraph::new(Span::styled(shown.layers.as_str(), t.muted())).wrap(Wrap { trim: true }),
+        safe_paragraph(Span::styled(shown.layers.as_str(), t.muted())).wrap(Wrap { trim: true }),
         parts.layers,
     );
     let visible: Vec<String> = lines

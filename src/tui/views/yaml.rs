@@ -4,9 +4,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use super::{body_block, empty_note, search};
+use super::{body_block, empty_note, paragraph, search};
 use crate::tui::model::filter::Filter;
 use crate::tui::model::key::ObjKey;
 use crate::tui::state::app::App;
@@ -61,7 +60,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
             )
         })
         .collect();
-    frame.render_widget(Paragraph::new(text), inner);
+    frame.render_widget(paragraph(text), inner);
 }
 
 /// Keys in the accent colour, comments muted.
