@@ -572,3 +572,21 @@ fn schema_errors_are_fast() {
     eprintln!("10,000 value sets in {took:?}");
     assert!(took < std::time::Duration::from_millis(200), "{took:?}");
 }
+
+#[test]
+fn a_violation_under_a_secret_key_does_not_quote_the_value() {
+    let chart = schema_chart(json!({
+        "type": "object",
+        "properties": {
+            "auth": {"type": "object", "properties": {"password": {"type": "integer"}}},
+            "port": {"type": "integer"},
+        },
+    }));
+    assert_eq!(
+        findings(&chart, "auth: {password: hunter2}\nport: eighty\n"),
+        [
+            (Level::Error, "line 1, column 18: auth.password must be an integer by the schema of web 1.0.0".to_string()),
+            (Level::Error, "line 2, column 7: port must be an integer by the schema of web 1.0.0, not \"eighty\"".to_string()),
+        ]
+    );
+}
