@@ -144,7 +144,7 @@ impl Timing {
 #[derive(thiserror::Error, Debug)]
 pub enum LeaseError {
     #[error(
-        "the engine lease {lease} was not renewed within its renew deadline ({deadline}): {why}; this engine stopped writing at that deadline and exits, so that a fresh process starts from fresh state"
+        "the engine lease {lease} is not known to be held any more ({why}; renew deadline {deadline}): this engine stopped writing and exits, so that a fresh process starts from fresh state"
     )]
     Lost {
         lease: String,
@@ -268,7 +268,7 @@ pub async fn run_with_lease(
     if !take(&mut candidate, &lease, &timing, &role, &shutdown).await {
         return Ok(());
     }
-    let _ = role.send(Role::Leader);
+    set_role(&role, Role::Leader);
     tracing::info!(
         identity = %lease.identity,
         lease = %lease.lease_name(),
@@ -289,7 +289,7 @@ pub async fn run_with_lease(
     };
     let lost = loop {
         let Some(deadline) = fence.open_until(Instant::now()) else {
-            break Some("no renewal succeeded in time".to_string());
+            break Some(MISSED.to_string());
         };
         tokio::select! {
             _ = shutdown.cancelled(), if !stop.is_cancelled() => {
@@ -299,7 +299,7 @@ pub async fn run_with_lease(
             }
             _ = &mut engine => break None,
             _ = tokio::time::sleep_until(deadline) => {
-                break Some("no renewal succeeded in time".to_string());
+                break Some(MISSED.to_string());
             }
             _ = tokio::time::sleep(timing.retry) => {
                 let sent = Instant::now();
@@ -316,7 +316,7 @@ pub async fn run_with_lease(
                         ),
                     },
                     _ = tokio::time::sleep_until(deadline) => {
-                        break Some("no renewal succeeded in time".to_string());
+                        break Some(MISSED.to_string());
                     }
                 }
             }
@@ -334,13 +334,13 @@ pub async fn run_with_lease(
         {
             tracing::warn!(%error, "cannot release the engine lease; it expires by itself");
         }
-        let _ = role.send(Role::Standby);
+        set_role(&role, Role::Standby);
         if shutdown.is_cancelled() {
             return Ok(());
         }
         return Err(LeaseError::EngineEnded { lease: lease_name });
     };
-    let _ = role.send(Role::Standby);
+    set_role(&role, Role::Standby);
     let error = LeaseError::Lost {
         lease: lease_name,
         deadline: seconds(&timing.renew_deadline),
@@ -356,6 +356,14 @@ pub async fn run_with_lease(
         engine.abort();
     }
     Err(error)
+}
+
+/// Why a leader stops when its renew deadline passes.
+const MISSED: &str = "no renewal succeeded within the renew deadline";
+
+/// Tells `role`'s listeners of a change only.
+fn set_role(role: &watch::Sender<Role>, now: Role) {
+    role.send_if_modified(|was| std::mem::replace(was, now) != now);
 }
 
 /// Until this engine takes the lease (true) or `shutdown` (false); the role
@@ -380,7 +388,7 @@ async fn take(
                 return true;
             }
             Ok(Ok(Outcome::HeldBy(holder))) => {
-                let _ = role.send(Role::Standby);
+                set_role(role, Role::Standby);
                 if told.as_ref() != Some(&holder) && !holder.is_empty() {
                     tracing::info!(%holder, "another engine holds the lease: standing by");
                     told = Some(holder);

@@ -72,7 +72,8 @@ pub fn host_port(url: &str) -> String {
 }
 
 async fn connection(client: TcpStream, upstream: String, mut cut: watch::Receiver<bool>) {
-    if *cut.borrow() {
+    let held = *cut.borrow();
+    if held {
         // Accepted during the cut: held open, nothing passes, closed when
         // the cut heals.
         let _ = cut.wait_for(|c| !*c).await;
@@ -97,6 +98,7 @@ async fn pump(
     mut cut: watch::Receiver<bool>,
 ) {
     let mut buf = vec![0u8; 64 * 1024];
+    let now_cut = cut.clone();
     loop {
         tokio::select! {
             read = from.read(&mut buf) => {
@@ -104,14 +106,17 @@ async fn pump(
                     Ok(0) | Err(_) => return,
                     Ok(n) => n,
                 };
-                if *cut.borrow() {
+                let is_cut = *now_cut.borrow();
+                if is_cut {
                     break;
                 }
                 if to.write_all(&buf[..n]).await.is_err() {
                     return;
                 }
             }
-            _ = cut.wait_for(|c| *c) => break,
+            // Its output (a borrow of the flag) must not live in the
+            // select's state: that would make the task not Send.
+            _ = async { cut.wait_for(|c| *c).await.is_ok() } => break,
         }
     }
     let _ = cut.wait_for(|c| !*c).await;
