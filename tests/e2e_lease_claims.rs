@@ -90,6 +90,18 @@ async fn apply_lease_objects(mgmt: &kube::Client, release: &str, leases: &str, s
     }
 }
 
+/// Creates Lease `name` through `api`: the words of the refusal, or `None`
+/// when it was made.
+async fn create(api: &Api<Lease>, name: &str) -> Option<String> {
+    refusal(
+        api.create(
+            &PostParams::default(),
+            &claim(name, "engine", Timestamp::now()),
+        )
+        .await,
+    )
+}
+
 /// The words of a refused request, or `None` when it was allowed.
 fn refusal<T>(result: kube::Result<T>) -> Option<String> {
     match result {
@@ -230,38 +242,20 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
     assert!(by_policy(&refused), "{refused}");
 
     let claim_y = hmc_tui::engine::claims::lease_name(Some(&y.name));
-    let refused = refusal(
-        as_scoped
-            .create(
-                &PostParams::default(),
-                &claim(&claim_y, "x-engine", Timestamp::now()),
-            )
-            .await,
-    )
-    .expect("x's engine may not claim y");
+    let refused = create(&as_scoped, &claim_y)
+        .await
+        .expect("x's engine may not claim y");
     assert!(
         by_policy(&refused) && refused.contains(&claim_y),
         "{refused}"
     );
-    let refused = refusal(
-        as_scoped
-            .create(
-                &PostParams::default(),
-                &claim("hmc-tui-engine", "x-engine", Timestamp::now()),
-            )
-            .await,
-    )
-    .expect("x's engine may not make the cluster-wide engine's Lease");
+    let refused = create(&as_scoped, "hmc-tui-engine")
+        .await
+        .expect("x's engine may not make the cluster-wide engine's Lease");
     assert!(by_policy(&refused), "{refused}");
-    let refused = refusal(
-        as_engine
-            .create(
-                &PostParams::default(),
-                &claim(&claim_y, "cluster", Timestamp::now()),
-            )
-            .await,
-    )
-    .expect("the cluster-wide engine may not claim y");
+    let refused = create(&as_engine, &claim_y)
+        .await
+        .expect("the cluster-wide engine may not claim y");
     assert!(
         by_policy(&refused) && refused.contains("may write only its own Lease"),
         "{refused}"
@@ -272,14 +266,7 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
         .await
         .expect("an admin may delete a claim");
     assert_eq!(
-        refusal(
-            as_scoped
-                .create(
-                    &PostParams::default(),
-                    &claim(&claim_x, "x-engine", Timestamp::now())
-                )
-                .await
-        ),
+        create(&as_scoped, &claim_x).await,
         None,
         "x's own engine may claim x"
     );

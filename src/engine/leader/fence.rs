@@ -11,17 +11,14 @@
 //! questions `read_only` lets through) always pass: a standby keeps its
 //! stores filled.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
-use http::{Method, Request};
+use http::Method;
 use tokio::time::Instant;
 use tower::BoxError;
 
-use crate::engine::read_only::is_read;
+use crate::engine::read_only::{Gated, WriteGate};
 
 /// Until when this process may write, shared by the lease loop and the
 /// client. Clones share one deadline.
@@ -73,62 +70,33 @@ pub struct LeaseDeadlinePassed {
     pub path: String,
 }
 
+impl WriteGate for Fence {
+    fn admit(&self, method: &Method, path: &str) -> Result<Option<(Instant, BoxError)>, BoxError> {
+        let (method, path) = (method.clone(), path.to_string());
+        let Some(deadline) = self.open_until(Instant::now()) else {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            let refused = NotLeading { method, path };
+            tracing::warn!(%refused, "write refused by the lease fence");
+            return Err(refused.into());
+        };
+        Ok(Some((
+            deadline,
+            LeaseDeadlinePassed { method, path }.into(),
+        )))
+    }
+}
+
 /// See the module documentation.
 #[derive(Clone, Debug)]
 pub struct FenceLayer(pub Fence);
 
 impl<S> tower::Layer<S> for FenceLayer {
-    type Service = Fenced<S>;
-    fn layer(&self, inner: S) -> Fenced<S> {
-        Fenced {
+    type Service = Gated<S, Fence>;
+    fn layer(&self, inner: S) -> Self::Service {
+        Gated {
             inner,
-            fence: self.0.clone(),
+            gate: self.0.clone(),
         }
-    }
-}
-
-/// See [`FenceLayer`].
-#[derive(Clone, Debug)]
-pub struct Fenced<S> {
-    inner: S,
-    fence: Fence,
-}
-
-impl<S, B> tower::Service<Request<B>> for Fenced<S>
-where
-    S: tower::Service<Request<B>>,
-    S::Error: Into<BoxError>,
-    S::Future: Send + 'static,
-    S::Response: Send + 'static,
-{
-    type Response = S::Response;
-    type Error = BoxError;
-    type Future = Pin<Box<dyn Future<Output = Result<S::Response, BoxError>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx).map_err(Into::into)
-    }
-
-    fn call(&mut self, req: Request<B>) -> Self::Future {
-        if is_read(req.method(), req.uri().path()) {
-            let response = self.inner.call(req);
-            return Box::pin(async move { response.await.map_err(Into::into) });
-        }
-        let method = req.method().clone();
-        let path = req.uri().path().to_string();
-        let Some(deadline) = self.fence.open_until(Instant::now()) else {
-            self.fence.refused.fetch_add(1, Ordering::Relaxed);
-            let refused = NotLeading { method, path };
-            tracing::warn!(%refused, "write refused by the lease fence");
-            return Box::pin(std::future::ready(Err(refused.into())));
-        };
-        let response = self.inner.call(req);
-        Box::pin(async move {
-            match tokio::time::timeout_at(deadline, response).await {
-                Ok(answer) => answer.map_err(Into::into),
-                Err(_) => Err(LeaseDeadlinePassed { method, path }.into()),
-            }
-        })
     }
 }
 
