@@ -122,17 +122,6 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
     templates(&mgmt, &x.name).await;
     templates(&mgmt, &y.name).await;
 
-    // A claim on x for decades, by someone who is no engine.
-    let claim_x = hmc_tui::engine::claims::lease_name(Some(&x.name));
-    let forged_at = Instant::now();
-    leases
-        .create(
-            &PostParams::default(),
-            &claim(&claim_x, "forger", Timestamp::now()),
-        )
-        .await
-        .expect("the forged claim");
-
     // The cluster-wide engine, as an account that may write in x, y and
     // the lease namespace only.
     let cluster_release = leases_name.clone();
@@ -169,6 +158,17 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
         || async { engine.is_leader().await?.then_some(()) },
     )
     .await;
+    // A claim on x for decades, by someone who is no engine.
+    let claim_x = hmc_tui::engine::claims::lease_name(Some(&x.name));
+    let forged_at = Instant::now();
+    leases
+        .create(
+            &PostParams::default(),
+            &claim(&claim_x, "forger", Timestamp::now()),
+        )
+        .await
+        .expect("the forged claim");
+
     managed_cluster(&mgmt, &x.name, "in-x", json!([])).await;
     managed_cluster(&mgmt, &y.name, "in-y", json!([])).await;
 
