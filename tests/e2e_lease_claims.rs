@@ -14,10 +14,11 @@ use common::headless::*;
 use common::*;
 use hmc_tui::flux::HelmRelease;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 /// The term of the engine's own lease here; a claim counts 4 of them at
@@ -90,6 +91,20 @@ async fn apply_lease_objects(mgmt: &kube::Client, release: &str, leases: &str, s
     }
 }
 
+/// The `reportingInstance` of the engine's Events in `ns` (an engine
+/// reports its `POD_NAME`).
+async fn reporters(mgmt: &kube::Client, ns: &str) -> Vec<String> {
+    let api: Api<Event> = Api::namespaced(mgmt.clone(), ns);
+    let list = api
+        .list(&ListParams::default().fields("reportingController=hmc-tui"))
+        .await
+        .expect("list events");
+    list.items
+        .into_iter()
+        .filter_map(|e| e.reporting_instance)
+        .collect()
+}
+
 /// Creates Lease `name` through `api`: the words of the refusal, or `None`
 /// when it was made.
 async fn create(api: &Api<Lease>, name: &str) -> Option<String> {
@@ -122,6 +137,33 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
     templates(&mgmt, &x.name).await;
     templates(&mgmt, &y.name).await;
 
+    // Other tests' cluster-wide engines (their Lease in kube-system) leave
+    // x and y alone while this test holds their claims there, renewed.
+    let keep_out = {
+        let kube_system: Api<Lease> = Api::namespaced(mgmt.clone(), "kube-system");
+        let names: Vec<String> = [&x.name, &y.name]
+            .iter()
+            .map(|ns| hmc_tui::engine::claims::lease_name(Some(ns)))
+            .collect();
+        tokio::spawn(async move {
+            loop {
+                for name in &names {
+                    let _ = kube_system
+                        .create(
+                            &PostParams::default(),
+                            &claim(name, "e2e-lease-claims", Timestamp::now()),
+                        )
+                        .await;
+                    let renew = json!({"spec": {"renewTime": MicroTime(Timestamp::now()), "leaseDurationSeconds": 30}});
+                    let _ = kube_system
+                        .patch(name, &PatchParams::default(), &Patch::Merge(&renew))
+                        .await;
+                }
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            }
+        })
+    };
+
     // The cluster-wide engine, as an account that may write in x, y and
     // the lease namespace only.
     let cluster_release = leases_name.clone();
@@ -150,7 +192,15 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
         17551,
         &engine_kubeconfig,
         &leases_name,
-        &[("HMC_LEASE_DURATION", TERM)],
+        &[
+            ("HMC_LEASE_DURATION", TERM),
+            ("POD_NAME", "claims-engine"),
+            // Says when it leaves a claimed namespace alone.
+            (
+                "RUST_LOG",
+                "info,kube=warn,hmc_tui::engine::controllers=debug",
+            ),
+        ],
     );
     eventually(
         "the cluster-wide engine to lead",
@@ -188,6 +238,15 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
         !has_release(&mgmt, &x.name, "in-x").await,
         "x is left alone while its claim counts"
     );
+    let left_alone = |log: &str| {
+        log.lines()
+            .any(|l| l.contains("left alone") && l.contains("\"in-x\"") && l.contains(&x.name))
+    };
+    assert!(
+        left_alone(&engine.log_text()),
+        "the engine says it leaves in-x alone:\n{}",
+        engine.log_text()
+    );
     // Once the capped term is over, x is the engine's again.
     eventually(
         "the cluster-wide engine to take x back",
@@ -201,6 +260,13 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
         taken_back.as_secs_f64()
     );
     assert!(taken_back >= CAP, "{taken_back:?}");
+    assert!(
+        reporters(&mgmt, &x.name)
+            .await
+            .iter()
+            .any(|r| r == "claims-engine"),
+        "this engine wrote in x"
+    );
 
     // The chart's lease policy, for this cluster-wide release (which names
     // one claimant, for x) and for x's namespace-scoped release.
@@ -292,6 +358,16 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
         .await;
     }
     let (status, _) = engine.terminate().await;
+    keep_out.abort();
+    let kube_system: Api<Lease> = Api::namespaced(mgmt.clone(), "kube-system");
+    for ns in [&x.name, &y.name] {
+        let _ = kube_system
+            .delete(
+                &hmc_tui::engine::claims::lease_name(Some(ns)),
+                &DeleteParams::default(),
+            )
+            .await;
+    }
     assert!(status.success(), "the cluster-wide engine exits cleanly");
     for name in [
         format!("{cluster_release}-hmc-tui-leases"),
