@@ -14,11 +14,10 @@ use common::headless::*;
 use common::*;
 use hmc_tui::flux::HelmRelease;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
-use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 /// The term of the engine's own lease here; a claim counts 4 of them at
@@ -89,20 +88,6 @@ async fn apply_lease_objects(mgmt: &kube::Client, release: &str, leases: &str, s
             apply_yaml(mgmt, leases, &serde_yaml::to_string(&object).unwrap()).await;
         }
     }
-}
-
-/// The `reportingInstance` of the engine's Events in `ns` (an engine
-/// reports its `POD_NAME`).
-async fn reporters(mgmt: &kube::Client, ns: &str) -> Vec<String> {
-    let api: Api<Event> = Api::namespaced(mgmt.clone(), ns);
-    let list = api
-        .list(&ListParams::default().fields("reportingController=hmc-tui"))
-        .await
-        .expect("list events");
-    list.items
-        .into_iter()
-        .filter_map(|e| e.reporting_instance)
-        .collect()
 }
 
 /// Creates Lease `name` through `api`: the words of the refusal, or `None`
@@ -261,10 +246,7 @@ async fn forged_claims_lapse_and_only_the_named_engine_may_claim() {
     );
     assert!(taken_back >= CAP, "{taken_back:?}");
     assert!(
-        reporters(&mgmt, &x.name)
-            .await
-            .iter()
-            .any(|r| r == "claims-engine"),
+        reporters(&mgmt, &x.name).await.contains("claims-engine"),
         "this engine wrote in x"
     );
 
