@@ -480,11 +480,16 @@ async fn reconcile(cli: &Cli) -> Result<()> {
             .to_string(),
         context: context_name(cli),
     };
-    let client = engine::requests::counted_client(
-        config,
+    // Two clients: the engine's, whose writes leave only while its lease is
+    // known to be held (the fence), and the lease's own, which takes and
+    // renews the lease and so cannot be fenced by it.
+    let fence = engine::leader::Fence::default();
+    let lease_client = engine::requests::counted_client(
+        config.clone(),
         counters.requests.clone(),
         engine::read_only::Access::ReadWrite,
     )?;
+    let client = engine::requests::fenced_client(config, counters.requests.clone(), fence.clone())?;
     startup::check_crds(&client, true, &target, None).await?;
     let scope = Scope {
         namespace: cli.namespace.clone(),
@@ -513,7 +518,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
     });
     let engine = engine::leader::run_with_lease(
         ctx,
-        engine::leader::LeaseOptions::for_scope(cli.namespace.clone()),
+        engine::leader::LeaseOptions::for_scope(cli.namespace.clone()).fenced(fence, lease_client),
         role,
         shutdown.clone(),
     );

@@ -52,6 +52,8 @@ async fn the_standby_takes_over_when_the_leader_is_killed() {
         "the standby reconciles nothing"
     );
 
+    let status_before =
+        serde_json::to_string_pretty(&mcs.get("dev-1").await.unwrap().status).unwrap();
     // SIGKILL: the lease is not released; the standby waits for it to expire.
     let mut killed = engines[leader].take().unwrap();
     killed.child.kill().await.unwrap();
@@ -78,10 +80,22 @@ async fn the_standby_takes_over_when_the_leader_is_killed() {
     )
     .await;
     tokio::time::sleep(Duration::from_secs(3)).await;
+    let (_, metrics) = next.get("/metrics").await.unwrap_or_default();
+    let writes: Vec<&str> = metrics
+        .lines()
+        .filter(|l| {
+            l.starts_with("hmc_api_requests_total{")
+                && !["\"get\"", "\"list\"", "\"watch\""]
+                    .iter()
+                    .any(|read| l.contains(read))
+        })
+        .collect();
     assert_eq!(
         next.metric("hmc_engine_writes_total").await,
         Some(0.0),
-        "the new leader writes nothing the old one already wrote"
+        "the new leader writes nothing the old one already wrote; its writes:\n{}\nstatus before:\n{status_before}\nafter:\n{}",
+        writes.join("\n"),
+        serde_json::to_string_pretty(&mcs.get("dev-1").await.unwrap().status).unwrap()
     );
     assert!(
         takeover < Duration::from_secs(30),

@@ -12,23 +12,8 @@ use common::cases::*;
 use common::headless::*;
 use common::*;
 use hmc_tui::flux::HelmRelease;
-use k8s_openapi::api::events::v1::Event;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 use serde_json::json;
-
-/// The `reportingInstance` of the engine's Events in `ns` (the engines are
-/// told apart by `POD_NAME`, which the engine reports as its instance).
-async fn reporters(mgmt: &kube::Client, ns: &str) -> BTreeSet<String> {
-    let api: Api<Event> = Api::namespaced(mgmt.clone(), ns);
-    let list = api
-        .list(&ListParams::default().fields("reportingController=hmc-tui"))
-        .await
-        .expect("list events");
-    list.items
-        .into_iter()
-        .map(|e| e.reporting_instance.unwrap_or_default())
-        .collect()
-}
 
 async fn has_release(mgmt: &kube::Client, ns: &str, name: &str) -> Option<()> {
     let api: Api<HelmRelease> = Api::namespaced(mgmt.clone(), ns);

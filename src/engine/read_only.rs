@@ -13,6 +13,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use http::{Method, Request};
+use tokio::time::Instant;
 use tower::BoxError;
 
 /// Whether a client may write.
@@ -59,29 +60,51 @@ pub fn is_read(method: &Method, path: &str) -> bool {
     }
 }
 
+/// What decides whether a client's writes leave: `--readonly` here, the
+/// lease's fence in `leader::fence`. Reads always pass.
+pub trait WriteGate: Clone {
+    /// `Err`: the write is refused before it is sent. `Ok(None)`: it is
+    /// sent. `Ok(Some((deadline, error)))`: it is sent, and fails with
+    /// `error` if no answer has come by `deadline`.
+    fn admit(&self, method: &Method, path: &str) -> Result<Option<(Instant, BoxError)>, BoxError>;
+}
+
 /// See the module documentation.
 #[derive(Clone, Copy, Debug)]
 pub struct ReadOnlyLayer;
 
-impl<S> tower::Layer<S> for ReadOnlyLayer {
-    type Service = ReadOnly<S>;
-    fn layer(&self, inner: S) -> ReadOnly<S> {
-        ReadOnly { inner }
+impl WriteGate for ReadOnlyLayer {
+    fn admit(&self, method: &Method, path: &str) -> Result<Option<(Instant, BoxError)>, BoxError> {
+        let refused = WriteRefused {
+            method: method.clone(),
+            path: path.to_string(),
+        };
+        tracing::warn!(%refused, "write refused by the read-only client");
+        Err(refused.into())
     }
 }
 
-/// See [`ReadOnlyLayer`].
-#[derive(Clone, Debug)]
-pub struct ReadOnly<S> {
-    inner: S,
+impl<S> tower::Layer<S> for ReadOnlyLayer {
+    type Service = Gated<S, ReadOnlyLayer>;
+    fn layer(&self, inner: S) -> Self::Service {
+        Gated { inner, gate: *self }
+    }
 }
 
-impl<S, B> tower::Service<Request<B>> for ReadOnly<S>
+/// A client's service behind a [`WriteGate`].
+#[derive(Clone, Debug)]
+pub struct Gated<S, G> {
+    pub(crate) inner: S,
+    pub(crate) gate: G,
+}
+
+impl<S, B, G> tower::Service<Request<B>> for Gated<S, G>
 where
     S: tower::Service<Request<B>>,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
     S::Response: Send + 'static,
+    G: WriteGate,
 {
     type Response = S::Response;
     type Error = BoxError;
@@ -92,16 +115,24 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
-        if !is_read(req.method(), req.uri().path()) {
-            let refused = WriteRefused {
-                method: req.method().clone(),
-                path: req.uri().path().to_string(),
-            };
-            tracing::warn!(%refused, "write refused by the read-only client");
-            return Box::pin(std::future::ready(Err(refused.into())));
-        }
+        let until = if is_read(req.method(), req.uri().path()) {
+            None
+        } else {
+            match self.gate.admit(req.method(), req.uri().path()) {
+                Ok(until) => until,
+                Err(refused) => return Box::pin(std::future::ready(Err(refused))),
+            }
+        };
         let response = self.inner.call(req);
-        Box::pin(async move { response.await.map_err(Into::into) })
+        Box::pin(async move {
+            let Some((deadline, late)) = until else {
+                return response.await.map_err(Into::into);
+            };
+            match tokio::time::timeout_at(deadline, response).await {
+                Ok(answer) => answer.map_err(Into::into),
+                Err(_) => Err(late),
+            }
+        })
     }
 }
 

@@ -24,6 +24,7 @@ use hyper::body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 use tower::BoxError;
 
+use super::leader::fence::{Fence, FenceLayer};
 use super::read_only::{Access, ReadOnlyLayer};
 
 /// Connecting to the API server (TCP and TLS) takes at most this long.
@@ -127,18 +128,40 @@ pub fn counted_client(
     requests: Arc<ApiRequests>,
     access: Access,
 ) -> Result<kube::Client, kube::Error> {
+    client(config, requests, access, None)
+}
+
+/// The headless engine's client: as [`counted_client`], and every write
+/// refused before it is counted or sent unless `fence` says the engine's
+/// lease is held (see [`crate::engine::leader::fence`]).
+pub fn fenced_client(
+    config: kube::Config,
+    requests: Arc<ApiRequests>,
+    fence: Fence,
+) -> Result<kube::Client, kube::Error> {
+    client(config, requests, Access::ReadWrite, Some(fence))
+}
+
+fn client(
+    config: kube::Config,
+    requests: Arc<ApiRequests>,
+    access: Access,
+    fence: Option<Fence>,
+) -> Result<kube::Client, kube::Error> {
     let layer = tower::util::MapRequestLayer::new(move |req: Request<kube::client::Body>| {
         requests.count(&req);
         req
     });
-    let builder = kube::client::ClientBuilder::try_from(with_timeouts(config))?
-        .with_layer(&layer)
-        .with_layer(&DeadlineLayer(REQUEST_DEADLINE));
-    Ok(match access {
-        Access::ReadWrite => builder.build(),
-        // The outermost layer: a refused write is not even counted.
-        Access::ReadOnly => builder.with_layer(&ReadOnlyLayer).build(),
-    })
+    let read_only = (access == Access::ReadOnly).then_some(ReadOnlyLayer);
+    Ok(
+        kube::client::ClientBuilder::try_from(with_timeouts(config))?
+            .with_layer(&layer)
+            .with_layer(&DeadlineLayer(REQUEST_DEADLINE))
+            // The outermost layers: a refused write is not even counted.
+            .with_layer(&tower::util::option_layer(fence.map(FenceLayer)))
+            .with_layer(&tower::util::option_layer(read_only))
+            .build(),
+    )
 }
 
 /// `60s`, `1.5s`, `300ms`: a duration as people write it.

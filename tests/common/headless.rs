@@ -144,6 +144,21 @@ impl Headless {
     }
 }
 
+/// The `reportingInstance` of the engine's Events in `ns` (the engines are
+/// told apart by `POD_NAME`, which the engine reports as its instance).
+pub async fn reporters(mgmt: &kube::Client, ns: &str) -> std::collections::BTreeSet<String> {
+    let api: kube::Api<k8s_openapi::api::events::v1::Event> =
+        kube::Api::namespaced(mgmt.clone(), ns);
+    let list = api
+        .list(&kube::api::ListParams::default().fields("reportingController=hmc-tui"))
+        .await
+        .expect("list events");
+    list.items
+        .into_iter()
+        .map(|e| e.reporting_instance.unwrap_or_default())
+        .collect()
+}
+
 /// A plain HTTP/1.0 GET on loopback.
 pub async fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
