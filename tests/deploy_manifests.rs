@@ -547,8 +547,8 @@ fn admission_policy<'a>(
 #[test]
 fn rollout_requests_name_their_requester() {
     let o = load();
-    assert_eq!(o.admission_policies.len(), 3);
-    assert_eq!(o.admission_bindings.len(), 3);
+    assert_eq!(o.admission_policies.len(), 4);
+    assert_eq!(o.admission_bindings.len(), 4);
     let (policy, binding) = admission_policy(&o, "hmc-tui-rollout-requests");
     assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
     let rules = &policy.spec.as_ref().unwrap().validations.as_ref().unwrap()[0];
@@ -865,6 +865,7 @@ fn the_chart_values_reach_the_engine() {
         assert_eq!(
             names,
             BTreeSet::from([
+                "edge-hmc-tui-leases",
                 "edge-hmc-tui-releases",
                 "edge-hmc-tui-rollout-requests",
                 "edge-hmc-tui-secrets"

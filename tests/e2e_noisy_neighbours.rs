@@ -34,7 +34,7 @@ use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::json;
@@ -118,8 +118,10 @@ impl Drop for HangingRepositories {
     }
 }
 
-/// A Lease held by [`FENCE`] for a day: to the engines, the namespace's
-/// engine is running. An existing one is left as it is.
+/// A Lease held by [`FENCE`], and renewed by it every few seconds until it
+/// goes or another holds it: to the engines, the namespace's engine is
+/// running (a claim counts only while it is renewed). An existing one is
+/// left as it is.
 async fn hold_lease(mgmt: &Client, lease_namespace: &str, name: &str) -> kube::Result<()> {
     let now = MicroTime(Timestamp::now());
     let lease = Lease {
@@ -137,9 +139,35 @@ async fn hold_lease(mgmt: &Client, lease_namespace: &str, name: &str) -> kube::R
     };
     let api: Api<Lease> = Api::namespaced(mgmt.clone(), lease_namespace);
     match api.create(&PostParams::default(), &lease).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
-        Err(e) => Err(e),
+        Ok(_) => {}
+        Err(kube::Error::Api(e)) if e.code == 409 => {}
+        Err(e) => return Err(e),
+    }
+    tokio::spawn(renew_while_held(api, name.to_string()));
+    Ok(())
+}
+
+/// Renews Lease `name` every 3 s while [`FENCE`] holds it: each renewal
+/// tests the holder in the same JSON patch, so a Lease another holder took
+/// is never touched, and the renewing ends with it (or with the test).
+async fn renew_while_held(api: Api<Lease>, name: String) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let now = serde_json::to_value(MicroTime(Timestamp::now())).expect("a time");
+        let patch: json_patch::Patch = serde_json::from_value(json!([
+            {"op": "test", "path": "/spec/holderIdentity", "value": FENCE},
+            {"op": "replace", "path": "/spec/renewTime", "value": now},
+        ]))
+        .expect("a JSON patch");
+        let renewed = api
+            .patch(&name, &PatchParams::default(), &Patch::Json::<()>(patch))
+            .await;
+        match renewed {
+            Ok(_) => {}
+            // Gone, or no longer the fence's (a failed test answers 422).
+            Err(kube::Error::Api(e)) if e.code == 404 || e.code == 422 => return,
+            Err(e) => eprintln!("renewing the claim {name}: {e}"),
+        }
     }
 }
 

@@ -328,16 +328,16 @@ mod tests {
         l
     }
 
-    /// `l` as the lease library leaves it once let go of: no holder, no
-    /// times, written `written` seconds after [`t0`] under a field
-    /// manager of its own making.
+    /// `l` as an engine leaves it once let go of: no holder, no times,
+    /// written `written` seconds after [`t0`] under a field manager that
+    /// names no holder.
     fn let_go(mut l: Lease, written: i64) -> Lease {
         l.spec = Some(LeaseSpec {
             lease_transitions: Some(3),
             ..Default::default()
         });
         l.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
-            manager: Some("kube-lease-manager-q0e3lX89NEZDDYNGZlUKESHOmtOk55rW".into()),
+            manager: Some("lease-q0e3lX89NEZDDYNGZlUKESHOmtOk55rW".into()),
             time: Some(Time(at(written))),
             ..Default::default()
         }]);
