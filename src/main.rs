@@ -516,7 +516,7 @@ async fn reconcile(cli: &Cli) -> Result<()> {
             tracing::error!(%error, addr = %metrics_addr, "cannot serve /healthz, /readyz and /metrics");
         }
     });
-    let engine = engine::leader::run_with_lease(
+    let engine = engine::leader::run_standing_down(
         ctx,
         engine::leader::LeaseOptions::for_scope(cli.namespace.clone()).fenced(fence, lease_client),
         role,

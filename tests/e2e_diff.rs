@@ -77,17 +77,23 @@ fn diff(ns: &str, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
     )
 }
 
+/// A ServiceTemplate `name` of the harness's chart with a values schema
+/// (`ingress-nginx-checked` 0.1.0), as a YAML document and its separator.
+fn checked_service_template(name: &str) -> String {
+    format!(
+        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: {name}\n\
+         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
+         repository:\n      url: {}\n---\n",
+        chart_repo_url()
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn diff_and_the_console_predict_each_clusters_outcome_and_the_rollout_does_it() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "diff").await;
     let engine = RunningEngine::start(&ns.name).await;
-    let service_template = format!(
-        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: checked\n\
-         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
-         repository:\n      url: {}\n---\n",
-        chart_repo_url()
-    );
+    let service_template = checked_service_template("checked");
     let live = template("controller: {replicaCount: 2}");
     apply_yaml(&mgmt, &ns.name, &format!("{service_template}{live}")).await;
     for name in CLUSTERS {
@@ -466,12 +472,7 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "diff-hostile").await;
     let engine = RunningEngine::start(&ns.name).await;
-    let service_template = format!(
-        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: db\n\
-         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
-         repository:\n      url: {}\n---\n",
-        chart_repo_url()
-    );
+    let service_template = checked_service_template("db");
     let cluster_template = |values: &str, extra: &str| {
         format!(
             "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ClusterTemplate\nmetadata:\n  name: shop\n\
@@ -588,12 +589,7 @@ async fn a_password_in_a_rollouts_preview_is_masked() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "diff-masked").await;
     let engine = RunningEngine::start(&ns.name).await;
-    let service_template = format!(
-        "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  name: checked\n\
-         spec:\n  helm:\n    chartName: ingress-nginx-checked\n    chartVersion: 0.1.0\n    \
-         repository:\n      url: {}\n---\n",
-        chart_repo_url()
-    );
+    let service_template = checked_service_template("checked");
     apply_yaml(
         &mgmt,
         &ns.name,

@@ -190,6 +190,18 @@ pub struct Context {
 }
 
 impl Context {
+    /// A context over the same client, stores and counters, with none of
+    /// the state an engine builds up while it leads: what a leader that
+    /// lost its lease starts again from (see `leader::run_standing_down`).
+    pub fn rebuilt(&self) -> Context {
+        Context::new(
+            self.client.clone(),
+            self.stores.clone(),
+            self.counters.clone(),
+            self.options.clone(),
+        )
+    }
+
     pub fn new(
         client: Client,
         stores: Stores,

@@ -7,9 +7,11 @@
 //! renewed within [`Timing::renew_deadline`] (shorter than the Lease's
 //! term), it stops writing at once (the [`fence`] at its client refuses
 //! every write from that instant, whether the engine has noticed or not),
-//! stops its controllers, and ends with [`LeaseError::Lost`]: the headless
-//! engine exits, so that a fresh process starts from fresh state, as
-//! controller-runtime's managers do. No other engine may take the Lease
+//! stops its controllers, and ends with [`LeaseError::Lost`]; it then
+//! stands down ([`run_standing_down`]): its state is rebuilt from nothing
+//! and it competes for the Lease again, as a process restarted after
+//! controller-runtime's managers exit would, in the same process and
+//! without a restart's back-off. No other engine may take the Lease
 //! before its term and [`claims::CLOCK_SKEW`] have passed since the last
 //! renewal, which is after the renew deadline.
 
@@ -144,7 +146,7 @@ impl Timing {
 #[derive(thiserror::Error, Debug)]
 pub enum LeaseError {
     #[error(
-        "the engine lease {lease} is not known to be held any more ({why}; renew deadline {deadline}): this engine stopped writing and exits, so that a fresh process starts from fresh state"
+        "the engine lease {lease} is not known to be held any more ({why}; renew deadline {deadline}): this engine stopped writing"
     )]
     Lost {
         lease: String,
@@ -243,7 +245,8 @@ pub enum Role {
 /// Runs the engine whenever this process holds the lease, until `shutdown`.
 /// `role` tells the caller (the console's header, `/readyz`) what happens.
 /// Ends with [`LeaseError::Lost`] when the lease was not renewed in time:
-/// the engine then has stopped writing, and the caller exits.
+/// the engine then has stopped writing, and the caller stands down
+/// ([`run_standing_down`]).
 pub async fn run_with_lease(
     ctx: Arc<Context>,
     lease: LeaseOptions,
@@ -356,6 +359,38 @@ pub async fn run_with_lease(
         engine.abort();
     }
     Err(error)
+}
+
+/// [`run_with_lease`] until `shutdown`, standing down whenever the lease is
+/// lost: the engine has stopped writing (the fence) and its controllers;
+/// its state is then rebuilt from nothing ([`Context::rebuilt`]: the same
+/// client and stores, which the API server's watches keep true, and none
+/// of what the engine remembered of its own writes, retries and claims) and
+/// it competes for the lease again, as a restarted process would, without a
+/// restart's delay. The same for the headless engine and the console's.
+pub async fn run_standing_down(
+    ctx: Arc<Context>,
+    lease: LeaseOptions,
+    role: watch::Sender<Role>,
+    shutdown: CancellationToken,
+) -> Result<(), LeaseError> {
+    let mut ctx = ctx;
+    loop {
+        // What one term of leading starts (the claims' watch) ends with it.
+        let term = shutdown.child_token();
+        let outcome = run_with_lease(ctx.clone(), lease.clone(), role.clone(), term.clone()).await;
+        term.cancel();
+        match outcome {
+            Err(lost @ LeaseError::Lost { .. }) if !shutdown.is_cancelled() => {
+                tracing::warn!(
+                    error = %lost,
+                    "stood down: the engine's state is rebuilt, and it competes for the lease again"
+                );
+                ctx = Arc::new(ctx.rebuilt());
+            }
+            done => return done,
+        }
+    }
 }
 
 /// Why a leader stops when its renew deadline passes.

@@ -261,7 +261,7 @@ pub fn spawn_engine(
             }
         }
     });
-    let handle = tokio::spawn(engine::leader::run_with_lease(
+    let handle = tokio::spawn(engine::leader::run_standing_down(
         ctx,
         lease,
         role_tx,
