@@ -267,7 +267,9 @@ async fn the_tutorial_from_the_first_command_to_an_approved_wave() {
     console.wait_text(&["engine: in-process"], SCREEN).await;
     for doc in &docs {
         let kind = doc["kind"].as_str().unwrap();
-        let (group, version) = doc["apiVersion"].as_str().unwrap().split_once('/').unwrap();
+        let api_version = doc["apiVersion"].as_str().unwrap();
+        // `v1` is the core group's (the cluster installer's account).
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         let plural = hmc_tui::engine::templates::plural_of(kind);
         apply_json(
             &mgmt,
