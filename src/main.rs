@@ -41,7 +41,9 @@ struct Cli {
     /// not a console holds or held in the last 10 minutes), or where that
     /// cannot be read. Without it the console only observes there. It
     /// then competes for the lease, and leads once the installed engine
-    /// lets go of it or stops renewing it. On every context opened.
+    /// lets go of it or stops renewing it. On every context opened. Where
+    /// the chart's lease policy is installed, only the engines' accounts
+    /// may write the Lease: a person's console is refused it there.
     #[arg(long, conflicts_with_all = ["no_engine", "readonly", "reconcile"])]
     force_engine: bool,
     /// Console: never write to the cluster (implies --no-engine).

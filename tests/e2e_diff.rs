@@ -77,6 +77,21 @@ fn diff(ns: &str, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
     )
 }
 
+/// Waits until ServiceTemplate `name` is valid: the engine has read its
+/// chart from the archive Flux fetched.
+async fn chart_read(mgmt: &kube::Client, ns: &str, name: &str) {
+    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), ns);
+    eventually(
+        "the service template's chart to be read",
+        INSTALL,
+        || async {
+            let status = sts.get_opt(name).await.ok()??.status?;
+            status.valid.then_some(())
+        },
+    )
+    .await;
+}
+
 /// A ServiceTemplate `name` of the harness's chart with a values schema
 /// (`ingress-nginx-checked` 0.1.0), as a YAML document and its separator.
 fn checked_service_template(name: &str) -> String {
@@ -107,16 +122,7 @@ async fn diff_and_the_console_predict_each_clusters_outcome_and_the_rollout_does
     }
 
     // The chart is read from the archive Flux fetched for the template.
-    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
-    eventually(
-        "the service template's chart to be read",
-        INSTALL,
-        || async {
-            let status = sts.get_opt("checked").await.ok()??.status?;
-            status.valid.then_some(())
-        },
-    )
-    .await;
+    chart_read(&mgmt, &ns.name, "checked").await;
     let cts: Api<ClusterTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
     let revision = eventually("the template's first revision", INSTALL, || async {
         cts.get_opt("prod").await.ok()??.status?.revision
@@ -488,16 +494,7 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
     // A cluster whose template's name is the attack: the engine's
     // condition message names it.
     managed_cluster_from(&mgmt, &ns.name, "evil", &format!("shop{ATTACK}"), json!([])).await;
-    let sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
-    eventually(
-        "the service template's chart to be read",
-        INSTALL,
-        || async {
-            let status = sts.get_opt("db").await.ok()??.status?;
-            status.valid.then_some(())
-        },
-    )
-    .await;
+    chart_read(&mgmt, &ns.name, "db").await;
 
     // The password changes, and a new service names a template whose name
     // carries the escape sequence.

@@ -14,9 +14,9 @@ use std::collections::BTreeSet;
 
 use kube::{Client, ResourceExt};
 
-use crate::plan::chart_check::schema_errors;
+use crate::plan::chart_check::first_schema_error;
 use crate::plan::impact::impact_checked;
-use crate::plan::safe_text::{escape_control, is_secret_path};
+use crate::plan::safe_text::escape_control;
 use report::Report;
 
 /// What to read.
@@ -88,17 +88,9 @@ pub async fn run(
     let (charts, mut notes) = live::charts(client, &fleet, objects).await;
     let check = |ns: &str, template: &str, values: &serde_json::Value| {
         let chart = charts.get(&(ns.to_string(), template.to_string()))?;
-        let error = schema_errors(chart, values).into_iter().next()?;
-        // The schema's words quote the value; under a secret key they may
-        // not.
-        Some(if is_secret_path(&error.path) {
-            format!(
-                "{} does not match the chart's schema (value masked)",
-                error.path
-            )
-        } else {
-            error.message
-        })
+        // Under a secret-looking key the schema's words quote no value
+        // (`chart_check::Violation`).
+        first_schema_error(chart, values)
     };
     let impacts = impact_checked(&fleet, objects, &check);
     notes.extend(

@@ -3,8 +3,9 @@
 //! for a pull-request comment. Pure.
 //!
 //! Every name, message and value in a report comes from manifests or the
-//! API server, so from anyone who may write one: each format masks values
-//! under secret-looking keys ([`masked`]) and shows control characters
+//! API server, so from anyone who may write one: values under
+//! secret-looking keys come masked from the planner
+//! ([`crate::plan::impact`]), and each format shows control characters
 //! written out, never raw ([`crate::plan::safe_text`]).
 
 use serde::Serialize;
@@ -12,9 +13,7 @@ use serde_json::{Value, json};
 
 use super::manifests::DocError;
 use crate::plan::impact::{Outcome, ServiceImpact, headline, summarize};
-use crate::plan::safe_text::{
-    Place, escape_control, escape_json_text, html_text, markdown_code, mask_change,
-};
+use crate::plan::safe_text::{Place, escape_control, escape_json_text, html_text, markdown_code};
 
 /// The JSON shape's name and version; a change that removes or renames a
 /// field gets a new version.
@@ -85,27 +84,9 @@ fn waves(impacts: &[ServiceImpact]) -> std::collections::HashMap<String, String>
         .collect()
 }
 
-/// The impacts as a reader may see them: the values of every change under
-/// a secret-looking key masked (the change itself still shown).
-pub fn masked(impacts: &[ServiceImpact]) -> Vec<ServiceImpact> {
-    impacts
-        .iter()
-        .map(|i| match &i.outcome {
-            Outcome::Changes { changes, chart } => ServiceImpact {
-                outcome: Outcome::Changes {
-                    changes: changes.iter().map(mask_change).collect(),
-                    chart: chart.clone(),
-                },
-                ..i.clone()
-            },
-            _ => i.clone(),
-        })
-        .collect()
-}
-
-/// The JSON shape (documented in the book's CLI page), values masked.
+/// The JSON shape (documented in the book's CLI page).
 pub fn json(report: &Report) -> Value {
-    let impacts = masked(&report.impacts);
+    let impacts = &report.impacts;
     let services: Vec<Value> = impacts
         .iter()
         .map(|i| {
@@ -131,18 +112,18 @@ pub fn json(report: &Report) -> Value {
             v
         })
         .collect();
-    let groups: Vec<Value> = summarize(&impacts)
+    let groups: Vec<Value> = summarize(impacts)
         .into_iter()
         .map(|g| json!({"service": g.service, "what": g.what, "blocked": g.blocked, "clusters": g.clusters}))
         .collect();
-    let counts: serde_json::Map<String, Value> = counts(&impacts)
+    let counts: serde_json::Map<String, Value> = counts(impacts)
         .into_iter()
         .map(|(k, n)| (k.to_string(), json!(n)))
         .collect();
     json!({
         "apiVersion": JSON_VERSION,
-        "headline": headline(&impacts),
-        "clusters": clusters(&impacts),
+        "headline": headline(impacts),
+        "clusters": clusters(impacts),
         "counts": counts,
         "groups": groups,
         "services": services,
@@ -169,12 +150,12 @@ impl Colours {
 /// clusters (and their waves), the notes and the errors. Control
 /// characters from the report are written out before any colour is added.
 pub fn text(report: &Report, colours: Colours) -> String {
-    let impacts = masked(&report.impacts);
+    let impacts = &report.impacts;
     let mut out = String::new();
-    out.push_str(&colours.paint("1", &escape_control(&headline(&impacts))));
+    out.push_str(&colours.paint("1", &escape_control(&headline(impacts))));
     out.push('\n');
-    let waves = waves(&impacts);
-    for g in summarize(&impacts) {
+    let waves = waves(impacts);
+    for g in summarize(impacts) {
         let (mark, code) = if g.blocked {
             ("!", "31")
         } else if g.what.starts_with("keep their own") {
@@ -234,12 +215,12 @@ pub fn text(report: &Report, colours: Colours) -> String {
 /// mention, and a table cell it cannot leave) or, in a `<summary>`, HTML
 /// text.
 pub fn markdown(report: &Report) -> String {
-    let impacts = masked(&report.impacts);
+    let impacts = &report.impacts;
     let mut out = format!(
         "### Fleet impact\n\n**{}**\n",
-        markdown_code(&headline(&impacts), Place::Text)
+        markdown_code(&headline(impacts), Place::Text)
     );
-    let groups = summarize(&impacts);
+    let groups = summarize(impacts);
     if !groups.is_empty() {
         out.push_str("\n| | Service | Outcome | Clusters |\n|---|---|---|---:|\n");
         for g in &groups {
@@ -251,7 +232,7 @@ pub fn markdown(report: &Report) -> String {
                 g.clusters.len()
             ));
         }
-        let waves = waves(&impacts);
+        let waves = waves(impacts);
         for g in &groups {
             out.push_str(&format!(
                 "\n<details><summary><code>{}</code>: <code>{}</code> ({})</summary>\n\n",

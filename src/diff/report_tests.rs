@@ -3,6 +3,7 @@ use serde_json::json;
 use super::*;
 use crate::diff::manifests::Origin;
 use crate::plan::impact::Wave;
+use crate::plan::safe_text::mask_change;
 use crate::plan::values::Change;
 
 fn one(cluster: &str, outcome: Outcome, wave: Option<Wave>) -> ServiceImpact {
@@ -141,16 +142,16 @@ fn json_has_a_versioned_shape_with_counts_groups_and_services() {
 
 /// A report whose names, messages and values were written by a hostile
 /// tenant: an escape sequence, a backtick, a pipe, HTML, a link, a mention,
-/// and a password.
+/// and a password, which comes masked from the planner (`plan::impact`).
 fn hostile() -> Report {
     let name = "web\u{1b}]0;owned\u{7}\u{1b}[2J`|<b>[x](https://evil.example)@org/admins";
     let change = Outcome::Changes {
         changes: vec![
-            Change {
+            mask_change(&Change {
                 path: "auth.password".into(),
                 old: Some(json!("hunter2")),
                 new: Some(json!("hunter3")),
-            },
+            }),
             Change {
                 path: "motd".into(),
                 old: Some(json!("hi")),

@@ -36,6 +36,13 @@ use super::{Context, run};
 use candidate::{Candidate, Outcome};
 pub use fence::Fence;
 
+/// The terms `HMC_LEASE_DURATION` may set, in seconds (15 otherwise): at
+/// least 2 for a renewal within it, at most a minute so that the
+/// deadlines' arithmetic stays small and a namespace engine renews its
+/// claim within the cluster-wide engine's cap on claims (keep every
+/// engine of a management cluster on one term).
+pub const LEASE_DURATIONS: std::ops::RangeInclusive<u64> = 2..=60;
+
 /// Where the lease lives, which one it is, and who we are.
 #[derive(Clone)]
 pub struct LeaseOptions {
@@ -79,7 +86,7 @@ impl LeaseOptions {
             duration: std::env::var("HMC_LEASE_DURATION")
                 .ok()
                 .and_then(|d| d.parse().ok())
-                .filter(|d| *d >= 2)
+                .filter(|d| LEASE_DURATIONS.contains(d))
                 .unwrap_or(15),
             fence: Fence::default(),
             lease_client: None,

@@ -459,7 +459,13 @@ fn outcome(
         },
         (Some(ServicePlan::Blocked(_)), Some(ServicePlan::Install(_))) => Some(Outcome::Installed),
         (Some(ServicePlan::Install(was)), Some(ServicePlan::Install(now))) => {
-            let changes = diff(&was.effective, &now.effective);
+            // Every reader of an impact (diff's three formats, the pull
+            // request's comment, the console's review) sees values under
+            // secret-looking keys masked.
+            let changes: Vec<_> = diff(&was.effective, &now.effective)
+                .iter()
+                .map(crate::plan::safe_text::mask_change)
+                .collect();
             let (old_chart, new_chart) = (
                 before.chart(ns, &was.template),
                 after.chart(ns, &now.template),

@@ -160,6 +160,39 @@ fn a_template_value_changes_its_clusters_except_those_that_set_their_own() {
     );
 }
 
+/// Every reader of an impact (diff, the pull request's comment, the
+/// console's review) gets values under secret-looking keys masked from the
+/// planner itself, still told that they changed.
+#[test]
+fn a_password_in_a_template_change_is_masked_and_still_said_to_change() {
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[(
+                "ingress",
+                "nginx-1",
+                "controller: {replicaCount: 2}\nauth: {password: hunter2}",
+            )],
+            None,
+        )],
+        ..Default::default()
+    };
+    let impacts = impact(&fleet(), &proposal);
+    let words: Vec<String> = impacts
+        .iter()
+        .filter_map(|i| match &i.outcome {
+            Outcome::Changes { changes, .. } => Some(changes.iter().map(ToString::to_string)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(!words.is_empty(), "the password is a change: {impacts:?}");
+    for w in &words {
+        assert!(!w.contains("hunter2"), "{w}");
+        assert!(w.contains("auth.password: ++++++++"), "{w}");
+    }
+}
+
 #[test]
 fn a_new_chart_version_is_named_and_a_cluster_it_does_not_support_is_blocked() {
     let proposal = Fleet {

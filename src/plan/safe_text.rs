@@ -88,23 +88,6 @@ pub fn escaped_len(text: &str) -> usize {
         .sum()
 }
 
-/// [`escape_control`] for text that is shown line by line: its line
-/// breaks stay, everything else is written out.
-pub fn escape_control_lines(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c != '\n' && is_unsafe(c)) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c != '\n' && is_unsafe(c) {
-            push_escaped(&mut out, c);
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
 /// Where a Markdown code span goes: a table cell splits at every `|` that
 /// is not escaped, even inside the span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -32,15 +32,6 @@ fn escaped_text_has_nothing_a_terminal_interprets() {
 }
 
 #[test]
-fn escape_control_lines_keeps_line_breaks_only() {
-    assert_eq!(
-        escape_control_lines("one\ntwo\u{1b}[2J\r\n"),
-        "one\ntwo\\u{1b}[2J\\r\n"
-    );
-    assert!(matches!(escape_control_lines("a\nb"), Cow::Borrowed(_)));
-}
-
-#[test]
 fn markdown_code_cannot_be_left() {
     assert_eq!(markdown_code("web-1", Place::Text), "`web-1`");
     assert_eq!(markdown_code("a`b", Place::Text), "``a`b``");

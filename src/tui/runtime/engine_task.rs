@@ -188,20 +188,34 @@ fn ago(now: Timestamp, at: Timestamp) -> String {
 }
 
 /// Reads what [`stance`] decides from: the Leases of `lease_namespace`
-/// and the engine's Deployments in `system_namespace`, at once.
-pub async fn look(client: &kube::Client, lease_namespace: &str, system_namespace: &str) -> Looked {
+/// and the engine's Deployments in `system_namespace`, at once. A console
+/// of one namespace reads only the two Leases that concern it, by name:
+/// someone granted one namespace is seldom granted a list of every
+/// engine's Lease (the chart grants that to the cluster-wide engine only).
+pub async fn look(
+    client: &kube::Client,
+    scope: Option<&str>,
+    lease_namespace: &str,
+    system_namespace: &str,
+) -> Looked {
     let leases: Api<Lease> = Api::namespaced(client.clone(), lease_namespace);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), system_namespace);
-    let (all, engines) = (
-        ListParams::default(),
-        ListParams::default().labels(ENGINE_DEPLOYMENT_LABELS),
-    );
-    let (leases, deployments) =
-        tokio::join!(leases.list(&all), deployments.list_metadata(&engines));
+    let engines = ListParams::default().labels(ENGINE_DEPLOYMENT_LABELS);
+    let leases = async {
+        let Some(ns) = scope else {
+            return leases.list(&ListParams::default()).await.map(|l| l.items);
+        };
+        let mut found = Vec::new();
+        for name in [CLUSTER_LEASE.to_string(), claims::lease_name(Some(ns))] {
+            found.extend(leases.get_opt(&name).await?);
+        }
+        Ok(found)
+    };
+    let (leases, deployments) = tokio::join!(leases, deployments.list_metadata(&engines));
     Looked {
         lease_namespace: lease_namespace.to_string(),
         system_namespace: system_namespace.to_string(),
-        leases: leases.map(|l| l.items).map_err(|e| {
+        leases: leases.map_err(|e| {
             format!(
                 "cannot read the Leases in {lease_namespace}: {}",
                 kube_words(&e)
@@ -232,7 +246,7 @@ pub async fn installed(
     system_namespace: &str,
 ) -> Stance {
     let lease = LeaseOptions::for_scope(scope.map(String::from));
-    let looked = look(client, &lease.namespace, system_namespace).await;
+    let looked = look(client, scope, &lease.namespace, system_namespace).await;
     let decided = stance(&looked, scope, Timestamp::now());
     if let Stance::Observe { why, .. } = &decided {
         tracing::info!(%why, "the console's engine only observes here (--force-engine runs it)");
