@@ -65,11 +65,7 @@ pub fn is_claimed(lease: &Lease, now: Timestamp, cap: Duration) -> bool {
         return false;
     }
     let cap_seconds = i32::try_from(cap.as_secs()).unwrap_or(i32::MAX);
-    let mut capped = lease.clone();
-    if let Some(spec) = capped.spec.as_mut() {
-        spec.lease_duration_seconds = spec.lease_duration_seconds.map(|d| d.min(cap_seconds));
-    }
-    is_held(&capped, now, CLOCK_SKEW)
+    held_within(lease, now, CLOCK_SKEW, cap_seconds)
 }
 
 /// The Lease an engine of this scope competes for: `None` is cluster-wide.
@@ -84,6 +80,11 @@ pub fn lease_name(namespace: Option<&str>) -> String {
 /// `margin` is added to the term: a holder's clock may run behind ours, and
 /// a holder stops writing when its term ends, not before.
 pub fn is_held(lease: &Lease, now: Timestamp, margin: Duration) -> bool {
+    held_within(lease, now, margin, i32::MAX)
+}
+
+/// [`is_held`] with the term cut to `cap_seconds`, whatever the Lease says.
+fn held_within(lease: &Lease, now: Timestamp, margin: Duration, cap_seconds: i32) -> bool {
     let Some(spec) = &lease.spec else {
         return false;
     };
@@ -93,7 +94,7 @@ pub fn is_held(lease: &Lease, now: Timestamp, margin: Duration) -> bool {
     let (Some(renewed), Some(seconds)) = (&spec.renew_time, spec.lease_duration_seconds) else {
         return false;
     };
-    let term = SignedDuration::from_secs(i64::from(seconds.max(0)))
+    let term = SignedDuration::from_secs(i64::from(seconds.clamp(0, cap_seconds)))
         + SignedDuration::try_from(margin).unwrap_or(SignedDuration::ZERO);
     match renewed.0.checked_add(term) {
         Ok(end) => now < end,

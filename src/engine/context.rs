@@ -336,19 +336,30 @@ impl<V> ByUid<V> {
             let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
             (f(&mut entries), entries.len())
         };
-        if len >= self.prune_at.load(Ordering::Relaxed) {
+        let due = self.prune_at.load(Ordering::Relaxed);
+        // One caller takes a due pass: it moves the mark first, and the
+        // reconciles that find the map as long meanwhile skip it.
+        if len >= due
+            && self
+                .prune_at
+                .compare_exchange(
+                    due,
+                    (len * 2).max(self.floor),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+        {
             self.prune();
         }
         out
     }
 
     /// Drops the entries of objects that are gone. The stores are read
-    /// without the lock held: reconciles go on meanwhile.
+    /// without the lock held: reconciles go on meanwhile. The caller has
+    /// moved the mark: not due again before the map doubles, whatever this
+    /// pass finds.
     fn prune(&self) {
-        // Not due again before the map doubles, whatever this pass finds.
-        let len = self.entries.lock().unwrap_or_else(|e| e.into_inner()).len();
-        self.prune_at
-            .store((len * 2).max(self.floor), Ordering::Relaxed);
         let Some(live) = (self.live)() else {
             return;
         };

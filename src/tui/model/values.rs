@@ -46,17 +46,10 @@ pub enum Values {
 }
 
 impl Values {
-    /// What is shown, line by line: the YAML, or the reason. Values under
-    /// secret-looking keys are masked (see [`mask_value`]): these views
-    /// only read, and whoever looks over a shoulder or at a shared screen
-    /// need not see a password. The values editor shows them, as its
-    /// person is editing them.
+    /// What is shown, line by line: the YAML, or the reason.
     pub fn lines(&self) -> Vec<String> {
         match self {
-            Values::Merged(v) => to_yaml(&mask_value(v))
-                .lines()
-                .map(str::to_string)
-                .collect(),
+            Values::Merged(v) => to_yaml(v).lines().map(str::to_string).collect(),
             Values::Blocked { message, .. } | Values::Nothing(message) => vec![message.clone()],
         }
     }
@@ -140,7 +133,11 @@ fn from_plans(plans: &[ServicePlan], service: &str) -> Option<(Option<String>, V
     plans.iter().find(|p| p.name() == service).map(|p| match p {
         ServicePlan::Install(d) => (
             Some(d.template.clone()),
-            Values::Merged(d.effective.clone()),
+            // Masked once, here (see [`mask_value`]): these views only
+            // read, and whoever looks over a shoulder or at a shared screen
+            // need not see a password. The values editor shows them, as its
+            // person is editing them.
+            Values::Merged(mask_value(&d.effective)),
         ),
         ServicePlan::Blocked(b) => (
             b.template.clone(),
@@ -300,11 +297,20 @@ mod tests {
 
     #[test]
     fn the_values_shown_mask_secrets_but_keep_their_keys() {
-        let values = Values::Merged(json!({
+        let effective = json!({
             "auth": {"adminPassword": "hunter2", "user": "admin"},
             "tls": {"key": "PRIVATE", "crt": "PUBLIC"},
             "replicaCount": 2,
-        }));
+        });
+        let plan = ServicePlan::Install(crate::plan::services::DesiredService {
+            name: "web".into(),
+            namespace: "web".into(),
+            template: "web-1".into(),
+            values: effective.clone(),
+            effective,
+            after: Vec::new(),
+        });
+        let (_, values) = from_plans(&[plan], "web").expect("planned");
         let text = values.lines().join("\n");
         assert!(
             !text.contains("hunter2") && !text.contains("PRIVATE"),

@@ -43,7 +43,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, HighlightSpacing, Row, Table, TableState};
 
-use crate::plan::safe_text::escape_control;
+use crate::plan::safe_text::{escape_control, escaped_len};
 use crate::plan::yaml::group;
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
@@ -163,7 +163,8 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
     }
     // The namespace favourites after the namespace, when they fit.
     let favourites = places::favourites(app);
-    let line = |s: &[Span]| s.iter().map(|s| s.content.chars().count()).sum::<usize>();
+    // Measured as drawn: control characters written out.
+    let line = |s: &[Span]| s.iter().map(|s| escaped_len(&s.content)).sum::<usize>();
     if line(&spans) + line(&tail) + line(&favourites) <= usize::from(area.width) {
         tail.splice(5..5, favourites);
     }
@@ -171,7 +172,7 @@ fn header(app: &App, frame: &mut Frame, area: Rect) {
     let used: usize = spans
         .iter()
         .chain(&tail)
-        .map(|s| s.content.chars().count())
+        .map(|s| escaped_len(&s.content))
         .sum::<usize>()
         + label.len();
     let room = usize::from(area.width).saturating_sub(used);
