@@ -1,7 +1,7 @@
 //! A leader cut off from the API server: it says it no longer leads while
 //! the Lease still names it (before the standby may take it), the standby
-//! then takes over, and once the network heals the old leader writes
-//! nothing: it has stood down and stands by.
+//! then takes over, and once the network heals the old leader does not
+//! take the Lease back: it has stood down and stands by.
 
 mod common;
 #[path = "common/partition.rs"]

@@ -6,6 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
 
 use super::modal::{POPUP_WIDTH, answer_key, next_key, popup, popup_of, wrapped_height};
 use super::{body_block, ellipsize, empty_note, paragraph, section};
@@ -150,7 +151,10 @@ fn text(t: &Theme, editor: &Editor, frame: &mut Frame, area: Rect) {
             )));
         }
     }
-    frame.render_widget(paragraph(out), area);
+    // The person's own text, cut and marked by its characters as typed:
+    // written out, a control character would widen its line past the cut
+    // and move the error's mark (ratatui never sends one to the terminal).
+    frame.render_widget(Paragraph::new(out), area);
 }
 
 /// The worst finding on line `i` (0-based), if any.
