@@ -378,19 +378,16 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
             assert!(!r.verbs.iter().any(|x| x == v), "{v}: {r:?}");
         }
     }
-    // Secrets: patch only, for our finalizer on a kubeconfig secret (the
-    // admission policy refuses every other change); never list, watch or
-    // read one, never create, update or delete one.
+    // Secrets: no verb at all (the kubeconfig hold is an admission
+    // policy's, not the engine's), nor any wildcard that would reach them.
     for r in rules {
-        if r.resources
-            .iter()
-            .flatten()
-            .any(|x| x.starts_with("secrets"))
-        {
-            let verbs: BTreeSet<&str> = r.verbs.iter().map(String::as_str).collect();
-            assert_eq!(verbs, BTreeSet::from(["patch"]), "{r:?}");
-            assert_eq!(r.resources.as_deref(), Some(&["secrets".to_string()][..]));
-        }
+        let resources: Vec<&str> = r.resources.iter().flatten().map(String::as_str).collect();
+        assert!(
+            !resources
+                .iter()
+                .any(|x| x.starts_with("secrets") || *x == "*"),
+            "{r:?}"
+        );
     }
     let hmc = "hmc.mirantis.com";
     let want = BTreeSet::from([
@@ -434,7 +431,6 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
         g("cluster.x-k8s.io", "clusters", false, &["list", "watch"]),
         // The installer accounts, by their one name.
         g("", "serviceaccounts", true, &["list", "watch"]),
-        g("", "secrets", false, &["patch"]),
         g(
             "events.k8s.io",
             "events",
@@ -590,18 +586,39 @@ fn the_engines_releases_are_judged_by_their_shape() {
     );
 }
 
-/// RBAC lets the engine patch any secret; the policy lets it touch its own
-/// finalizer on a kubeconfig secret only (the harness checks what it
-/// refuses: tests/e2e_secret_access.rs).
+/// A cluster's kubeconfig secret may not be deleted, by anyone, while a
+/// ManagedCluster of its name exists in its namespace: every ManagedCluster
+/// of the request's namespace is a parameter, none means allowed, and the
+/// name is read from the stored object (a collection delete has no request
+/// name). What it refuses on the harness: tests/e2e_secret_access.rs.
 #[test]
-fn the_engine_changes_its_finalizer_on_kubeconfig_secrets_only() {
+fn a_kubeconfig_secret_is_held_while_its_managed_cluster_exists() {
     let o = load();
-    let (policy, binding) = admission_policy(&o, "hmc-tui-secrets");
+    let (policy, binding) = admission_policy(&o, "hmc-tui-kubeconfig-hold");
     assert_eq!(binding.validation_actions, Some(vec!["Deny".to_string()]));
-    // Every namespace: a binding with no matchResources.
-    assert!(binding.match_resources.is_none());
+    assert!(binding.match_resources.is_none(), "every namespace");
+    let param = binding.param_ref.as_ref().expect("a paramRef");
+    assert!(
+        param.name.is_none() && param.namespace.is_none(),
+        "{param:?}"
+    );
+    assert_eq!(
+        param
+            .selector
+            .as_ref()
+            .map(|s| s.match_labels.is_none() && s.match_expressions.is_none()),
+        Some(true),
+        "every ManagedCluster: {param:?}"
+    );
+    assert_eq!(param.parameter_not_found_action.as_deref(), Some("Allow"));
     let spec = policy.spec.as_ref().unwrap();
     assert_eq!(spec.failure_policy.as_deref(), Some("Fail"));
+    let kind = spec.param_kind.as_ref().unwrap();
+    assert_eq!(
+        kind.api_version.as_deref(),
+        Some("hmc.mirantis.com/v1alpha1")
+    );
+    assert_eq!(kind.kind.as_deref(), Some("ManagedCluster"));
     let rules = spec
         .match_constraints
         .as_ref()
@@ -612,55 +629,28 @@ fn the_engine_changes_its_finalizer_on_kubeconfig_secrets_only() {
     assert_eq!(rules.len(), 1);
     assert_eq!(rules[0].api_groups, Some(vec![String::new()]));
     assert_eq!(rules[0].resources, Some(vec!["secrets".to_string()]));
-    let ops: BTreeSet<&str> = rules[0]
-        .operations
+    assert_eq!(rules[0].operations, Some(vec!["DELETE".to_string()]));
+    let conditions: String = spec
+        .match_conditions
         .iter()
         .flatten()
-        .map(String::as_str)
+        .map(|c| c.expression.as_str())
         .collect();
-    assert_eq!(ops, BTreeSet::from(["CREATE", "UPDATE", "DELETE"]));
-    // Only the engine's own account is judged.
-    let sa = &o.service_accounts[0];
-    let conditions = spec.match_conditions.as_deref().unwrap();
-    assert_eq!(conditions.len(), 1);
-    let who = format!(
-        "'system:serviceaccount:{}:{}'",
-        sa.metadata.namespace.as_deref().unwrap(),
-        sa.metadata.name.as_deref().unwrap()
-    );
     assert!(
-        conditions[0].expression.contains(&who),
-        "{}",
-        conditions[0].expression
+        conditions.contains("'cluster.x-k8s.io/secret'"),
+        "{conditions}"
     );
-    let all: String = spec
+    assert!(!conditions.contains("request.name"), "{conditions}");
+    let validations: String = spec
         .validations
         .iter()
         .flatten()
         .map(|v| v.expression.as_str())
         .collect();
-    for field in [
-        "cluster.x-k8s.io/secret",
-        "object.data",
-        "object.stringData",
-        "object.type",
-        "object.immutable",
-        "metadata.labels",
-        "metadata.annotations",
-        "metadata.ownerReferences",
-        "variables.othersAfter == variables.othersBefore",
-    ] {
-        assert!(all.contains(field), "{field} is not compared");
-    }
-    let ours = spec
-        .variables
-        .iter()
-        .flatten()
-        .find(|v| v.name == "ours")
-        .unwrap();
-    assert_eq!(
-        ours.expression,
-        format!("'{}'", hmc_tui::api::labels::FINALIZER)
+    assert!(!validations.contains("request.name"), "{validations}");
+    assert!(
+        validations.contains("params.metadata.name + '-kubeconfig'"),
+        "{validations}"
     );
 }
 
@@ -865,26 +855,27 @@ fn the_chart_values_reach_the_engine() {
         assert_eq!(
             names,
             BTreeSet::from([
+                "edge-hmc-tui-kubeconfig-hold",
                 "edge-hmc-tui-leases",
                 "edge-hmc-tui-releases",
                 "edge-hmc-tui-rollout-requests",
-                "edge-hmc-tui-secrets"
             ]),
             "{kind}"
         );
     }
-    // The engine's own policies judge the engine's account of this release.
-    for name in ["edge-hmc-tui-secrets", "edge-hmc-tui-releases"] {
-        let policy = objects
-            .iter()
-            .find(|o| o["kind"] == "ValidatingAdmissionPolicy" && o["metadata"]["name"] == name)
-            .unwrap_or_else(|| panic!("policy {name}"));
-        assert_eq!(
-            policy["spec"]["matchConditions"][0]["expression"],
-            "request.userInfo.username == 'system:serviceaccount:ops:edge-hmc-tui'",
-            "{name}"
-        );
-    }
+    // The engine's releases policy judges the engine's account of this
+    // release.
+    let policy = objects
+        .iter()
+        .find(|o| {
+            o["kind"] == "ValidatingAdmissionPolicy"
+                && o["metadata"]["name"] == "edge-hmc-tui-releases"
+        })
+        .expect("the releases policy");
+    assert_eq!(
+        policy["spec"]["matchConditions"][0]["expression"],
+        "request.userInfo.username == 'system:serviceaccount:ops:edge-hmc-tui'",
+    );
     let crb = one(&objects, "ClusterRoleBinding");
     assert_eq!(crb["subjects"][0]["namespace"], "ops");
     let role = objects
@@ -994,7 +985,6 @@ fn a_namespace_scoped_engine_is_granted_its_namespace_only() {
         grants(role("team-a", "hmc-tui").rules.as_deref().unwrap()),
         want
     );
-    assert!(want.contains(&g("", "secrets", false, &["patch"])));
     assert_eq!(
         grants(
             role("kcm-system", "hmc-tui-default-repository")

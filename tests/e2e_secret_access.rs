@@ -1,10 +1,15 @@
-//! The engine's token reads no secret. As the engine's ServiceAccount, with
-//! the RBAC and the admission policy of `assets/deploy/`: the API server
-//! denies it list, watch and get on secrets in every namespace; it may add
-//! and remove its own finalizer on a Cluster API kubeconfig secret, and
-//! nothing else: a patch of any other secret, of a kubeconfig's data,
-//! labels or someone else's finalizer is refused, and the refusal carries
-//! no object. (The whole flow under that RBAC: e2e_rbac.rs.)
+//! Kubeconfig secrets: the engine's token reads none, and a cluster's stays
+//! while its ManagedCluster does.
+//!
+//! As the engine's ServiceAccount, with the RBAC of `assets/deploy/`: the
+//! API server refuses it every verb on secrets in every namespace, and no
+//! request shape returns a secret. The hold that keeps a cluster's
+//! `<cluster>-kubeconfig` until its services are uninstalled is the
+//! admission policy `kubeconfig-hold-policy.yaml`, which refuses everyone
+//! the deletion of that secret while a ManagedCluster of its name exists in
+//! its namespace, whether deleted alone, as a collection or with its
+//! namespace. (The whole flow under that RBAC: e2e_rbac.rs; a namespace
+//! deleted with clusters and services in it: e2e_namespace_delete.rs.)
 
 mod common;
 
@@ -12,14 +17,15 @@ use std::time::Duration;
 
 use common::accounts::{apply_deploy_rbac, service_account_kubeconfig};
 use common::*;
-use hmc_tui::api::labels::FINALIZER;
-use k8s_openapi::ByteString;
+use hmc_tui::api::ManagedCluster;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
+
+const CAPI_SECRET: &str = "cluster.x-k8s.io/secret";
 
 /// Whether the API server would let the caller `verb` secrets in `ns`
 /// (cluster-wide when empty), as `kubectl auth can-i` asks it.
@@ -45,50 +51,26 @@ async fn can_i(client: &kube::Client, verb: &str, ns: &str) -> bool {
         .allowed
 }
 
-fn secret(name: &str, type_: &str, finalizers: &[&str]) -> Secret {
-    Secret {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(
-                [(
-                    "cluster.x-k8s.io/cluster-name".to_string(),
-                    "c1".to_string(),
-                )]
-                .into(),
-            ),
-            finalizers: Some(finalizers.iter().map(|f| f.to_string()).collect()),
-            ..Default::default()
-        },
-        type_: Some(type_.into()),
-        data: Some(
-            [(
-                "value".to_string(),
-                ByteString(b"the-secret-bytes".to_vec()),
-            )]
-            .into(),
-        ),
-        ..Default::default()
-    }
+/// A secret of `type_` whose one value names it, labelled for `cluster`
+/// as Cluster API labels what it writes.
+fn secret(name: &str, type_: &str, cluster: Option<&str>) -> Secret {
+    let labels = cluster.map(|c| json!({"cluster.x-k8s.io/cluster-name": c}));
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": labels},
+        "type": type_,
+        "stringData": {"value": format!("the-secret-bytes of {name}")},
+    }))
+    .unwrap()
 }
 
-/// The engine's hold: our finalizer added, nothing read first.
-fn hold() -> Patch<serde_json::Value> {
-    Patch::Strategic(json!({"metadata": {"finalizers": [FINALIZER]}}))
-}
-
-/// The engine's release: our finalizer deleted.
-fn release() -> Patch<serde_json::Value> {
-    Patch::Strategic(json!({"metadata": {"$deleteFromPrimitiveList/finalizers": [FINALIZER]}}))
-}
-
-/// The refusal of a request, which must be one.
+/// The refusal of a request, which must be one, with RBAC's code.
 fn refused<T: std::fmt::Debug>(what: &str, answer: kube::Result<T>) -> Box<kube::core::Status> {
     match answer {
         Err(kube::Error::Api(status)) => {
             // A refusal is a Status: no object, no secret bytes.
+            assert_eq!(status.code, 403, "{what}: {status:?}");
             assert!(
-                !status.message.contains("the-secret-bytes")
-                    && !status.message.contains("dGhlLXNlY3JldC1ieXRlcw"),
+                !status.message.contains("the-secret-bytes"),
                 "{what}: {status:?}"
             );
             status
@@ -97,8 +79,28 @@ fn refused<T: std::fmt::Debug>(what: &str, answer: kube::Result<T>) -> Box<kube:
     }
 }
 
+/// A ManagedCluster named `name`, as a tenant writes it (no engine runs
+/// here: nothing else is made of it).
+async fn managed_cluster(mgmt: &kube::Client, ns: &str, name: &str) {
+    let mc: ManagedCluster = serde_json::from_value(json!({
+        "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "ManagedCluster",
+        "metadata": {"name": name},
+        "spec": {"template": "absent"},
+    }))
+    .unwrap();
+    Api::<ManagedCluster>::namespaced(mgmt.clone(), ns)
+        .create(&PostParams::default(), &mc)
+        .await
+        .unwrap();
+}
+
+/// What the engine's token can do with secrets, proved complete: nothing.
+/// Every verb is refused in every namespace, and every shape of request
+/// that could answer with an object (a read, a patch that changes nothing
+/// in each of the four patch types, an apply, a metadata patch, a delete,
+/// a create) is refused without one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_engine_may_touch_its_finalizer_on_kubeconfig_secrets_only() {
+async fn the_engine_token_reads_no_secret() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "secrets").await;
     apply_deploy_rbac(&mgmt).await;
@@ -106,205 +108,238 @@ async fn the_engine_may_touch_its_finalizer_on_kubeconfig_secrets_only() {
     service_account_kubeconfig(&mgmt, "hmc-system", "hmc-tui", &path).await;
     let engine = client_for(path.clone()).await;
 
-    // Denied reading secrets, everywhere; allowed the patch only.
     for where_ in ["", ns.name.as_str(), "hmc-system", "kube-system"] {
-        for verb in ["list", "watch", "get", "create", "update", "delete"] {
+        for verb in [
+            "list",
+            "watch",
+            "get",
+            "create",
+            "update",
+            "patch",
+            "delete",
+            "deletecollection",
+        ] {
             assert!(
                 !can_i(&engine, verb, where_).await,
                 "{verb} secrets in {where_:?} is allowed"
             );
         }
     }
-    assert!(can_i(&engine, "patch", &ns.name).await);
 
     let admin: Api<Secret> = Api::namespaced(mgmt.clone(), &ns.name);
-    let pp = PostParams::default();
-    admin
-        .create(&pp, &secret("plain", "Opaque", &[]))
-        .await
-        .unwrap();
-    admin
-        .create(
-            &pp,
-            &secret(
-                "c1-kubeconfig",
-                "cluster.x-k8s.io/secret",
-                &["example.com/keep"],
-            ),
-        )
-        .await
-        .unwrap();
+    let names = ["dev-1-kubeconfig", "dev-1-ca", "plain"];
+    for (name, type_) in [
+        ("dev-1-kubeconfig", CAPI_SECRET),
+        ("dev-1-ca", CAPI_SECRET),
+        ("plain", "Opaque"),
+    ] {
+        admin
+            .create(&PostParams::default(), &secret(name, type_, Some("dev-1")))
+            .await
+            .unwrap();
+    }
     let as_engine: Api<Secret> = Api::namespaced(engine.clone(), &ns.name);
+    refused("a list", as_engine.list(&ListParams::default()).await);
+    refused(
+        "a list of metadata",
+        as_engine.list_metadata(&ListParams::default()).await,
+    );
+    refused(
+        "a list in every namespace",
+        Api::<Secret>::all(engine.clone())
+            .list(&ListParams::default())
+            .await,
+    );
+    for name in names {
+        refused(&format!("get {name}"), as_engine.get(name).await);
+        refused(
+            &format!("get {name}'s metadata"),
+            as_engine.get_metadata(name).await,
+        );
+        let shapes: [(&str, Patch<serde_json::Value>); 4] = [
+            ("merge", Patch::Merge(json!({}))),
+            ("strategic", Patch::Strategic(json!({}))),
+            ("json", Patch::Json(json_patch::Patch(vec![]))),
+            (
+                "apply",
+                Patch::Apply(
+                    json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}}),
+                ),
+            ),
+        ];
+        for (shape, patch) in shapes {
+            let params = match patch {
+                Patch::Apply(_) => PatchParams::apply("thief").force(),
+                _ => PatchParams::default(),
+            };
+            refused(
+                &format!("a {shape} patch of {name}"),
+                as_engine.patch(name, &params, &patch).await,
+            );
+        }
+        refused(
+            &format!("a finalizer on {name}'s metadata"),
+            as_engine
+                .patch_metadata(
+                    name,
+                    &PatchParams::default(),
+                    &Patch::Strategic(json!({"metadata": {"finalizers": ["x.example/keep"]}})),
+                )
+                .await,
+        );
+        refused(
+            &format!("deleting {name}"),
+            as_engine.delete(name, &DeleteParams::default()).await,
+        );
+    }
+    refused(
+        "creating a secret",
+        as_engine
+            .create(&PostParams::default(), &secret("new", CAPI_SECRET, None))
+            .await,
+    );
+    refused(
+        "deleting them all",
+        as_engine
+            .delete_collection(&DeleteParams::default(), &ListParams::default())
+            .await,
+    );
+    // And every secret is as it was.
+    for name in names {
+        let s = admin.get(name).await.unwrap();
+        assert!(s.metadata.finalizers.unwrap_or_default().is_empty());
+        assert!(s.metadata.deletion_timestamp.is_none());
+    }
+    let _ = std::fs::remove_file(&path);
+    ns.cleanup().await;
+}
 
-    // The policy takes a moment to be in force: asked with dry runs, which
-    // it judges as well and which change nothing.
-    let dry = PatchParams {
+/// The hold: `dev-1-kubeconfig` may not be deleted, alone, in a collection
+/// or with its namespace, while ManagedCluster dev-1 exists there, and the
+/// refusal says why; once dev-1 is gone it may. Nothing else is held: a
+/// kubeconfig secret of a name no ManagedCluster has, a secret of another
+/// type, or the same name in a namespace without that ManagedCluster.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kubeconfig_secret_stays_while_its_managed_cluster_does() {
+    let mgmt = mgmt().await;
+    let ns = TestNamespace::create(&mgmt, "hold").await;
+    let other = TestNamespace::create(&mgmt, "hold-other").await;
+    apply_deploy_rbac(&mgmt).await;
+    let admin: Api<Secret> = Api::namespaced(mgmt.clone(), &ns.name);
+    let admin_other: Api<Secret> = Api::namespaced(mgmt.clone(), &other.name);
+    let pp = PostParams::default();
+    managed_cluster(&mgmt, &ns.name, "dev-1").await;
+    admin
+        .create(&pp, &secret("dev-1-kubeconfig", CAPI_SECRET, Some("dev-1")))
+        .await
+        .unwrap();
+
+    // A policy just written takes a moment to be in force: dry runs are
+    // judged too, and change nothing.
+    let dry = DeleteParams {
         dry_run: true,
         ..Default::default()
     };
     eventually(
-        "the secrets policy in force",
+        "the kubeconfig hold in force",
         Duration::from_secs(30),
         || async {
-            match as_engine.patch_metadata("plain", &dry, &hold()).await {
-                Err(kube::Error::Api(s)) if s.code == 403 || s.code == 422 => Some(()),
-                _ => None,
-            }
+            matches!(admin.delete("dev-1-kubeconfig", &dry).await,
+                Err(kube::Error::Api(s)) if s.code == 403)
+            .then_some(())
         },
     )
     .await;
 
-    // Any other secret: refused, and it stays as it was.
     let status = refused(
-        "our finalizer on an Opaque secret",
-        as_engine
-            .patch_metadata("plain", &PatchParams::default(), &hold())
+        "deleting dev-1-kubeconfig",
+        admin
+            .delete("dev-1-kubeconfig", &DeleteParams::default())
             .await,
     );
-    // As the engine reads it: a secret it may not hold (access.rs).
-    assert_eq!(status.code, 403, "{status:?}");
     assert!(
-        status.message.contains("type cluster.x-k8s.io/secret"),
-        "{status:?}"
+        status
+            .message
+            .contains("secret dev-1-kubeconfig is how the services of ManagedCluster dev-1"),
+        "the refusal says why: {status:?}"
     );
-    refused(
-        "our finalizer on an Opaque secret, as a full object",
-        as_engine
-            .patch("plain", &PatchParams::default(), &hold())
-            .await,
-    );
-    let plain = admin.get("plain").await.unwrap();
-    assert!(plain.metadata.finalizers.unwrap_or_default().is_empty());
-
-    // A kubeconfig secret: its data, type, labels, annotations and the
-    // other finalizers are not the engine's to change.
-    for (what, patch) in [
-        ("its data", json!({"data": {"value": "b3RoZXI="}})),
-        ("new data", json!({"stringData": {"extra": "x"}})),
-        ("its labels", json!({"metadata": {"labels": {"a": "b"}}})),
-        (
-            "its annotations",
-            json!({"metadata": {"annotations": {"a": "b"}}}),
-        ),
-        (
-            "someone else's finalizer",
-            json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["example.com/keep"]}}),
-        ),
-        (
-            "a finalizer not ours",
-            json!({"metadata": {"finalizers": ["example.com/other"]}}),
-        ),
-        (
-            "our finalizer and its data at once",
-            json!({"metadata": {"finalizers": [FINALIZER]}, "data": {"value": "b3RoZXI="}}),
-        ),
+    // Not held: another cluster's name, another type, another namespace.
+    for (name, type_) in [
+        ("dev-2-kubeconfig", CAPI_SECRET),
+        ("dev-1-kubeconfig-old", CAPI_SECRET),
+        ("dev-1-ca", CAPI_SECRET),
     ] {
-        refused(
-            what,
-            as_engine
-                .patch(
-                    "c1-kubeconfig",
-                    &PatchParams::default(),
-                    &Patch::Strategic(patch),
-                )
-                .await,
-        );
+        admin
+            .create(&pp, &secret(name, type_, Some("dev-1")))
+            .await
+            .unwrap();
+        admin
+            .delete(name, &DeleteParams::default())
+            .await
+            .unwrap_or_else(|e| panic!("{name} deleted: {e}"));
     }
-    let kc = admin.get("c1-kubeconfig").await.unwrap();
-    assert_eq!(
-        kc.data.unwrap()["value"],
-        ByteString(b"the-secret-bytes".to_vec())
-    );
-    assert_eq!(
-        kc.metadata.finalizers.unwrap_or_default(),
-        vec!["example.com/keep".to_string()]
-    );
-    assert!(kc.metadata.annotations.unwrap_or_default().is_empty());
-
-    // Nor may it create or delete one.
-    refused(
-        "creating a secret",
-        as_engine
-            .create(&pp, &secret("new", "cluster.x-k8s.io/secret", &[]))
-            .await,
-    );
-    refused(
-        "deleting a secret",
-        as_engine
-            .delete("c1-kubeconfig", &DeleteParams::default())
-            .await,
-    );
-
-    // Its own finalizer, added and removed, as the engine sends them: the
-    // answers carry metadata only, and nothing else changed.
-    let held = as_engine
-        .patch_metadata("c1-kubeconfig", &PatchParams::default(), &hold())
-        .await
-        .expect("the hold");
-    let both = || {
-        std::collections::BTreeSet::from(["example.com/keep".to_string(), FINALIZER.to_string()])
-    };
-    let set = |list: Option<Vec<String>>| {
-        list.unwrap_or_default()
-            .into_iter()
-            .collect::<std::collections::BTreeSet<_>>()
-    };
-    assert_eq!(set(held.metadata.finalizers.clone()), both());
-    // Sent again, it changes nothing.
-    as_engine
-        .patch_metadata("c1-kubeconfig", &PatchParams::default(), &hold())
-        .await
-        .expect("the hold again");
-    let kc = admin.get("c1-kubeconfig").await.unwrap();
-    assert_eq!(kc.metadata.finalizers.clone().map(|l| l.len()), Some(2));
-    assert_eq!(set(kc.metadata.finalizers), both());
-    assert_eq!(
-        kc.data.unwrap()["value"],
-        ByteString(b"the-secret-bytes".to_vec())
-    );
-    as_engine
-        .patch_metadata("c1-kubeconfig", &PatchParams::default(), &release())
-        .await
-        .expect("the release");
-    let kc = admin.get("c1-kubeconfig").await.unwrap();
-    assert_eq!(
-        kc.metadata.finalizers.unwrap_or_default(),
-        vec!["example.com/keep".to_string()]
-    );
-    // A secret that is not there: 404, as the engine reads it.
-    match as_engine
-        .patch_metadata("absent-kubeconfig", &PatchParams::default(), &hold())
-        .await
-    {
-        Err(kube::Error::Api(s)) => assert_eq!(s.code, 404, "{s:?}"),
-        other => panic!("a hold of a missing secret: {other:?}"),
-    }
-
-    // A kubeconfig secret being deleted takes no new finalizer: the
-    // engine reads the refusal as "going".
+    managed_cluster(&mgmt, &ns.name, "dev-3").await;
     admin
-        .delete("c1-kubeconfig", &DeleteParams::default())
+        .create(&pp, &secret("dev-3-kubeconfig", "Opaque", Some("dev-3")))
         .await
         .unwrap();
+    admin
+        .delete("dev-3-kubeconfig", &DeleteParams::default())
+        .await
+        .expect("a secret not Cluster API's is not held");
+    admin_other
+        .create(&pp, &secret("dev-1-kubeconfig", CAPI_SECRET, Some("dev-1")))
+        .await
+        .unwrap();
+    admin_other
+        .delete("dev-1-kubeconfig", &DeleteParams::default())
+        .await
+        .expect("dev-1-kubeconfig deleted where no ManagedCluster dev-1 is");
+
+    // A collection delete, as the namespace controller sends: each secret
+    // is admitted on its own (without a request name), the held one is
+    // refused with the same words, and stays. (The API server stops at the
+    // first refusal; the namespace controller tries again.)
     let status = refused(
-        "our finalizer on a secret being deleted",
-        as_engine
-            .patch_metadata("c1-kubeconfig", &PatchParams::default(), &hold())
+        "deleting every secret",
+        admin
+            .delete_collection(&DeleteParams::default(), &ListParams::default())
             .await,
     );
     assert!(
-        status.message.contains("no new finalizers can be added"),
+        status.message.contains("ManagedCluster dev-1"),
         "{status:?}"
     );
+    let left: Vec<String> = admin
+        .list_metadata(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|s| s.metadata.name)
+        .collect();
+    assert!(
+        left.contains(&"dev-1-kubeconfig".to_string()),
+        "the held secret stays: {left:?}"
+    );
 
-    admin
-        .patch_metadata(
-            "c1-kubeconfig",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
-        )
+    // The ManagedCluster gone, its secret may go.
+    Api::<ManagedCluster>::namespaced(mgmt.clone(), &ns.name)
+        .delete("dev-1", &DeleteParams::default())
         .await
         .unwrap();
-    let _ = std::fs::remove_file(&path);
+    eventually(
+        "dev-1-kubeconfig deleted once dev-1 is gone",
+        Duration::from_secs(30),
+        || async {
+            admin
+                .delete("dev-1-kubeconfig", &DeleteParams::default())
+                .await
+                .ok()
+                .map(|_| ())
+        },
+    )
+    .await;
+    other.cleanup().await;
     ns.cleanup().await;
 }

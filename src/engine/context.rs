@@ -179,9 +179,6 @@ pub struct Context {
     pub failed_downloads: super::downloads::FailedDownloads,
     /// Corrections of changes made by hand already told as Events.
     pub told_corrections: ToldCorrections,
-    /// What this engine last did to each cluster's kubeconfig secret (see
-    /// [`super::holds`]).
-    pub holds: super::holds::Holds,
     /// Chart repositories someone asked to try again now (see
     /// [`super::held_sources`]).
     pub source_retries: super::held_sources::Retries,
@@ -239,7 +236,6 @@ impl Context {
             source_retries: Default::default(),
             download_turns: Default::default(),
             told_corrections: ToldCorrections::pruned_by(live),
-            holds: Default::default(),
         }
     }
 

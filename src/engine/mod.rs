@@ -1,13 +1,9 @@
-//! The reconciliation engine: four controllers and two tasks over the
-//! shared stores.
+//! The reconciliation engine: four controllers and a task over the shared
+//! stores.
 //!
 //! - templates: chart sources, chart defaults, revisions, deletion guards;
 //! - rollouts: a new revision of a template's services, wave by wave;
 //! - clusters: the cluster release, service releases, status;
-//! - kubeconfig holds (a task listening to the releases and clusters
-//!   stores, `clusters::access::sweep`): letting go of a child's access
-//!   once its cluster went without the engine's cleanup and its services
-//!   are gone;
 //! - the source gate (a task listening to the chart repositories store,
 //!   `source_gate`): holding back repositories that do not answer, and
 //!   giving each namespace a bounded share of first fetches.
@@ -30,7 +26,6 @@ pub mod echoes;
 pub mod error;
 pub mod finalizer;
 pub mod held_sources;
-pub mod holds;
 pub mod leader;
 pub mod metrics;
 pub mod read_only;
@@ -110,7 +105,6 @@ pub fn run(
     let service_templates = controllers::service_templates(ctx.clone(), shutdown.clone());
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
-    let kubeconfig_holds = clusters::access::sweep(ctx.clone(), shutdown.clone());
     let source_gate = source_gate::run(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 
@@ -129,7 +123,6 @@ pub fn run(
             cluster_templates,
             rollouts,
             managed_clusters,
-            kubeconfig_holds,
             source_gate
         );
         tracing::info!("engine stopped");

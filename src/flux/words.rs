@@ -201,6 +201,9 @@ pub fn release_problem(message: &str) -> String {
     if let Some(words) = unreachable_cluster(message) {
         return words;
     }
+    if let Some(words) = missing_kubeconfig(message) {
+        return words;
+    }
     if let Some(refusal) = Refusal::parse(message) {
         return refusal.fact();
     }
@@ -462,6 +465,25 @@ fn unreachable_cluster(message: &str) -> Option<String> {
     Some(format!("the cluster{at} does not answer{why}"))
 }
 
+/// helm-controller's answer when the kubeconfig secret a release names is
+/// not there (`could not get KubeConfig secret 'ns/dev-1-kubeconfig':
+/// secrets "dev-1-kubeconfig" not found`), as "kubeconfig secret
+/// dev-1-kubeconfig not found; …". The engine never reads secrets, so this
+/// is how a cluster says its provider has not written it yet. `None` for
+/// any other message.
+fn missing_kubeconfig(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once("could not get KubeConfig secret '")?;
+    let (reference, tail) = rest.split_once('\'')?;
+    if !tail.contains("not found") {
+        return None;
+    }
+    let name = reference.rsplit('/').next().unwrap_or(reference);
+    Some(format!(
+        "kubeconfig secret {name} not found; the cluster's provider writes it once the \
+         control plane is up"
+    ))
+}
+
 /// Helm's refusal of a chart whose `kubeVersion` does not admit the
 /// cluster's version, said as the engine says it for a ServiceTemplate's
 /// `k8sConstraint`: "ingress-nginx 4.11.3 needs Kubernetes >=1.30.0-0,
@@ -584,6 +606,21 @@ mod tests {
             release_problem(timeout),
             "the cluster at https://10.0.0.7:6443 does not answer (TLS handshake timeout)"
         );
+    }
+
+    #[test]
+    fn a_missing_kubeconfig_secret_is_said_as_not_written_yet() {
+        let missing = "could not get KubeConfig secret 'team-a/dev-1-kubeconfig': \
+                       secrets \"dev-1-kubeconfig\" not found";
+        assert_eq!(
+            release_problem(missing),
+            "kubeconfig secret dev-1-kubeconfig not found; the cluster's provider writes it \
+             once the control plane is up"
+        );
+        // Another failure to read it is not said as missing.
+        let refused = "could not get KubeConfig secret 'team-a/dev-1-kubeconfig': \
+                       secrets \"dev-1-kubeconfig\" is forbidden";
+        assert!(!release_problem(refused).contains("not found"));
     }
 
     const URL: &str = "http://127.0.0.1:18080";

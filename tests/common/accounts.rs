@@ -19,7 +19,7 @@ pub async fn apply_deploy_rbac(mgmt: &kube::Client) {
         "clusterrole.yaml",
         "clusterrolebinding.yaml",
         "lease-rbac.yaml",
-        "secrets-policy.yaml",
+        "kubeconfig-hold-policy.yaml",
         "releases-policy.yaml",
     ] {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
@@ -27,6 +27,49 @@ pub async fn apply_deploy_rbac(mgmt: &kube::Client) {
         apply_yaml(mgmt, "hmc-system", &text).await;
     }
 }
+
+/// A kubeconfig of the engine's own ServiceAccount (`hmc-system/hmc-tui`
+/// under the RBAC and admission policies of `assets/deploy/`), made once
+/// per test process: what every in-process test engine runs as, so that
+/// the whole suite runs with the engine's rights, not the harness admin's.
+///
+/// One grant is the test's own: the deploy's lease Role names the
+/// cluster-wide engine's Lease only (a namespace-scoped release of the
+/// chart has its own account and Lease), while the test engines are
+/// namespace-scoped engines under the cluster-wide account, each with its
+/// `hmc-tui-engine.<namespace>` Lease; `hmc-tui-test-leases` lets that
+/// account read and renew those.
+pub async fn engine_kubeconfig() -> std::path::PathBuf {
+    static MADE: tokio::sync::OnceCell<std::path::PathBuf> = tokio::sync::OnceCell::const_new();
+    MADE.get_or_init(|| async {
+        let mgmt = super::mgmt().await;
+        apply_deploy_rbac(&mgmt).await;
+        apply_yaml(&mgmt, "kube-system", TEST_LEASES).await;
+        let path = harness_dir().join(format!("engine-{}.kubeconfig", std::process::id()));
+        service_account_kubeconfig(&mgmt, "hmc-system", "hmc-tui", &path).await;
+        path
+    })
+    .await
+    .clone()
+}
+
+/// The test engines' Leases (see [`engine_kubeconfig`]).
+const TEST_LEASES: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: hmc-tui-test-leases, namespace: kube-system}
+rules:
+  - apiGroups: ["coordination.k8s.io"]
+    resources: ["leases"]
+    verbs: ["get", "patch", "delete"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: hmc-tui-test-leases, namespace: kube-system}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: hmc-tui-test-leases}
+subjects:
+  - {kind: ServiceAccount, name: hmc-tui, namespace: hmc-system}
+"#;
 
 /// Writes to `path` a kubeconfig for ServiceAccount `ns/name`: the
 /// harness's server and CA, and a token from the TokenRequest API.

@@ -203,8 +203,8 @@ impl TestNamespace {
     }
 
     /// Deletes the namespace. The engine has stopped by now, so nothing
-    /// would remove our finalizers: templates, clusters and kubeconfig
-    /// secrets let go first, or the namespace would stay Terminating.
+    /// would remove our finalizers: templates and clusters let go first, or
+    /// the namespace would stay Terminating.
     pub async fn cleanup(self) {
         self.let_go().await;
         let api: Api<Namespace> = Api::all(self.client.clone());
@@ -281,35 +281,6 @@ impl TestNamespace {
                 })
                 .await;
         }
-        // The engine holds kubeconfig secrets with the same finalizer while
-        // services are installed through them: only ours is removed, a few
-        // dozen at a time like the rest (a benchmark's namespace holds
-        // thousands).
-        let secrets: Api<k8s_openapi::api::core::v1::Secret> =
-            Api::namespaced(self.client.clone(), &self.name);
-        let Ok(list) = secrets.list_metadata(&Default::default()).await else {
-            return;
-        };
-        let held = list.items.into_iter().filter(|s| holds_ours(&s.metadata));
-        futures::stream::iter(held)
-            .for_each_concurrent(32, |s| {
-                let secrets = &secrets;
-                async move {
-                    let rest: Vec<String> = s
-                        .metadata
-                        .finalizers
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter(|f| f != hmc_tui::api::labels::FINALIZER)
-                        .collect();
-                    let patch = serde_json::json!({"metadata": {"finalizers": rest}});
-                    let name = s.metadata.name.unwrap_or_default();
-                    let _ = secrets
-                        .patch_metadata(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                        .await;
-                }
-            })
-            .await;
     }
 }
 
@@ -461,7 +432,9 @@ impl RunningEngine {
         // the binary's timeouts and deadlines apply.
         let counters = Arc::new(Counters::default());
         let requests = counters.requests.clone();
-        let client = &answering_client(harness_dir().join("mgmt.kubeconfig"), |c| {
+        // And it runs as the engine's own ServiceAccount, under the deploy's
+        // RBAC and admission policies: what it may not do fails the test.
+        let client = &answering_client(accounts::engine_kubeconfig().await, |c| {
             engine::requests::counted_client(c, requests, Default::default())
                 .expect("the engine's client")
         })

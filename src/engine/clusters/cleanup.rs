@@ -1,6 +1,7 @@
 //! Deleting a cluster: its services are uninstalled first (through the
-//! kubeconfig secret, held until then), then its own release, then the
-//! finalizer lets it go.
+//! kubeconfig secret, which the chart's kubeconfig-hold policy keeps while
+//! the ManagedCluster exists, even when its namespace is being deleted),
+//! then its own release, then the finalizer lets it go.
 
 use std::time::Duration;
 
@@ -8,7 +9,6 @@ use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
-use super::access;
 use super::given::{is_service, releases_of};
 use super::status::status_with;
 use crate::api::conditions::{
@@ -42,21 +42,11 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
         .map(|t| Timestamp::now().duration_since(t.0).unsigned_abs())
         .unwrap_or_default();
     let stuck = since > ctx.options.deletion_timeout;
-    // The kubeconfig secret is being deleted too (its namespace is, or its
-    // cluster): past the deletion timeout, nobody is left to annotate
-    // anything, so the services are let go of as if forced.
-    // Asked only then, of the API server (the engine does not watch
-    // secrets): with services left the secret is still held for them and a
-    // hold's answer tells; without, the answer to letting go of it below.
-    let access_going =
-        stuck && !asked && !services.is_empty() && access::going(ctx, &ns, &name).await?;
-    let force = asked || access_going;
-
     if !services.is_empty() {
         for rel in &services {
             if rel.metadata.deletion_timestamp.is_none() {
                 delete::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
-            } else if force {
+            } else if asked {
                 // The child is gone or unreachable: let go of what is in it.
                 drop_finalizers::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
             }
@@ -65,7 +55,7 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
             .iter()
             .filter_map(|r| r.labels().get(labels::SERVICE).cloned())
             .collect();
-        let cond = if stuck && !force {
+        let cond = if stuck && !asked {
             let cause = services
                 .iter()
                 .filter_map(|r| r.status.as_ref())
@@ -86,18 +76,6 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
                     labels::FORCE_DELETE
                 ),
             )
-        } else if stuck && !asked {
-            Cond::new(
-                DELETING,
-                false,
-                "LettingGo",
-                format!(
-                    "services {} could not be uninstalled for {}s and the cluster's kubeconfig \
-                     secret is being deleted: letting go of them (they stay in the cluster)",
-                    names.join(", "),
-                    since.as_secs(),
-                ),
-            )
         } else {
             Cond::new(
                 DELETING,
@@ -113,11 +91,6 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
             5
         })));
     }
-    // No service is left in the child: the access to it may go.
-    // Sent once, and at every look once stuck, whose answer tells whether
-    // the secret is going.
-    let access_going = access::release(ctx, &ns, &name, stuck).await?;
-    let force = asked || access_going;
     if let Some(rel) = cluster.first() {
         if rel.metadata.deletion_timestamp.is_none() {
             delete::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
@@ -127,7 +100,7 @@ pub(super) async fn cleanup(mc: &ManagedCluster, ctx: &Context) -> Result<Action
                 "ClusterChartRemoving",
                 "services uninstalled; removing the cluster".into(),
             );
-        } else if force && stuck {
+        } else if asked && stuck {
             drop_finalizers::<HelmRelease>(ctx, &ns, &rel.name_any()).await?;
         }
         let cond = Cond::new(

@@ -8,11 +8,11 @@
 //! - `services`: one release per service, and uninstalling the unwanted;
 //! - `events`: what is told as Events;
 //! - `status`: the conditions and the status, and when to look again;
-//! - `access`: holding the child's kubeconfig secret while services are
-//!   installed through it;
-//! - `cleanup`: deleting a cluster, services first.
+//! - `cleanup`: deleting a cluster, services first (its kubeconfig secret
+//!   stays until then: the chart's kubeconfig-hold policy refuses its
+//!   deletion while the ManagedCluster exists; the engine never touches a
+//!   secret).
 
-pub mod access;
 mod cleanup;
 mod cluster_release;
 mod events;
@@ -64,9 +64,7 @@ pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Act
 
 /// A cluster that is not being deleted, step by step. The writes go out in
 /// this order: the cluster's release, each service's release in the plan's
-/// order (the kubeconfig secret held before the first), the uninstalling of
-/// services no longer wanted, the letting go of the kubeconfig secret once
-/// no service is left, the status; the
+/// order, the uninstalling of services no longer wanted, the status; the
 /// Events in this order: what was applied, each service uninstalled, the
 /// services that became installed or failed, and, once the status is
 /// written, the changes made by hand that were reverted.
@@ -78,11 +76,6 @@ async fn apply(mc: &ManagedCluster, ctx: &Context) -> Result<Action> {
     let mut services = services::apply(mc, ctx, &given, &cluster, &mut applied).await?;
     events::applied(mc, ctx, &applied, given.revision);
     services::uninstall_unwanted(mc, ctx, &given, &mut services).await?;
-    if !services.through_kubeconfig && !given.existing.iter().any(|r| given::is_service(r)) {
-        // No service is installed through the kubeconfig any more: let go
-        // of it, once per cluster in this engine's life.
-        access::release(ctx, &given.ns, &given.name, false).await?;
-    }
     events::transitions(mc, ctx, &services.statuses);
     let (status, look_again) = status::of(mc, &given, cluster, services);
     let writing = ctx.echoes.writing(mc);

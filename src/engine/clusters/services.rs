@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use kube::ResourceExt;
 
-use super::access;
 use super::cluster_release::ClusterRelease;
 use super::events::{self, Applied};
 use super::given::{Given, is_service};
@@ -17,8 +16,8 @@ use crate::engine::context::Context;
 use crate::engine::drift;
 use crate::engine::error::{Error, Result};
 use crate::engine::releases::{
-    Observed, TemplateKind, carry_installs_as, chart_ref, choose_service_release_name,
-    kubeconfig_secret, observe, service_release, takes_ownership, with_ownership,
+    Observed, TemplateKind, carry_installs_as, chart_ref, choose_service_release_name, observe,
+    service_release, takes_ownership, with_ownership,
 };
 use crate::flux::HelmRelease;
 use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};
@@ -31,12 +30,6 @@ pub(super) struct Services {
     pub(super) statuses: Vec<ServiceStatus>,
     /// Services whose release name belongs to something else.
     pub(super) conflicts: Vec<String>,
-    /// Whether the cluster's kubeconfig secret is there, as far as the
-    /// engine knows: a hold answered that it is not there, or being
-    /// deleted (see `access`).
-    pub(super) has_kubeconfig: bool,
-    /// Whether a service's release was applied through that secret.
-    pub(super) through_kubeconfig: bool,
     /// The release name of each planned service.
     rel_names: Vec<String>,
 }
@@ -47,9 +40,6 @@ struct Target<'a> {
     ctx: &'a Context,
     given: &'a Given,
     cluster: &'a ClusterRelease,
-    /// Whether a service release of the cluster exists: its kubeconfig
-    /// secret is held then.
-    has_services: bool,
 }
 
 /// Plans the cluster's services and applies the release of each one that
@@ -64,8 +54,6 @@ pub(super) async fn apply(
     let plans = plan(mc, ctx, given);
     let mut statuses = Vec::with_capacity(plans.len());
     let mut conflicts: Vec<String> = Vec::new();
-    let mut through_kubeconfig = false;
-    let mut has_kubeconfig = true;
     let rel_names: Vec<String> = plans
         .iter()
         .map(|p| choose_service_release_name(&given.name, p.name(), &given.existing))
@@ -75,7 +63,6 @@ pub(super) async fn apply(
         ctx,
         given,
         cluster,
-        has_services: given.existing.iter().any(|r| is_service(r)),
     };
     for (plan, rel_name) in plans.iter().zip(&rel_names) {
         let current = given.find(rel_name);
@@ -83,7 +70,7 @@ pub(super) async fn apply(
             ServicePlan::Blocked(b) => blocked(b, current.as_deref()),
             ServicePlan::Install(d) => {
                 let unmet = unmet_dependencies(d, &statuses);
-                let out = install(
+                install(
                     &target,
                     d,
                     rel_name,
@@ -92,10 +79,7 @@ pub(super) async fn apply(
                     applied,
                     &mut conflicts,
                 )
-                .await?;
-                through_kubeconfig |= out.1 == Some(access::Access::Held);
-                has_kubeconfig &= out.1.is_none_or(|a| a == access::Access::Held);
-                out.0
+                .await?
             }
         };
         statuses.push(status);
@@ -103,8 +87,6 @@ pub(super) async fn apply(
     Ok(Services {
         statuses,
         conflicts,
-        has_kubeconfig,
-        through_kubeconfig,
         rel_names,
     })
 }
@@ -139,10 +121,10 @@ fn blocked(b: &BlockedService, current: Option<&HelmRelease>) -> ServiceStatus {
 }
 
 /// Applies one service's release, unless the service has to wait, and
-/// reads how it is; and how the kubeconfig secret answered, if it was
-/// asked. The secret is held first, so that the access to the child
-/// outlasts the release (see `access`): a first install waits while it is
-/// not there.
+/// reads how it is. The release reaches the child through the cluster's
+/// kubeconfig secret, which helm-controller reads: a release written before
+/// Cluster API wrote it says so in its status (`flux::words`), and installs
+/// once it is there.
 async fn install(
     target: &Target<'_>,
     d: &DesiredService,
@@ -151,7 +133,7 @@ async fn install(
     unmet: Option<String>,
     applied: &mut Applied,
     conflicts: &mut Vec<String>,
-) -> Result<(ServiceStatus, Option<access::Access>)> {
+) -> Result<ServiceStatus> {
     let Target { mc, ctx, given, .. } = *target;
     let ns = &given.ns;
     let revision = given.revision;
@@ -162,7 +144,6 @@ async fn install(
         .and_then(|s| s.chart_version.clone())
         .or_else(|| st.as_ref().and_then(|s| s.spec.helm.chart_version.clone()));
     let unusable = service_name_problem(&d.name);
-    let mut access = None;
     let observed = match waiting(target, d, unusable.clone(), current.is_some(), unmet) {
         Some(why) => Observed {
             state: if unusable.is_some() {
@@ -179,16 +160,6 @@ async fn install(
             let chart = chart_ref(TemplateKind::Service, &d.template, ns, helm);
             let mut desired =
                 service_release(rel_name.to_string(), mc, d, chart, revision, &ctx.options);
-            let answer = access::hold(ctx, ns, &given.name, target.has_services).await?;
-            access = Some(answer);
-            if answer != access::Access::Held {
-                break 'apply Observed {
-                    state: ServiceState::Pending,
-                    version: None,
-                    revision: None,
-                    message: Some(no_access(&given.name, answer)),
-                };
-            }
             // Only the release controller's settings changed: nothing is
             // installed again, and the status the release has still holds.
             let same_install = carry_installs_as(&mut desired, current.as_deref());
@@ -256,24 +227,7 @@ async fn install(
         revision: observed.revision,
         message: observed.message,
     };
-    Ok((status, access))
-}
-
-/// Why a first install waits for the cluster's kubeconfig secret.
-fn no_access(cluster: &str, answer: access::Access) -> String {
-    let secret = kubeconfig_secret(cluster);
-    match answer {
-        access::Access::Going => format!(
-            "kubeconfig secret {secret} is being deleted; services are installed once the cluster's provider writes it again"
-        ),
-        access::Access::NotCapi => format!(
-            "secret {secret} is not a Cluster API kubeconfig secret (type cluster.x-k8s.io/secret); \
-             the engine installs services only through one"
-        ),
-        _ => format!(
-            "kubeconfig secret {secret} not found; the cluster's provider writes it once the control plane is up"
-        ),
-    }
+    Ok(status)
 }
 
 /// The services `d` depends on that are not Installed yet, as its status

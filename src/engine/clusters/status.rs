@@ -24,7 +24,6 @@ pub(super) fn of(
     let Services {
         statuses,
         conflicts,
-        has_kubeconfig,
         ..
     } = services;
     let revision = given.revision;
@@ -61,9 +60,8 @@ pub(super) fn of(
             |c| Cond::new(READY, false, c.reason.clone(), c.message.clone()),
         );
     let all_at_revision = problem.is_none() && statuses.iter().all(|s| s.revision == revision);
-    let receives = !given.dry_run
-        && has_kubeconfig
-        && (cluster.provisioned || given.existing.iter().any(|r| is_service(r)));
+    let receives =
+        !given.dry_run && (cluster.provisioned || given.existing.iter().any(|r| is_service(r)));
     let old = mc.status.clone().unwrap_or_default();
     let status = ManagedClusterStatus {
         conditions: conditions::merge(
@@ -95,13 +93,7 @@ pub(super) fn of(
     };
     let conflicted =
         cluster.conflict.is_some() || cluster.foreign.is_some() || !conflicts.is_empty();
-    let again = if has_kubeconfig {
-        next_look(&status, conflicted, given.fleet, &given.name)
-    } else {
-        // The engine does not watch secrets: nothing tells it when the
-        // kubeconfig secret is written, so it asks again soon.
-        Action::requeue(AWAITING_KUBECONFIG)
-    };
+    let again = next_look(&status, conflicted, given.fleet, &given.name);
     (status, again)
 }
 
@@ -168,10 +160,6 @@ fn services_condition(
         })
         .unwrap_or(services_cond)
 }
-
-/// How soon a cluster whose first service waits for its kubeconfig secret
-/// is looked at again.
-const AWAITING_KUBECONFIG: Duration = Duration::from_secs(10);
 
 /// Clusters whose safety-net looks come at the base intervals; a larger
 /// fleet stretches them in proportion.
