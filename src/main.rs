@@ -330,9 +330,10 @@ async fn console(cli: &Cli, more_contexts: &[String], started: std::time::Instan
     let readonly_contexts = hmc_tui::tui::config::readonly_contexts(settings.as_ref());
     let readonly_here = cli.readonly || readonly_contexts.contains(&context_name(cli));
     let access = engine::read_only::Access::from_readonly(readonly_here);
-    let client = engine::requests::counted_client(config, Default::default(), access)?;
+    let client = engine::requests::counted_client(config.clone(), Default::default(), access)?;
     hmc_tui::tui::run(hmc_tui::tui::TuiOptions {
         client,
+        config,
         context: context_name(cli),
         more_contexts: more_contexts.to_vec(),
         cluster,

@@ -18,6 +18,10 @@ pub const CONNECT: Duration = Duration::from_secs(30);
 /// A client for a context, checked.
 pub struct Connection {
     pub client: kube::Client,
+    /// The connection `client` was made from: the in-process engine makes
+    /// its own, fenced client of it (see `engine_task`). Boxed: a
+    /// connection waits in a message while it opens.
+    pub config: Box<kube::Config>,
     pub context: String,
     /// The API server's URL, for the header.
     pub cluster: String,
@@ -104,7 +108,7 @@ pub async fn connect(
         .trim_end_matches('/')
         .to_string();
     let client = engine::requests::counted_client(
-        engine::requests::with_timeouts(config),
+        engine::requests::with_timeouts(config.clone()),
         Default::default(),
         access,
     )
@@ -123,6 +127,7 @@ pub async fn connect(
         )),
         Ok(Ok(())) => Ok(Connection {
             client,
+            config: Box::new(config),
             context,
             cluster,
             kubeconfig_user,

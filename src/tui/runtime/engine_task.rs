@@ -254,16 +254,15 @@ pub async fn installed(
     decided
 }
 
-/// The engine in a task, reconciling while it holds the lease of `scope`
-/// as a console ([`console_identity`]); messages when it takes or loses
-/// the lease, and when it stops without being asked to.
+/// The engine in a task, reconciling while it holds `lease` as a console
+/// ([`console_identity`]); messages when it takes or loses the lease, and
+/// when it stops without being asked to.
 pub fn spawn_engine(
     ctx: Arc<Context>,
-    scope: Option<String>,
+    mut lease: LeaseOptions,
     shutdown: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) -> JoinHandle<()> {
-    let mut lease = LeaseOptions::for_scope(scope);
     lease.identity = console_identity(&lease.identity);
     let (role_tx, mut role_rx) = tokio::sync::watch::channel(engine::leader::Role::Starting);
     let roles = tx.clone();

@@ -40,8 +40,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::leader::{Fence, LeaseOptions};
 use crate::engine::read_only::Access;
-use crate::engine::{Context, Counters, EngineOptions};
+use crate::engine::{self, Context, Counters, EngineOptions};
 use crate::store::{Kinds, Scope, Stores};
 use crate::tui::model::key::Ctx;
 use crate::tui::model::snapshot::Snapshot;
@@ -129,21 +130,28 @@ struct EngineRun {
 impl EngineRun {
     /// Starts the engine over `watched` once `before` (the engine of the
     /// context left behind) has stopped and let go of its lease.
+    ///
+    /// The engine writes through a client of its own, made from `config`
+    /// and fenced by its lease as the headless engine's is: no write of its
+    /// leaves the process unless the lease is surely held. `lease_client`
+    /// (the console's, not fenced) takes and renews the lease; the
+    /// console's own writes (a person's edits and approvals) go through it
+    /// too, and are never fenced.
     fn start(
-        client: kube::Client,
+        config: kube::Config,
+        lease_client: kube::Client,
         watched: Arc<Watched>,
         before: Option<EngineRun>,
         options: EngineOptions,
         tx: UnboundedSender<Msg>,
     ) -> EngineRun {
         let shutdown = CancellationToken::new();
-        let ctx = Arc::new(Context::new(
-            client,
-            watched.stores.clone(),
-            Arc::new(Counters::default()),
-            options,
-        ));
+        let counters = Arc::new(Counters::default());
+        let fence = Fence::default();
+        let client =
+            engine::requests::fenced_client(config, counters.requests.clone(), fence.clone());
         let scope = watched.namespace.clone();
+        let stores = watched.stores.clone();
         let stop = shutdown.clone();
         let handle = tokio::spawn(async move {
             if let Some(before) = before {
@@ -152,7 +160,18 @@ impl EngineRun {
             if stop.is_cancelled() {
                 return;
             }
-            let _ = spawn_engine(ctx, scope, stop, tx).await;
+            let client = match client {
+                Ok(client) => client,
+                Err(error) => {
+                    let why = format!("the engine's client: {error}");
+                    tracing::error!(error = %why, "the engine stopped");
+                    let _ = tx.send(Msg::EngineStopped(Some(why)));
+                    return;
+                }
+            };
+            let ctx = Arc::new(Context::new(client, stores, counters, options));
+            let lease = LeaseOptions::for_scope(scope).fenced(fence, lease_client);
+            let _ = spawn_engine(ctx, lease, stop, tx).await;
         });
         EngineRun {
             watched,
@@ -350,6 +369,7 @@ impl Opened {
             Some(scope) => {
                 let watched = Watched::start(&conn.client, scope, Kinds::All);
                 Some(EngineRun::start(
+                    *conn.config.clone(),
                     conn.client.clone(),
                     watched,
                     before,

@@ -38,6 +38,9 @@ use terminal::{TerminalGuard, install_panic_hook, read_terminal, restore_panic_h
 /// How to start the console.
 pub struct TuiOptions {
     pub client: kube::Client,
+    /// The connection `client` was made from: the in-process engine makes
+    /// its own, fenced client of it (see `engine_task`).
+    pub config: kube::Config,
     /// The kubeconfig context, for the header.
     pub context: String,
     /// More contexts to open beside it (`--context a,b,c`).
@@ -121,6 +124,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
     };
     let connection = Connection {
         client: opts.client.clone(),
+        config: Box::new(opts.config.clone()),
         context: opts.context.clone(),
         cluster: opts.cluster.clone(),
         kubeconfig_user: opts.kubeconfig_user.clone(),
