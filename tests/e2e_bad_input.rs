@@ -64,21 +64,14 @@ async fn bad_input_shows_up_as_clear_conditions() {
 
     // Provisioned, but the provider never wrote the kubeconfig secret.
     managed_cluster(&mgmt, &ns.name, "nokube", json!([])).await;
-    let capi = ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters");
-    let capi_api: Api<kube::api::DynamicObject> =
-        Api::namespaced_with(mgmt.clone(), &ns.name, &capi);
-    eventually("the CAPI Cluster of nokube", INSTALL, || async {
-        capi_api.get_opt("nokube").await.ok()?.map(|_| ())
-    })
+    headless::harness(&[
+        "provision",
+        &format!("{}/nokube", ns.name),
+        "--child",
+        "1",
+        "--without-kubeconfig",
+    ])
     .await;
-    capi_api
-        .patch_status(
-            "nokube",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"controlPlaneReady": true}})),
-        )
-        .await
-        .unwrap();
     let (_, msg) = eventually("the missing secret to be reported", INSTALL, || async {
         service_state(&mcs, "nokube", "ingress-nginx")
             .await

@@ -430,16 +430,11 @@ async fn made_for(client: &Client, ns: &str, clusters: Vec<String>) -> kube::Res
             "helmreleases",
         ),
     );
-    let capi: Api<DynamicObject> = Api::namespaced_with(
-        client.clone(),
-        ns,
-        &common::ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
-    );
     let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
     let kubeconfig = common::child_kubeconfig_text(1);
     futures::stream::iter(clusters)
         .map(|name| {
-            let (releases, capi, secrets, kubeconfig) = (&releases, &capi, &secrets, &kubeconfig);
+            let (releases, secrets, kubeconfig) = (&releases, &secrets, &kubeconfig);
             async move {
                 let cluster_release = release(&name, &name, None);
                 releases
@@ -449,7 +444,7 @@ async fn made_for(client: &Client, ns: &str, clusters: Vec<String>) -> kube::Res
                     let r = release(&format!("{name}-{service}"), &name, Some(service));
                     releases.create(&PostParams::default(), &r).await?;
                 }
-                common::capi::provision(capi, &name).await?;
+                common::capi::provision(client, ns, &name, 1).await?;
                 common::capi::kubeconfig_secret(secrets, &name, kubeconfig).await
             }
         })

@@ -31,22 +31,11 @@ async fn a_managed_cluster_named_after_a_cluster_it_did_not_make_gets_no_service
     // Someone else's cluster, made by hand as the harness admin (no Helm
     // release made it), provisioned by the harness as a provider would:
     // its control plane is up and its kubeconfig secret written.
-    let capi: Api<DynamicObject> = Api::namespaced_with(
-        mgmt.clone(),
-        &ns.name,
-        &ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
-    );
-    apply_json(
-        &mgmt,
-        &ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
-        Some(&ns.name),
-        json!({
-            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
-            "metadata": {"name": "taken"},
-            "spec": {},
-        }),
-    )
-    .await;
+    let capi: Api<DynamicObject> =
+        Api::namespaced_with(mgmt.clone(), &ns.name, &common::capi::clusters());
+    common::capi::make(&mgmt, &ns.name, "taken", false)
+        .await
+        .expect("the hand-made cluster");
     provision(&ns.name, "taken", 1).await;
     let made = capi.get("taken").await.expect("the hand-made cluster");
 

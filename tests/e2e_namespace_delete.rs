@@ -159,25 +159,9 @@ async fn a_dry_run_writes_nothing_to_the_child() {
     // the dry run, not a missing kubeconfig, is what holds everything back.
     // It carries Helm's marks of the cluster's release, which adopts it once
     // the dry run is off.
-    let capi = ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters");
-    apply_json(
-        &mgmt,
-        &capi,
-        Some(&ns.name),
-        json!({
-            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
-            "metadata": {
-                "name": "dry",
-                "labels": {"app.kubernetes.io/managed-by": "Helm"},
-                "annotations": {
-                    "meta.helm.sh/release-name": "dry",
-                    "meta.helm.sh/release-namespace": ns.name,
-                },
-            },
-            "spec": {},
-        }),
-    )
-    .await;
+    common::capi::make(&mgmt, &ns.name, "dry", true)
+        .await
+        .expect("the cluster, as its chart makes it");
     provision(&ns.name, "dry", 3).await;
 
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);

@@ -66,7 +66,7 @@ const CHILD: usize = 3;
 const FENCE: &str = "hmc-tui-test-noisy-neighbours";
 
 fn capi_cluster() -> kube::api::ApiResource {
-    ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters")
+    common::capi::clusters()
 }
 
 /// Selects the objects the engine made.

@@ -178,7 +178,7 @@ async fn services_follow_templates_into_provisioned_clusters() {
         .map(|r| r.name_any())
         .collect();
     assert!(left.is_empty(), "nothing of dev-1 is left: {left:?}");
-    let capi = ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters");
+    let capi = common::capi::clusters();
     let capi_api: Api<kube::api::DynamicObject> =
         Api::namespaced_with(mgmt.clone(), &ns.name, &capi);
     assert!(

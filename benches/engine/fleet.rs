@@ -119,20 +119,15 @@ pub async fn templates_valid(client: &Client, ns: &str) -> Option<()> {
 /// `provisioned`, a provisioned CAPI Cluster.
 pub async fn clusters(client: &Client, ns: &str, n: usize, provisioned: bool) {
     let mcs: Api<ManagedCluster> = Api::namespaced(client.clone(), ns);
-    let capi: Api<DynamicObject> = Api::namespaced_with(
-        client.clone(),
-        ns,
-        &ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
-    );
     let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
     let kubeconfig = common::child_kubeconfig_text(1);
     futures::stream::iter(0..n)
         .map(|i| {
-            let (mcs, capi, secrets, kubeconfig) = (&mcs, &capi, &secrets, &kubeconfig);
+            let (mcs, secrets, kubeconfig) = (&mcs, &secrets, &kubeconfig);
             async move {
                 let name = cluster_name(i);
                 if provisioned {
-                    common::capi::provision(capi, &name).await?;
+                    common::capi::provision(client, ns, &name, 1).await?;
                 }
                 common::capi::kubeconfig_secret(secrets, &name, kubeconfig).await?;
                 let mc: ManagedCluster = serde_json::from_value(json!({

@@ -167,13 +167,14 @@ async fn fleet(client: &Client, ns: &str, n: usize) -> usize {
     total
 }
 
-/// Acts as the infrastructure provider for every CAPI Cluster of `ns` not
-/// yet provisioned, as `harness provision` does, and notes it in `done`.
+/// Plays the provider of every CAPI Cluster of `ns` not yet provisioned,
+/// as `harness provision` does (Cluster API then takes it in), and notes
+/// it in `done`.
 async fn provision(client: &Client, ns: &str, done: &mut BTreeSet<String>) {
     let capi: Api<DynamicObject> = Api::namespaced_with(
         client.clone(),
         ns,
-        &ar("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
+        &common::capi::clusters(),
     );
     let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), ns);
     let Ok(list) = capi.list_metadata(&ListParams::default()).await else {
@@ -185,15 +186,9 @@ async fn provision(client: &Client, ns: &str, done: &mut BTreeSet<String>) {
         .map(|c| c.name_any())
         .filter(|n| !done.contains(n))
         .collect();
-    let status = json!({"status": {
-        "phase": "Provisioned", "infrastructureReady": true, "controlPlaneReady": true,
-        "initialization": {"infrastructureProvisioned": true, "controlPlaneInitialized": true},
-        "conditions": [{"type": "ControlPlaneInitialized", "status": "True",
-                        "lastTransitionTime": "2026-01-01T00:00:00Z"}],
-    }});
     let results = futures::stream::iter(new)
         .map(|name| {
-            let (capi, secrets, status) = (&capi, &secrets, &status);
+            let secrets = &secrets;
             async move {
                 let child: usize = name[1..].parse::<usize>().unwrap_or(0) % CHILDREN + 1;
                 let secret = json!({
@@ -203,8 +198,7 @@ async fn provision(client: &Client, ns: &str, done: &mut BTreeSet<String>) {
                     "stringData": {"value": common::child_kubeconfig_text(child)},
                 });
                 let params = PatchParams::apply("flux-bench").force();
-                let ok = capi
-                    .patch_status(&name, &PatchParams::default(), &Patch::Merge(status))
+                let ok = common::capi::provide(client, ns, &name, child)
                     .await
                     .is_ok()
                     && secrets

@@ -30,6 +30,10 @@ HELM_CONTROLLER_VERSION = "v1.4.3"
 HELM_VERSION = "v3.19.0"
 # Lints .github/workflows in the test command (tests/supply_chain.rs).
 ACTIONLINT_VERSION = "v1.7.12"
+# Cluster API's core controllers (the manager of `clusterctl init`'s core
+# provider), which the harness runs beside its own provider objects.
+# v1.14.4 is refused by the module proxy here.
+CAPI_VERSION = "v1.14.2"
 
 # name -> (module, version, [(package, binary name)])
 COMPONENTS = {
@@ -60,7 +64,18 @@ COMPONENTS = {
         ACTIONLINT_VERSION,
         [("github.com/rhysd/actionlint/cmd/actionlint", "actionlint")],
     ),
+    # Since v1.14 the manager's main package is `core`, not the module root.
+    "cluster-api": (
+        "sigs.k8s.io/cluster-api",
+        CAPI_VERSION,
+        [("sigs.k8s.io/cluster-api/core", "cluster-api-manager")],
+    ),
 }
+
+# Where a module keeps its CRDs, when not in config/crd/bases; and its
+# webhook configurations, copied beside them as webhooks.yaml.
+CRD_SOURCES = {"cluster-api": "core/config/crd/bases"}
+WEBHOOK_SOURCES = {"cluster-api": "core/config/webhook/manifests.yaml"}
 
 BINARIES = {b: comp for comp, (_, _, pkgs) in COMPONENTS.items() for _, b in pkgs}
 
@@ -179,6 +194,10 @@ def build_component(component: str) -> None:
             if module == "k8s.io/kubernetes" and name.startswith("k8s.io/"):
                 staging = "v0." + version[1:].split(".", 1)[1]  # v1.34.4 -> v0.34.4
                 edits.append(f"-replace={name}={name}@{staging}")
+            elif name.startswith(module + "/"):
+                # A module of the same repository, published with the same
+                # tag (sigs.k8s.io/cluster-api/api beside the root).
+                edits.append(f"-replace={name}={name}@{version}")
             continue
         old_spec = old.replace(" ", "@")
         new_spec = new.replace(" ", "@")
@@ -221,13 +240,8 @@ def build_component(component: str) -> None:
         run(["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(tmp_out / name), pkg], work, env)
         log(f"{component}: {name} built in {time.time() - t0:.0f}s")
     # CRDs travel with the controller module: keep them beside the binaries.
-    crd_src = srcdir / "config" / "crd" / "bases"
     copy_stages(component, srcdir)
-    if crd_src.is_dir():
-        dst = crd_dir(component)
-        if dst.exists():
-            shutil.rmtree(dst)
-        shutil.copytree(crd_src, dst)
+    copy_crds(component, srcdir)
     if out_dir.exists():
         shutil.rmtree(out_dir)
     tmp_out.rename(out_dir)
@@ -250,6 +264,24 @@ def copy_stages(component: str, srcdir: Path) -> None:
     docs = [(srcdir / "kustomize" / "stage" / rel).read_text() for rel in KWOK_STAGES]
     kwok_stages_file().parent.mkdir(parents=True, exist_ok=True)
     kwok_stages_file().write_text("\n---\n".join(d.strip() for d in docs) + "\n")
+
+
+def copy_crds(component: str, srcdir: Path) -> None:
+    """The module's CRDs (and webhook configurations, where it has them) into
+    crd_dir(component)."""
+    crd_src = srcdir / CRD_SOURCES.get(component, "config/crd/bases")
+    if not crd_src.is_dir():
+        return
+    dst = crd_dir(component)
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(crd_src, dst)
+    if component in WEBHOOK_SOURCES:
+        shutil.copy(srcdir / WEBHOOK_SOURCES[component], dst / "webhooks.yaml")
+
+
+def webhooks_file(component: str) -> Path:
+    return crd_dir(component) / "webhooks.yaml"
 
 
 def needed_components() -> list[str]:
@@ -312,13 +344,13 @@ def build_all(only: list[str] | None = None) -> None:
         work.mkdir(parents=True, exist_ok=True)
         _, srcdir = upstream_gomod(module, version, work, go_env())
         copy_stages("kwok", srcdir)
-    for comp in ("source-controller", "helm-controller"):
+    for comp in ("source-controller", "helm-controller", "cluster-api"):
         if not crd_dir(comp).is_dir():
             module, version, _ = COMPONENTS[comp]
             work = cache_root() / "build"
             work.mkdir(parents=True, exist_ok=True)
             _, srcdir = upstream_gomod(module, version, work, go_env())
-            shutil.copytree(srcdir / "config" / "crd" / "bases", crd_dir(comp))
+            copy_crds(comp, srcdir)
     log(f"all components ready in {time.time() - started:.0f}s")
 
 

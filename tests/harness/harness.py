@@ -5,7 +5,10 @@ Everything runs as plain processes on loopback:
 
 - one etcd (each cluster keeps its own key prefix);
 - the management cluster: kube-apiserver + kube-controller-manager, the Flux
-  and Cluster API CRDs, Flux source-controller and helm-controller, and two
+  and Cluster API CRDs, Cluster API's core controllers (with their webhooks
+  and CRD conversion on loopback) and the harness's own provider kinds
+  (tests/fixtures/crds/harness-provider.yaml, which `provision` plays), Flux
+  source-controller and helm-controller, and two
   more helm-controllers as Flux shards `shard1` and `shard2` (the main one
   takes only releases without the label sharding.fluxcd.io/key, each shard
   those labelled with its key);
@@ -61,6 +64,9 @@ SOURCE_METRICS = BASE + 201
 SOURCE_HEALTH = BASE + 202
 HELM_METRICS = BASE + 203
 HELM_HEALTH = BASE + 204
+CAPI_WEBHOOK = BASE + 230
+CAPI_HEALTH = BASE + 231
+CAPI_DIAGNOSTICS = BASE + 232
 # Flux sharding: the main helm-controller takes the releases without a shard
 # label; one more helm-controller per shard key takes those labelled with it.
 SHARD_LABEL = "sharding.fluxcd.io/key"
@@ -296,6 +302,10 @@ PATHS = {
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"):
         ("/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", False),
     ("cluster.x-k8s.io/v1beta1", "Cluster"): ("/apis/cluster.x-k8s.io/v1beta1", "clusters", True),
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"):
+        ("/apis/admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", False),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"):
+        ("/apis/admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", False),
 }
 
 
@@ -535,14 +545,64 @@ def flux_crd_files() -> list[Path]:
     return files
 
 
+def capi_crd_files() -> list[Path]:
+    return sorted(build.crd_dir("cluster-api").glob("*_*.yaml"))
+
+
+def capi_webhook_url(path: str) -> dict:
+    """A webhook client config for Cluster API's manager on loopback, served
+    with the harness's serving certificate (for 127.0.0.1)."""
+    return {"url": f"https://127.0.0.1:{CAPI_WEBHOOK}{path}", "caBundle": b64(PKI / "ca.crt")}
+
+
+def with_capi_conversion(crd: dict) -> dict:
+    """Cluster API's CRDs serve several versions and convert between them in
+    its manager (its kustomize patches webhook_in_*.yaml), here on loopback."""
+    if len(crd["spec"]["versions"]) > 1:
+        crd["spec"]["conversion"] = {"strategy": "Webhook", "webhook": {
+            "conversionReviewVersions": ["v1"], "clientConfig": capi_webhook_url("/convert")}}
+    return crd
+
+
 def apply_crds(mgmt: Cluster) -> list[str]:
     names = []
-    for path in flux_crd_files() + [FIXTURES / "crds" / "capi-cluster.yaml"] + sorted((REPO / "assets" / "crds").glob("*.yaml")):
+    files = (flux_crd_files() + capi_crd_files() + [FIXTURES / "crds" / "harness-provider.yaml"]
+             + sorted((REPO / "assets" / "crds").glob("*.yaml")))
+    for path in files:
         for doc in load_yaml_docs(path):
             if doc.get("kind") == "CustomResourceDefinition":
+                if doc["spec"]["group"].endswith("cluster.x-k8s.io") and path in capi_crd_files():
+                    doc = with_capi_conversion(doc)
                 apply(mgmt, doc)
                 names.append(doc["metadata"]["name"])
     return names
+
+
+def apply_capi_webhooks(mgmt: Cluster) -> None:
+    """Cluster API's defaulting and validating webhooks, pointed at its
+    manager on loopback (they cannot be switched off: Cluster API refuses a
+    Cluster without references, as it does in a real management cluster)."""
+    for doc in load_yaml_docs(build.webhooks_file("cluster-api")):
+        doc["metadata"]["name"] = "capi-" + doc["metadata"]["name"]
+        for hook in doc.get("webhooks", []):
+            hook["clientConfig"] = capi_webhook_url(hook["clientConfig"]["service"]["path"])
+        apply(mgmt, doc)
+
+
+def start_capi(mgmt: Cluster) -> None:
+    """Cluster API's core manager, as `clusterctl init` runs it, without
+    leader election (one replica)."""
+    start("cluster-api", str(build.binary_path("cluster-api-manager")), [
+        f"--kubeconfig={mgmt.kubeconfig}",
+        "--leader-elect=false",
+        f"--webhook-port={CAPI_WEBHOOK}",
+        f"--webhook-cert-dir={PKI}",
+        "--webhook-cert-name=serving.crt",
+        "--webhook-key-name=serving.key",
+        f"--health-addr=127.0.0.1:{CAPI_HEALTH}",
+        f"--diagnostics-address=127.0.0.1:{CAPI_DIAGNOSTICS}",
+        "--insecure-diagnostics",
+    ], restart_if_changed=True)
 
 
 def crds_established(mgmt: Cluster, names: list[str]) -> bool:
@@ -644,6 +704,8 @@ def cmd_up(_args) -> None:
             start_scheduler(c)
             start_kwok(c)
     wait_for("CRDs Established", lambda: crds_established(mgmt, names), 60)
+    apply_capi_webhooks(mgmt)
+    start_capi(mgmt)
     for c in all_clusters:
         if c.is_child:
             apply(c, fake_node("kwok-node-0"))
@@ -669,6 +731,8 @@ def cmd_up(_args) -> None:
             wait_for(f"{c.name} scheduler /healthz",
                      lambda c=c: http_ok(f"https://127.0.0.1:{c.scheduler_port}/healthz", insecure_ctx()), 120)
             wait_for(f"{c.name} kwok node Ready", lambda c=c: node_ready(c, "kwok-node-0"), 120)
+    wait_for("Cluster API /readyz", lambda: http_ok(f"http://127.0.0.1:{CAPI_HEALTH}/readyz"), 120)
+    wait_for("Cluster API webhooks", lambda: capi_serves_webhooks(mgmt), 60)
     wait_for("source-controller /readyz", lambda: http_ok(f"http://127.0.0.1:{SOURCE_HEALTH}/readyz"), 120)
     wait_for("helm-controller /readyz", lambda: http_ok(f"http://127.0.0.1:{HELM_HEALTH}/readyz"), 120)
     for i, shard in enumerate(HELM_SHARDS):
@@ -678,6 +742,13 @@ def cmd_up(_args) -> None:
     log(f"up in {time.time() - started:.0f}s; management kubeconfig: {mgmt.kubeconfig}")
 
 
+def capi_serves_webhooks(mgmt: Cluster) -> bool:
+    """Whether a read through the conversion webhook answers: Cluster API's
+    CRDs store v1beta2, and a list as v1beta1 converts each object."""
+    status, _ = api(mgmt, "GET", "/apis/cluster.x-k8s.io/v1beta1/clusters?limit=1", ok=(200,))
+    return status == 200
+
+
 def node_ready(c: Cluster, name: str) -> bool:
     _, node = api(c, "GET", f"/api/v1/nodes/{name}")
     conds = {x["type"]: x["status"] for x in node.get("status", {}).get("conditions", [])}
@@ -685,7 +756,7 @@ def node_ready(c: Cluster, name: str) -> bool:
 
 
 def component_names() -> list[str]:
-    names = ["etcd", "chart-repo", "source-controller", "helm-controller"]
+    names = ["etcd", "chart-repo", "cluster-api", "source-controller", "helm-controller"]
     names += [f"helm-controller-{shard}" for shard in HELM_SHARDS]
     for c in clusters():
         names += [f"{c.name}-apiserver", f"{c.name}-controller-manager"]
@@ -726,35 +797,74 @@ def cmd_env(_args) -> None:
     print(f"export HMC_HARNESS_LOGS={LOGS}")
 
 
+# The harness's provider kinds (tests/fixtures/crds/harness-provider.yaml):
+# what a Cluster's references name, and where each lives.
+PROVIDER_PATHS = {
+    ("infrastructure.cluster.x-k8s.io", "HarnessCluster"):
+        "/apis/infrastructure.cluster.x-k8s.io/v1alpha1/namespaces/{ns}/harnessclusters/{name}",
+    ("controlplane.cluster.x-k8s.io", "HarnessControlPlane"):
+        "/apis/controlplane.cluster.x-k8s.io/v1alpha1/namespaces/{ns}/harnesscontrolplanes/{name}",
+}
+
+
+def provider_object(mgmt: Cluster, ns: str, cluster: dict, field: str, timeout: float) -> tuple[str, dict]:
+    """The object that the Cluster's `field` (infrastructureRef or
+    controlPlaneRef) names, once it exists, with its path."""
+    ref = cluster.get("spec", {}).get(field) or {}
+    key = (ref.get("apiGroup", ""), ref.get("kind", ""))
+    if key not in PROVIDER_PATHS:
+        die(f"Cluster {ns}/{cluster['metadata']['name']}: spec.{field} is {ref or 'not set'}; "
+            f"the harness provides {', '.join(k for _, k in PROVIDER_PATHS)}")
+    path = PROVIDER_PATHS[key].format(ns=ns, name=ref["name"])
+    wait_for(f"{key[1]} {ns}/{ref['name']}", lambda: api(mgmt, "GET", path, ok=(200,))[0] == 200, timeout, 0.5)
+    return path, api(mgmt, "GET", path)[1]
+
+
 def cmd_provision(args) -> None:
-    """Acts as the infrastructure provider for one CAPI Cluster."""
+    """Acts as the infrastructure and control-plane provider for one CAPI
+    Cluster, through Cluster API's provider contract (v1beta2): the
+    infrastructure is provisioned at the child's address; the control plane
+    gets the same endpoint, its kubeconfig secret and then says it is
+    initialised. Cluster API itself then sets the Cluster's phase and
+    conditions; this waits until it says the control plane is initialised."""
     all_clusters = clusters()
     mgmt = all_clusters[0]
     child = all_clusters[args.child]
     ns, name = args.cluster.split("/", 1) if "/" in args.cluster else ("default", args.cluster)
-    path = f"/apis/cluster.x-k8s.io/v1beta1/namespaces/{ns}/clusters/{name}"
+    path = f"/apis/cluster.x-k8s.io/v1beta2/namespaces/{ns}/clusters/{name}"
     wait_for(f"CAPI Cluster {ns}/{name}", lambda: api(mgmt, "GET", path, ok=(200,))[0] == 200, args.timeout, 1)
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    status = {"status": {
-        "phase": "Provisioned",
-        "infrastructureReady": True,
-        "controlPlaneReady": True,
-        "initialization": {"infrastructureProvisioned": True, "controlPlaneInitialized": True},
-        "conditions": [
-            {"type": t, "status": "True", "lastTransitionTime": now}
-            for t in ("Ready", "ControlPlaneInitialized", "ControlPlaneReady", "InfrastructureReady")
-        ],
-    }}
-    # As Cluster API does: the kubeconfig secret is written before the
-    # control plane says it is initialized.
+    cluster = api(mgmt, "GET", path)[1]
+    endpoint = {"spec": {"controlPlaneEndpoint": {"host": "127.0.0.1", "port": child.apiserver_port}}}
+    merge = "application/merge-patch+json"
+    infra_path, _ = provider_object(mgmt, ns, cluster, "infrastructureRef", args.timeout)
+    api(mgmt, "PATCH", infra_path, endpoint, content_type=merge)
+    api(mgmt, "PATCH", f"{infra_path}/status", {"status": {"initialization": {"provisioned": True}}},
+        content_type=merge)
+    cp_path, cp = provider_object(mgmt, ns, cluster, "controlPlaneRef", args.timeout)
+    api(mgmt, "PATCH", cp_path, endpoint, content_type=merge)
+    # As a control-plane provider does: the kubeconfig secret, owned by the
+    # control plane object, is written before it says it is initialised.
     secret = {
         "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
         "metadata": {"name": f"{name}-kubeconfig", "namespace": ns,
-                     "labels": {"cluster.x-k8s.io/cluster-name": name}},
+                     "labels": {"cluster.x-k8s.io/cluster-name": name},
+                     "ownerReferences": [{
+                         "apiVersion": cp["apiVersion"], "kind": cp["kind"],
+                         "name": cp["metadata"]["name"], "uid": cp["metadata"]["uid"],
+                         "controller": True, "blockOwnerDeletion": True}]},
         "data": {"value": base64.b64encode(kubeconfig_text(child).encode()).decode()},
     }
-    apply(mgmt, secret)
-    api(mgmt, "PATCH", f"{path}/status", status, content_type="application/merge-patch+json")
+    if args.without_kubeconfig:
+        log(f"{ns}/{name}: no kubeconfig secret written (--without-kubeconfig)")
+    else:
+        apply(mgmt, secret)
+    api(mgmt, "PATCH", f"{cp_path}/status", {"status": {"initialization": {"controlPlaneInitialized": True}}},
+        content_type=merge)
+
+    def initialised() -> bool:
+        status = api(mgmt, "GET", path)[1].get("status", {})
+        return status.get("initialization", {}).get("controlPlaneInitialized") is True
+    wait_for(f"Cluster API to see {ns}/{name}'s control plane initialised", initialised, args.timeout, 0.5)
     log(f"{ns}/{name} provisioned on {child.name}")
 
 
@@ -836,10 +946,13 @@ def main() -> None:
     ex.add_argument("--provision", nargs="*", default=[], metavar="CLUSTER",
                     help="mark these hmc-system clusters provisioned once they exist")
     ex.set_defaults(fn=cmd_examples)
-    prov = sub.add_parser("provision", help="mark a CAPI Cluster provisioned and write its kubeconfig secret")
+    prov = sub.add_parser("provision", help="play the provider of a CAPI Cluster: provision it on a child, "
+                                            "write its kubeconfig secret, wait for Cluster API")
     prov.add_argument("cluster", help="namespace/name of the CAPI Cluster")
     prov.add_argument("--child", type=int, default=1, help="which child cluster backs it (1..N)")
     prov.add_argument("--timeout", type=float, default=180)
+    prov.add_argument("--without-kubeconfig", action="store_true",
+                      help="a provider that says its control plane is initialised without writing the secret")
     prov.set_defaults(fn=cmd_provision)
     args = parser.parse_args()
     args.fn(args)
