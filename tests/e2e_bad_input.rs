@@ -75,7 +75,12 @@ async fn bad_input_shows_up_as_clear_conditions() {
         .patch_status(
             "nokube",
             &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"controlPlaneReady": true}})),
+            // What each version says of it: the fixture CRD converts
+            // nothing, and the engine reads v1beta2 where it is served.
+            &Patch::Merge(json!({"status": {
+                "controlPlaneReady": true,
+                "initialization": {"controlPlaneInitialized": true},
+            }})),
         )
         .await
         .unwrap();

@@ -25,6 +25,9 @@ pub async fn provision(capi: &Api<DynamicObject>, name: &str) -> kube::Result<()
     }))
     .expect("a CAPI Cluster");
     capi.create(&PostParams::default(), &cluster).await?;
+    // What either version reads, as the fixture CRD converts nothing:
+    // v1beta1's controlPlaneReady, v1beta2's initialization, and the
+    // condition both versions have.
     let status = json!({"status": {
         "phase": "Provisioned",
         "controlPlaneReady": true,

@@ -732,17 +732,30 @@ def cmd_provision(args) -> None:
     mgmt = all_clusters[0]
     child = all_clusters[args.child]
     ns, name = args.cluster.split("/", 1) if "/" in args.cluster else ("default", args.cluster)
+    # Through v1beta1, which the fixture CRD serves beside v1beta2 (and
+    # which a harness brought up before v1beta2 was added serves alone).
     path = f"/apis/cluster.x-k8s.io/v1beta1/namespaces/{ns}/clusters/{name}"
     wait_for(f"CAPI Cluster {ns}/{name}", lambda: api(mgmt, "GET", path, ok=(200,))[0] == 200, args.timeout, 1)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # The fixture CRD serves v1beta2 and v1beta1 and converts nothing, so
+    # this one status is what either version reads: v1beta1's fields
+    # (infrastructureReady, controlPlaneReady), v1beta2's (initialization)
+    # and both versions' conditions, by type (ControlPlaneInitialized and
+    # InfrastructureReady are in both).
+    reasons = {
+        "Ready": "Ready", "ControlPlaneReady": "Ready",  # v1beta1
+        "Available": "Available", "ControlPlaneAvailable": "Available",  # v1beta2
+        "RemoteConnectionProbe": "ProbeSucceeded",  # v1beta2
+        "ControlPlaneInitialized": "Initialized", "InfrastructureReady": "Ready",  # both
+    }
     status = {"status": {
         "phase": "Provisioned",
         "infrastructureReady": True,
         "controlPlaneReady": True,
         "initialization": {"infrastructureProvisioned": True, "controlPlaneInitialized": True},
         "conditions": [
-            {"type": t, "status": "True", "lastTransitionTime": now}
-            for t in ("Ready", "ControlPlaneInitialized", "ControlPlaneReady", "InfrastructureReady")
+            {"type": t, "status": "True", "reason": r, "lastTransitionTime": now}
+            for t, r in reasons.items()
         ],
     }}
     # As Cluster API does: the kubeconfig secret is written before the
