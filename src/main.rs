@@ -493,11 +493,15 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         engine::read_only::Access::ReadWrite,
     )?;
     let client = engine::requests::fenced_client(config, counters.requests.clone(), fence.clone())?;
-    startup::check_crds(&client, true, &target, None).await?;
+    let (checked, capi) = tokio::join!(
+        startup::check_crds(&client, true, &target, None),
+        startup::capi_version(&client, &target)
+    );
+    checked?;
     let scope = Scope {
         namespace: cli.namespace.clone(),
     };
-    let (stores, watches) = Stores::new(&client, &scope);
+    let (stores, watches) = Stores::new(&client, &scope, capi);
     let ctx = Arc::new(Context::new(
         client,
         stores.clone(),

@@ -7,6 +7,7 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
 
+use crate::capi;
 use crate::engine::error::kube_words;
 
 /// What to run to install our CRDs.
@@ -144,6 +145,29 @@ pub async fn check_crds(
         error.0.push_str(also);
     }
     Err(error)
+}
+
+/// Which version of Cluster API's `Cluster` to read on `client`'s cluster,
+/// asked once per connection ([`capi::discover`]). When the API server
+/// cannot be asked, `v1beta1`, as before discovery, which Cluster API
+/// still serves; a warning says why.
+pub async fn capi_version(client: &kube::Client, target: &Target) -> capi::Version {
+    match capi::discover(client).await {
+        Ok(version) => {
+            tracing::info!(context = %target.context, %version, "reading Cluster API clusters");
+            version
+        }
+        Err(error) => {
+            let version = capi::Version::choose([]);
+            tracing::warn!(
+                context = %target.context,
+                %version,
+                error = %kube_words(&error),
+                "cannot ask which versions of Cluster API are served; reading the older one"
+            );
+            version
+        }
+    }
 }
 
 #[cfg(test)]

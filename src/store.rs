@@ -267,6 +267,11 @@ kinds! {
     releases: HelmRelease,
     charts: HelmChart,
     repositories: HelmRepository,
+    // Read through the version of Cluster API the API server serves
+    // (`capi::Version`, chosen once per connection). The store keys them
+    // with the default dynamic type whatever that version, as every
+    // lookup (`ObjectRef::new`) does: a Cluster is the same object through
+    // either.
     capi_clusters: capi::Cluster,
     // What the release controller said about changes made by hand in a
     // child cluster (see `engine::drift`): only those Events are kept.
@@ -296,9 +301,19 @@ impl Scope {
         K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
         K::DynamicType: Default,
     {
+        self.api_with(client, &Default::default())
+    }
+
+    /// [`Scope::api`] of a kind whose dynamic type says what to ask for
+    /// (which version of Cluster API's `Cluster`: [`capi::Version`]).
+    pub fn api_with<K>(&self, client: &Client, dyntype: &K::DynamicType) -> Api<K>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+    {
+        let all = Api::all_with(client.clone(), dyntype);
         match &self.namespace {
-            Some(ns) => Api::namespaced(client.clone(), ns),
-            None => Api::all(client.clone()),
+            Some(ns) => all.constrain(ns),
+            None => all,
         }
     }
 }
@@ -814,9 +829,10 @@ mod tests {
         let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
         let client = Client::try_from(config).unwrap();
         let scope = Scope::default();
-        let (all, every) = Stores::watching(&client, &scope, Kinds::All);
+        let capi = capi::Version::default();
+        let (all, every) = Stores::watching(&client, &scope, Kinds::All, capi);
         assert_eq!(every.len(), all.health.all().len());
-        let (shown, watches) = Stores::watching(&client, &scope, Kinds::Shown);
+        let (shown, watches) = Stores::watching(&client, &scope, Kinds::Shown, capi);
         assert_eq!(watches.len(), 4);
         for unread in [
             shown.listed.releases.clone(),
@@ -831,6 +847,36 @@ mod tests {
         assert!(shown.listed.managed_clusters.has_changed().is_ok());
         drop(watches);
         assert!(shown.listed.managed_clusters.has_changed().is_err());
+    }
+
+    /// Cluster API's clusters are asked for through the version chosen,
+    /// in scope as every other kind.
+    #[tokio::test]
+    async fn a_kind_of_several_versions_is_asked_for_through_the_one_given() {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        let client = Client::try_from(config).unwrap();
+        let team = Scope {
+            namespace: Some("team-a".into()),
+        };
+        let url = |scope: &Scope, version| {
+            scope
+                .api_with::<capi::Cluster>(&client, &version)
+                .resource_url()
+                .to_string()
+        };
+        assert_eq!(
+            url(&team, capi::Version::V1Beta2),
+            "/apis/cluster.x-k8s.io/v1beta2/namespaces/team-a/clusters"
+        );
+        assert_eq!(
+            url(&Scope::default(), capi::Version::V1Beta1),
+            "/apis/cluster.x-k8s.io/v1beta1/clusters"
+        );
+        // The same as `api` for a kind of one version.
+        assert_eq!(
+            team.api::<ManagedCluster>(&client).resource_url(),
+            team.api_with::<ManagedCluster>(&client, &()).resource_url()
+        );
     }
 
     fn api(code: u16, message: &str) -> kube::Error {

@@ -294,7 +294,11 @@ async fn engine_series() -> BTreeSet<String> {
     // Never contacted: the stores are only set up, never driven.
     let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
     let client = kube::Client::try_from(config).unwrap();
-    let (stores, _watches) = Stores::new(&client, &Scope { namespace: None });
+    let (stores, _watches) = Stores::new(
+        &client,
+        &Scope { namespace: None },
+        hmc_tui::capi::Version::default(),
+    );
     let text = hmc_tui::engine::metrics::render(&Counters::default(), &stores, Role::Standby);
     let mut names = BTreeSet::new();
     for line in text.lines() {

@@ -241,7 +241,10 @@ impl TenantsEngine {
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
             .with_test_writer()
             .try_init();
-        let (stores, watches) = Stores::new(&client, &Scope { namespace: None });
+        let capi = hmc_tui::capi::discover(&client)
+            .await
+            .expect("the versions of Cluster API served");
+        let (stores, watches) = Stores::new(&client, &Scope { namespace: None }, capi);
         let ctx = Arc::new(Context::new(client, stores, counters.clone(), options));
         let shutdown = CancellationToken::new();
         let mut lease = LeaseOptions::for_scope(None);

@@ -4,6 +4,8 @@
 use kube::Client;
 use kube::runtime::watcher;
 
+use crate::capi;
+
 use super::{
     Applied, Changes, FirstPages, Health, Listed, Scope, Stores, Watches, cluster_of, index,
     installer_accounts, is_drift_event, names_only, others_names, ours, reflected_where,
@@ -23,15 +25,21 @@ pub enum Kinds {
 }
 
 impl Stores {
-    /// Sets up one watch per kind. Nothing is read until the returned
-    /// watches are driven.
-    pub fn new(client: &Client, scope: &Scope) -> (Stores, Watches) {
-        Stores::watching(client, scope, Kinds::All)
+    /// Sets up one watch per kind, Cluster API's `Cluster`s read through
+    /// `capi` (what [`capi::discover`] found the API server serves).
+    /// Nothing is read until the returned watches are driven.
+    pub fn new(client: &Client, scope: &Scope, capi: capi::Version) -> (Stores, Watches) {
+        Stores::watching(client, scope, Kinds::All, capi)
     }
 
     /// Sets up the watches of `kinds`; the stores of the other kinds stay
     /// empty. Nothing is read until the returned watches are driven.
-    pub fn watching(client: &Client, scope: &Scope, kinds: Kinds) -> (Stores, Watches) {
+    pub fn watching(
+        client: &Client,
+        scope: &Scope,
+        kinds: Kinds,
+        capi: capi::Version,
+    ) -> (Stores, Watches) {
         let mut shown = Watches::new();
         // The watches of the kinds the console does not show.
         let mut w = Watches::new();
@@ -54,8 +62,11 @@ impl Stores {
         );
         let charts = reflected_with_applied(scope.api(client), ours(), &mut w);
         let repositories = reflected_with_applied(scope.api(client), ours(), &mut w);
-        let capi_clusters =
-            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut w);
+        let capi_clusters = reflected_with_applied(
+            scope.api_with(client, &capi),
+            watcher::Config::default(),
+            &mut w,
+        );
         // Quiet: after an outage it counts as healthy again only after a
         // spell without failures (see `QUIET_RECOVERY`).
         let drift_events = reflected_where(

@@ -444,11 +444,17 @@ impl RunningEngine {
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
             .with_test_writer()
             .try_init();
+        // As the binary does: Cluster API's clusters through the version
+        // the API server serves (v1beta2: Cluster API runs in the harness).
+        let capi = hmc_tui::capi::discover(client)
+            .await
+            .expect("the versions of Cluster API served");
         let (stores, watches) = Stores::new(
             client,
             &Scope {
                 namespace: Some(namespace.to_string()),
             },
+            capi,
         );
         let ctx = Arc::new(Context::new(
             client.clone(),

@@ -228,6 +228,15 @@ fn condition(
                 flux::words::release_problem(&c.message)
             ),
         ),
+        (Some(c), true, _) if c.deleting() => Cond::new(
+            CLUSTER_READY,
+            true,
+            "Provisioned",
+            format!(
+                "control plane initialized; Cluster API is deleting the cluster (phase {})",
+                c.phase()
+            ),
+        ),
         (_, true, _) => Cond::new(
             CLUSTER_READY,
             true,
@@ -246,6 +255,16 @@ fn condition(
             "Provisioning",
             "waiting for the cluster's Cluster API objects",
         ),
+        (Some(c), false, None) if c.deleting() => Cond::new(
+            CLUSTER_READY,
+            false,
+            "Deleting",
+            format!(
+                "Cluster API is deleting the cluster before its control plane was initialized \
+                 (phase {})",
+                c.phase()
+            ),
+        ),
         (Some(c), false, None) => Cond::new(
             CLUSTER_READY,
             false,
@@ -258,10 +277,10 @@ fn condition(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capi::{Cluster, ClusterSpec, HELM_RELEASE_NAME, HELM_RELEASE_NAMESPACE};
+    use crate::capi::{Cluster, HELM_RELEASE_NAME, HELM_RELEASE_NAMESPACE, Version};
 
     fn capi_cluster(marks: &[(&str, &str)]) -> Cluster {
-        let mut c = Cluster::new("dev-1", ClusterSpec::default());
+        let mut c = Cluster::new("dev-1", Version::default());
         if !marks.is_empty() {
             c.metadata.annotations = Some(
                 marks
@@ -342,6 +361,59 @@ mod tests {
         let release = cluster_release(&mc, chart, &Default::default());
         assert_eq!(release.spec.release_name.as_deref(), Some("dev-1"));
         assert_eq!(release.spec.target_namespace, None, "installs into team-a");
+    }
+
+    /// The words of `ClusterReady` are the same whichever version of
+    /// Cluster API the cluster was read through.
+    #[test]
+    fn how_far_the_cluster_is_reads_the_same_through_both_versions() {
+        use crate::capi::examples::{Point, served};
+        let said = |c: &Cluster| {
+            let cond = condition(Some(c), c.control_plane_initialized(), None, None, false);
+            (cond.status, cond.reason, cond.message)
+        };
+        let want = |point| match point {
+            Point::Provisioning => (
+                false,
+                "Provisioning".to_string(),
+                "control plane not initialized yet (phase Provisioning)".to_string(),
+            ),
+            Point::Provisioned => (
+                true,
+                "Provisioned".to_string(),
+                "control plane initialized".to_string(),
+            ),
+            Point::Deleting => (
+                true,
+                "Provisioned".to_string(),
+                "control plane initialized; Cluster API is deleting the cluster (phase Deleting)"
+                    .to_string(),
+            ),
+        };
+        for point in Point::ALL {
+            for version in [Version::V1Beta1, Version::V1Beta2] {
+                assert_eq!(said(&served(version, point)), want(point), "{version}");
+            }
+        }
+        // Deleted before its control plane came up, and not reported on yet.
+        for version in [Version::V1Beta1, Version::V1Beta2] {
+            let mut c = served(version, Point::Provisioning);
+            c.metadata.deletion_timestamp =
+                served(version, Point::Deleting).metadata.deletion_timestamp;
+            let (status, reason, message) = said(&c);
+            assert!(!status);
+            assert_eq!(reason, "Deleting");
+            assert_eq!(
+                message,
+                "Cluster API is deleting the cluster before its control plane was initialized \
+                 (phase Provisioning)"
+            );
+            c.status = None;
+            assert_eq!(
+                said(&c).2,
+                "Cluster API is deleting the cluster before its control plane was initialized (phase Pending)"
+            );
+        }
     }
 
     #[test]

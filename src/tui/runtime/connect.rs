@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+use crate::capi;
 use crate::engine;
 use crate::tui::model::places::ContextInfo;
 use crate::tui::runtime::checks::check_crds;
@@ -29,6 +30,9 @@ pub struct Connection {
     pub kubeconfig_user: Option<String>,
     /// The namespace to show there (`None`: all).
     pub namespace: Option<String>,
+    /// The version of Cluster API's `Cluster` read there, asked once as
+    /// the connection opens.
+    pub capi: capi::Version,
 }
 
 /// The kubeconfig the console reads: the `--kubeconfig` file, else
@@ -117,7 +121,14 @@ pub async fn connect(
         cluster: cluster.clone(),
         context: context.clone(),
     };
-    match tokio::time::timeout(CONNECT, check_crds(&client, engine, &target)).await {
+    let checks = async {
+        let (checked, capi) = tokio::join!(
+            check_crds(&client, engine, &target),
+            crate::startup::capi_version(&client, &target)
+        );
+        checked.map(|()| capi)
+    };
+    match tokio::time::timeout(CONNECT, checks).await {
         Err(_) => Err(refused(format!(
             "{cluster} did not answer within {}s",
             CONNECT.as_secs()
@@ -125,13 +136,14 @@ pub async fn connect(
         Ok(Err(e)) => Err(refused(
             format!("{e:#}").lines().next().unwrap_or_default().into(),
         )),
-        Ok(Ok(())) => Ok(Connection {
+        Ok(Ok(capi)) => Ok(Connection {
             client,
             config: Box::new(config),
             context,
             cluster,
             kubeconfig_user,
             namespace,
+            capi,
         }),
     }
 }

@@ -40,6 +40,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::capi;
 use crate::engine::leader::{Fence, LeaseOptions};
 use crate::engine::read_only::Access;
 use crate::engine::{self, Context, Counters, EngineOptions};
@@ -66,12 +67,18 @@ pub struct Watched {
 }
 
 impl Watched {
-    /// Starts watching `kinds` in `namespace` (`None`: all).
-    pub fn start(client: &kube::Client, namespace: Option<String>, kinds: Kinds) -> Arc<Watched> {
+    /// Starts watching `kinds` in `namespace` (`None`: all), Cluster API's
+    /// `Cluster`s through `capi`.
+    pub fn start(
+        client: &kube::Client,
+        namespace: Option<String>,
+        kinds: Kinds,
+        capi: capi::Version,
+    ) -> Arc<Watched> {
         let scope = Scope {
             namespace: namespace.clone(),
         };
-        let (stores, mut watches) = Stores::watching(client, &scope, kinds);
+        let (stores, mut watches) = Stores::watching(client, &scope, kinds, capi);
         // The first screen draws from the first pages while the full lists
         // come.
         let pages = stores.first_pages.shown(FIRST_PAGE);
@@ -265,11 +272,12 @@ fn place_at(
     context: String,
     cluster: String,
     namespace: Option<String>,
+    capi: capi::Version,
 ) -> Place {
     let watched = match engine {
         Some(engine) if engine.watched.covers(namespace.as_deref()) => engine.watched.clone(),
         // Its own: only what the console shows.
-        _ => Watched::start(&client, namespace.clone(), Kinds::Shown),
+        _ => Watched::start(&client, namespace.clone(), Kinds::Shown, capi),
     };
     Place::start(client, context, cluster, namespace, watched)
 }
@@ -346,6 +354,8 @@ pub struct Opened {
     pub place: Place,
     pub writer: Arc<Writer>,
     engine: Option<EngineRun>,
+    /// The version of Cluster API's `Cluster` read on this context.
+    capi: capi::Version,
     /// Kept so that the engine's channel stays open while the context is;
     /// its messages are tagged with the context by [`Live::next`].
     _engine_tx: UnboundedSender<Msg>,
@@ -367,7 +377,7 @@ impl Opened {
         };
         let engine = match scope {
             Some(scope) => {
-                let watched = Watched::start(&conn.client, scope, Kinds::All);
+                let watched = Watched::start(&conn.client, scope, Kinds::All, conn.capi);
                 Some(EngineRun::start(
                     *conn.config.clone(),
                     conn.client.clone(),
@@ -400,11 +410,13 @@ impl Opened {
             conn.context,
             conn.cluster,
             conn.namespace,
+            conn.capi,
         );
         let opened = Opened {
             place,
             writer,
             engine,
+            capi: conn.capi,
             _engine_tx: engine_tx,
             engine_rx,
         };
@@ -432,6 +444,7 @@ impl Opened {
             self.place.context.clone(),
             self.place.cluster.clone(),
             namespace,
+            self.capi,
         );
     }
 

@@ -107,9 +107,10 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         engine_options: opts.engine_options.clone(),
     };
     // Whether an engine is installed there is looked up beside the checks.
-    let (checked, stance) = tokio::join!(
+    let (checked, stance, capi) = tokio::join!(
         check_crds(&opts.client, run_engine, &target),
-        start.stance(&opts.client, &opts.context)
+        start.stance(&opts.client, &opts.context),
+        crate::startup::capi_version(&opts.client, &target)
     );
     checked?;
     let kubeconfig_contexts = connect::contexts(opts.kubeconfig.as_deref());
@@ -129,6 +130,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         cluster: opts.cluster.clone(),
         kubeconfig_user: opts.kubeconfig_user.clone(),
         namespace: namespace_of(&opts.context),
+        capi,
     };
     let first_namespace = connection.namespace.clone();
     let mut live = Live::new(connection, start, stance);
