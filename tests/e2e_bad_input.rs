@@ -5,7 +5,7 @@ mod common;
 use common::cases::*;
 use common::*;
 use hmc_tui::api::{ManagedCluster, ServiceState};
-use kube::api::{Api, Patch, PatchParams};
+use kube::api::Api;
 use serde_json::json;
 
 /// Bad input is reported where a person looks, and blocks nothing else.
