@@ -1,8 +1,9 @@
 //! Chaos: the headless engine is killed with SIGKILL twenty times at random
 //! moments, each after it took the lease, while a Manual rollout runs and
-//! approvals are given while no engine runs. The rollout still succeeds,
-//! each wave is approved and started once, and each child's service gets
-//! exactly one upgrade.
+//! approvals are given while no engine runs, and Cluster API's manager is
+//! stopped for a third of the kills. The rollout still succeeds, each wave
+//! is approved and started once, and each child's service gets exactly one
+//! upgrade.
 
 mod common;
 
@@ -19,6 +20,8 @@ use kube::api::{Api, ListParams};
 use serde_json::json;
 
 const KILLS: usize = 20;
+/// The kills during which Cluster API's manager does not run.
+const CAPI_DOWN: std::ops::Range<usize> = 7..14;
 const STEP: Duration = Duration::from_secs(240);
 
 /// A small xorshift: random moments without a dependency, and a seed to
@@ -122,6 +125,13 @@ async fn twenty_kills_during_a_manual_rollout() {
     };
     let started = Instant::now();
     for kill in 0..KILLS {
+        if kill == CAPI_DOWN.start {
+            harness(&["stop", "cluster-api"]).await;
+            eprintln!("kill {kill}: Cluster API's manager stopped");
+        } else if kill == CAPI_DOWN.end {
+            harness(&["up"]).await;
+            eprintln!("kill {kill}: Cluster API's manager started again");
+        }
         let port = 17601 + kill as u16;
         let mut e = engine(&ns.name, port);
         eventually(

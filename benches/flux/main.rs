@@ -171,11 +171,8 @@ async fn fleet(client: &Client, ns: &str, n: usize) -> usize {
 /// as `harness provision` does (Cluster API then takes it in), and notes
 /// it in `done`.
 async fn provision(client: &Client, ns: &str, done: &mut BTreeSet<String>) {
-    let capi: Api<DynamicObject> = Api::namespaced_with(
-        client.clone(),
-        ns,
-        &common::capi::clusters(),
-    );
+    let capi: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), ns, &common::capi::clusters());
     let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), ns);
     let Ok(list) = capi.list_metadata(&ListParams::default()).await else {
         return;

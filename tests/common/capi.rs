@@ -5,8 +5,8 @@
 //! would, and Cluster API sets the Cluster's status from them.
 
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::Client;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 use super::ar;
@@ -57,7 +57,12 @@ pub fn child_endpoint(i: usize) -> (String, u16) {
 /// carry Helm's marks of the ManagedCluster `name`'s release, as its chart
 /// would make them (so that its services may go into it); without, they
 /// are someone else's.
-pub async fn make(client: &Client, ns: &str, name: &str, made_by_release: bool) -> kube::Result<()> {
+pub async fn make(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    made_by_release: bool,
+) -> kube::Result<()> {
     let marks = if made_by_release {
         json!({
             "labels": {"app.kubernetes.io/managed-by": "Helm"},
@@ -131,7 +136,8 @@ pub async fn provision(client: &Client, ns: &str, name: &str, child: usize) -> k
 /// waiting for Cluster API.
 pub async fn provide(client: &Client, ns: &str, name: &str, child: usize) -> kube::Result<()> {
     let (host, port) = child_endpoint(child);
-    let endpoint = Patch::Merge(json!({"spec": {"controlPlaneEndpoint": {"host": host, "port": port}}}));
+    let endpoint =
+        Patch::Merge(json!({"spec": {"controlPlaneEndpoint": {"host": host, "port": port}}}));
     let status = |s: serde_json::Value| Patch::Merge(json!({"status": s}));
     let pp = PatchParams::default();
     let infra: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &harness_clusters());
