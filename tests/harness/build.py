@@ -34,6 +34,10 @@ ACTIONLINT_VERSION = "v1.7.12"
 # provider), which the harness runs beside its own provider objects.
 # v1.14.4 is refused by the module proxy here.
 CAPI_VERSION = "v1.14.2"
+# The peer the `peers` benchmark runs beside hmc-tui: Sveltos' addon
+# controller. Built on demand (`tests/harness/harness build sveltos`), never
+# by `harness build` alone or by `.ci/run`.
+SVELTOS_VERSION = "v1.14.0"
 
 # name -> (module, version, [(package, binary name)])
 COMPONENTS = {
@@ -70,7 +74,26 @@ COMPONENTS = {
         CAPI_VERSION,
         [("sigs.k8s.io/cluster-api/core", "cluster-api-manager")],
     ),
+    "sveltos": (
+        "github.com/projectsveltos/addon-controller",
+        SVELTOS_VERSION,
+        [("github.com/projectsveltos/addon-controller/cmd", "sveltos-addon-controller")],
+    ),
 }
+
+# Components built only when asked for by name: what a benchmark alone needs.
+ON_DEMAND = {"sveltos"}
+
+# Replace directives of an upstream go.mod that the module proxy here cannot
+# serve, and what to use instead (the pseudo-version Flux's modules use).
+REPLACE_OVERRIDES = {
+    "github.com/opencontainers/go-digest":
+        "github.com/opencontainers/go-digest@v1.0.1-0.20220411205349-bde1400a84be",
+}
+
+# More CRDs a component needs, from another module at the same version:
+# (module, directory in it).
+EXTRA_CRDS = {"sveltos": [("github.com/projectsveltos/libsveltos", "config/crd/bases")]}
 
 # Where a module keeps its CRDs, when not in config/crd/bases; and its
 # webhook configurations, copied beside them as webhooks.yaml.
@@ -200,7 +223,7 @@ def build_component(component: str) -> None:
                 edits.append(f"-replace={name}={name}@{version}")
             continue
         old_spec = old.replace(" ", "@")
-        new_spec = new.replace(" ", "@")
+        new_spec = REPLACE_OVERRIDES.get(old.split()[0], new.replace(" ", "@"))
         edits.append(f"-replace={old_spec}={new_spec}")
     m = re.search(r"^godebug\s+(\S+)", text, re.M)
     if m:
@@ -278,6 +301,13 @@ def copy_crds(component: str, srcdir: Path) -> None:
     shutil.copytree(crd_src, dst)
     if component in WEBHOOK_SOURCES:
         shutil.copy(srcdir / WEBHOOK_SOURCES[component], dst / "webhooks.yaml")
+    _, version, _ = COMPONENTS[component]
+    for module, sub in EXTRA_CRDS.get(component, []):
+        work = cache_root() / "build"
+        work.mkdir(parents=True, exist_ok=True)
+        _, extra = upstream_gomod(module, version, work, go_env())
+        for crd in sorted((extra / sub).glob("*.yaml")):
+            shutil.copy(crd, dst / crd.name)
 
 
 def webhooks_file(component: str) -> Path:
@@ -287,6 +317,8 @@ def webhooks_file(component: str) -> Path:
 def needed_components() -> list[str]:
     comps = []
     for comp, (_, _, pkgs) in COMPONENTS.items():
+        if comp in ON_DEMAND:
+            continue
         if not all(env_override(b) for _, b in pkgs):
             comps.append(comp)
     return comps

@@ -67,6 +67,9 @@ HELM_HEALTH = BASE + 204
 CAPI_WEBHOOK = BASE + 230
 CAPI_HEALTH = BASE + 231
 CAPI_DIAGNOSTICS = BASE + 232
+SVELTOS_HEALTH = BASE + 240
+SVELTOS_DIAGNOSTICS = BASE + 241
+SVELTOS_NAMESPACE = "projectsveltos"
 # Flux sharding: the main helm-controller takes the releases without a shard
 # label; one more helm-controller per shard key takes those labelled with it.
 SHARD_LABEL = "sharding.fluxcd.io/key"
@@ -670,14 +673,15 @@ def start_helm_controller(name: str, metrics: int, health: int, selector: str, e
 # ---------------------------------------------------------------- commands
 
 
-def cmd_build(_args) -> None:
-    build.build_all()
+def cmd_build(args) -> None:
+    build.build_all(args.components or None)
 
 
 def cmd_up(_args) -> None:
     started = time.time()
     build.build_all()
-    missing = [b for b in build.BINARIES if not build.binary_path(b).exists()]
+    missing = [b for b, comp in build.BINARIES.items()
+               if comp not in build.ON_DEMAND and not build.binary_path(b).exists()]
     if missing:
         die(f"binaries missing after build: {missing}")
     STATE.mkdir(parents=True, exist_ok=True)
@@ -915,12 +919,44 @@ def cmd_demo(_args) -> None:
     os.execvp("cargo", ["cargo", "run", "--release", "--quiet", "--", "--kubeconfig", str(mgmt.kubeconfig)])
 
 
+def cmd_peer(args) -> None:
+    """Starts a peer beside a running harness, for the `peers` benchmark:
+    Sveltos' addon controller in push mode (no agents, no webhooks), with
+    its CRDs and libsveltos'. Started after Cluster API's and Flux's CRDs
+    are established, as it stops itself when they appear later. Built on
+    demand (`build sveltos`); `down` stops it with the rest."""
+    if args.name != "sveltos":
+        die(f"no peer {args.name}; the peer is sveltos")
+    mgmt = clusters()[0]
+    build.build_all(["sveltos"])
+    names = []
+    for path in sorted(build.crd_dir("sveltos").glob("*.yaml")):
+        for doc in load_yaml_docs(path):
+            if doc.get("kind") == "CustomResourceDefinition":
+                apply(mgmt, doc)
+                names.append(doc["metadata"]["name"])
+    apply(mgmt, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SVELTOS_NAMESPACE}})
+    wait_for("Sveltos CRDs Established", lambda: crds_established(mgmt, names), 60)
+    start("sveltos", str(build.binary_path("sveltos-addon-controller")), [
+        f"--kubeconfig={mgmt.kubeconfig}",
+        "--disable-telemetry",
+        f"--health-addr=127.0.0.1:{SVELTOS_HEALTH}",
+        f"--diagnostics-address=127.0.0.1:{SVELTOS_DIAGNOSTICS}",
+        "--insecure-diagnostics",
+        "--report-mode=0",
+        "--agent-in-mgmt-cluster=false",
+    ], {"NAMESPACE": SVELTOS_NAMESPACE}, restart_if_changed=True)
+    wait_for("Sveltos /readyz", lambda: http_ok(f"http://127.0.0.1:{SVELTOS_HEALTH}/readyz"), 120)
+    log("sveltos addon-controller running")
+
+
 def cmd_stop(args) -> None:
     """Stops one component (`status` lists them); `up` starts it again."""
     if args.name not in component_names():
         die(f"no component {args.name}; `status` lists them")
     stop(args.name)
-    log(f"stopped {args.name}; `up` starts it again")
+    again = f"`peer {args.name}`" if args.name in build.ON_DEMAND else "`up`"
+    log(f"stopped {args.name}; {again} starts it again")
 
 
 def cmd_logs(_args) -> None:
@@ -930,7 +966,14 @@ def cmd_logs(_args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("build", help="build and cache the binaries").set_defaults(fn=cmd_build)
+    bld = sub.add_parser("build", help="build and cache the binaries")
+    bld.add_argument("components", nargs="*",
+                     help="only these (e.g. sveltos, which only the peers benchmark needs and nothing "
+                          "else builds)")
+    bld.set_defaults(fn=cmd_build)
+    peer = sub.add_parser("peer", help="start a peer beside the harness, for the peers benchmark")
+    peer.add_argument("name", help="sveltos")
+    peer.set_defaults(fn=cmd_peer)
     sub.add_parser("up", help="start everything (idempotent)").set_defaults(fn=cmd_up)
     down = sub.add_parser("down", help="stop what up started")
     down.add_argument("--purge", action="store_true", help="also remove state and etcd data")
