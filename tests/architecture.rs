@@ -1,5 +1,6 @@
 //! The shape of `src/`, checked: no non-test source file over 800 lines,
-//! and no import cycle between source files.
+//! no import cycle between source files, and every import pointing down
+//! the layers of `docs/src/architecture.md`.
 //!
 //! What counts as test code (it is left out of both checks):
 //! - a file named `tests.rs` or `*_tests.rs`, or one under a `tests/` folder;
@@ -493,6 +494,80 @@ fn no_source_files_import_each_other_in_a_cycle() {
     );
 }
 
+/// The library's layers, top first, as `docs/src/architecture.md` draws
+/// them (`main → diff, docs → tui → startup → engine → plan, store → api,
+/// flux, capi`; the binary is not in the library). A module may import from
+/// its own top-level module and from any layer below its own, never from
+/// its own layer's other modules or from above.
+const LAYERS: &[&[&str]] = &[
+    &["diff", "docs"],
+    &["tui"],
+    &["startup"],
+    &["engine"],
+    &["plan", "store"],
+    &["api", "flux", "capi"],
+];
+
+/// The layer of a file under `src/`, by its top-level module; `None` for
+/// the crate root (`lib.rs`), which declares them all.
+fn layer_of(path: &str) -> Option<usize> {
+    let top = path.split('/').next()?.trim_end_matches(".rs");
+    LAYERS.iter().position(|layer| layer.contains(&top))
+}
+
+fn top_module(path: &str) -> &str {
+    path.split('/')
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches(".rs")
+}
+
+/// Every import that goes up a layer or sideways within one:
+/// `api/crds.rs → plan/yaml.rs (api is below plan)`.
+fn upward_imports(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (from, targets) in graph {
+        let Some(from_layer) = layer_of(from) else {
+            continue;
+        };
+        for to in targets {
+            let Some(to_layer) = layer_of(to) else {
+                continue;
+            };
+            if top_module(from) == top_module(to) || to_layer > from_layer {
+                continue;
+            }
+            let how = if to_layer == from_layer {
+                "beside it, in the same layer"
+            } else {
+                "above it"
+            };
+            found.push(format!("{from} → {to} ({} is {how})", top_module(to)));
+        }
+    }
+    found
+}
+
+#[test]
+fn every_import_points_down_the_layers() {
+    let sources = crate_sources();
+    let graph = import_graph(&analyse(&sources));
+    // Every top-level module has a layer: a new one must be placed.
+    for path in graph.keys() {
+        assert!(
+            path == "lib.rs" || layer_of(path).is_some(),
+            "{path}: its module {} is in no layer of LAYERS",
+            top_module(path)
+        );
+    }
+    let up = upward_imports(&graph);
+    assert!(
+        up.is_empty(),
+        "imports that do not point down the layers (paths under src/):\n  {}",
+        up.join("\n  ")
+    );
+}
+
 /// The checks themselves, on tiny crates written here.
 mod checks {
     use super::*;
@@ -628,6 +703,35 @@ mod checks {
         assert_eq!(
             paths_named(&plain),
             [vec!["crate".to_string(), "b".to_string()]]
+        );
+    }
+
+    #[test]
+    fn an_import_up_or_sideways_is_named_and_one_down_is_not() {
+        let files = sources(&[
+            (
+                "lib.rs",
+                "pub mod api;\npub mod plan;\npub mod store;\npub mod engine;\n",
+            ),
+            ("api/mod.rs", "pub mod limits;\n"),
+            ("api/limits.rs", "use crate::plan::yaml::MAX;\n"),
+            ("plan/mod.rs", "pub mod yaml;\n"),
+            (
+                "plan/yaml.rs",
+                "use crate::api::limits;\nuse crate::store::x;\nuse super::yaml;\n",
+            ),
+            ("store.rs", "use crate::api::limits;\n"),
+            (
+                "engine/mod.rs",
+                "use crate::plan::yaml;\nuse crate::store;\n",
+            ),
+        ]);
+        assert_eq!(
+            upward_imports(&import_graph(&analyse(&files))),
+            [
+                "api/limits.rs → plan/yaml.rs (plan is above it)",
+                "plan/yaml.rs → store.rs (store is beside it, in the same layer)",
+            ]
         );
     }
 }

@@ -59,7 +59,7 @@ pub struct TemplateService {
     pub namespace: Option<String>,
     /// Values (YAML) for this service in every cluster made from the template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = crate::plan::yaml::MAX_VALUES_BYTES))]
+    #[schemars(length(max = super::MAX_VALUES_BYTES))]
     pub values: Option<String>,
     /// Services of this template that must be Installed before this one is
     /// installed into a cluster. A name that is not a service of the

@@ -1,6 +1,13 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
+/// The most bytes a `values` string may have. The CRDs carry the same number
+/// as `maxLength` (which counts characters), so the API server refuses most
+/// oversize text at admission and `plan::yaml` catches the rest when it
+/// reads values: multi-byte text within the character limit, and objects
+/// stored before the CRDs had the limit.
+pub const MAX_VALUES_BYTES: usize = 128 * 1024;
+
 /// One Helm chart: a chart in a repository, or a reference to a chart source
 /// that a template author already manages.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]

@@ -68,7 +68,7 @@ pub struct ManagedService {
     pub namespace: Option<String>,
     /// Values (YAML) on top of the template's for this cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = crate::plan::yaml::MAX_VALUES_BYTES))]
+    #[schemars(length(max = super::MAX_VALUES_BYTES))]
     pub values: Option<String>,
     /// Do not install this service on this cluster (uninstall it if it is).
     #[serde(default)]

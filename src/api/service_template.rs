@@ -36,6 +36,6 @@ pub struct ServiceTemplateSpec {
     pub k8s_constraint: Option<String>,
     /// Values (YAML) on top of the chart's defaults, for every cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = crate::plan::yaml::MAX_VALUES_BYTES))]
+    #[schemars(length(max = super::MAX_VALUES_BYTES))]
     pub values: Option<String>,
 }

@@ -31,12 +31,9 @@ use serde_yaml::mapping::Entry;
 use serde_yaml::value::{Tag, TaggedValue};
 use serde_yaml::{Mapping, Value};
 
-/// The most bytes a `values` string may have. The CRDs carry the same number
-/// as `maxLength` (which counts characters), so the API server refuses most
-/// oversize text at admission and this check catches the rest: multi-byte
-/// text within the character limit, and objects stored before the CRDs had
-/// the limit.
-pub const MAX_VALUES_BYTES: usize = 128 * 1024;
+/// The limit this module's reading enforces on every `values` text (see
+/// [`crate::api::MAX_VALUES_BYTES`], where the CRDs take it from).
+pub use crate::api::MAX_VALUES_BYTES;
 
 /// How much YAML one parse may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
