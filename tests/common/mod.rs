@@ -495,11 +495,23 @@ impl RunningEngine {
         }
     }
 
+    /// Stops the engine as SIGTERM would, and at most 20 s later as a
+    /// crash would: an engine still running after that (a dropped
+    /// JoinHandle does not stop its task) would put our finalizers back on
+    /// what the test's cleanup lets go of, and leave its namespace
+    /// Terminating.
     pub async fn stop(self) {
         self.shutdown.cancel();
         let mut tasks = self.tasks;
         let run = tasks.pop().unwrap();
-        let _ = tokio::time::timeout(Duration::from_secs(20), run).await;
+        let abort = run.abort_handle();
+        if tokio::time::timeout(Duration::from_secs(20), run)
+            .await
+            .is_err()
+        {
+            eprintln!("the test engine did not stop within 20 s of its shutdown; aborted");
+            abort.abort();
+        }
         for t in tasks {
             t.abort();
         }
