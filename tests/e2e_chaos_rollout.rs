@@ -22,6 +22,31 @@ use serde_json::json;
 const KILLS: usize = 20;
 /// The kills during which Cluster API's manager does not run.
 const CAPI_DOWN: std::ops::Range<usize> = 7..14;
+
+/// Cluster API's manager, stopped: started again when dropped, so that a
+/// failing run does not leave the harness without it for the tests after
+/// (their Clusters would never be provisioned or deleted).
+struct CapiStopped;
+
+impl CapiStopped {
+    async fn stop() -> CapiStopped {
+        harness(&["stop", "cluster-api"]).await;
+        CapiStopped
+    }
+
+    async fn start_again(self) {
+        harness(&["up"]).await;
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for CapiStopped {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(repo_root().join("tests/harness/harness"))
+            .arg("up")
+            .status();
+    }
+}
 const STEP: Duration = Duration::from_secs(240);
 
 /// A small xorshift: random moments without a dependency, and a seed to
@@ -124,12 +149,15 @@ async fn twenty_kills_during_a_manual_rollout() {
         })
     };
     let started = Instant::now();
+    let mut capi_stopped = None;
     for kill in 0..KILLS {
         if kill == CAPI_DOWN.start {
-            harness(&["stop", "cluster-api"]).await;
+            capi_stopped = Some(CapiStopped::stop().await);
             eprintln!("kill {kill}: Cluster API's manager stopped");
-        } else if kill == CAPI_DOWN.end {
-            harness(&["up"]).await;
+        } else if kill == CAPI_DOWN.end
+            && let Some(stopped) = capi_stopped.take()
+        {
+            stopped.start_again().await;
             eprintln!("kill {kill}: Cluster API's manager started again");
         }
         let port = 17601 + kill as u16;

@@ -30,11 +30,18 @@ const CAPI_SECRET: &str = "cluster.x-k8s.io/secret";
 /// Whether the API server would let the caller `verb` secrets in `ns`
 /// (cluster-wide when empty), as `kubectl auth can-i` asks it.
 async fn can_i(client: &kube::Client, verb: &str, ns: &str) -> bool {
+    may(client, verb, "", "secrets", ns).await
+}
+
+/// Whether the API server would let the caller `verb` the `resource` of
+/// `group` in `ns` (cluster-wide when empty).
+async fn may(client: &kube::Client, verb: &str, group: &str, resource: &str, ns: &str) -> bool {
     let review = SelfSubjectAccessReview {
         spec: SelfSubjectAccessReviewSpec {
             resource_attributes: Some(ResourceAttributes {
                 verb: Some(verb.into()),
-                resource: Some("secrets".into()),
+                group: Some(group.into()),
+                resource: Some(resource.into()),
                 namespace: (!ns.is_empty()).then(|| ns.to_string()),
                 ..Default::default()
             }),
@@ -108,6 +115,19 @@ async fn the_engine_token_reads_no_secret() {
     service_account_kubeconfig(&mgmt, "hmc-system", "hmc-tui", &path).await;
     let engine = client_for(path.clone()).await;
 
+    // The account's rules are in force (RBAC denies what it does not
+    // know, so a refusal alone would prove nothing): it may do its own
+    // work first.
+    eventually(
+        "the engine's account to be bound to its rules",
+        Duration::from_secs(30),
+        || async {
+            may(&engine, "list", "hmc.mirantis.com", "managedclusters", "")
+                .await
+                .then_some(())
+        },
+    )
+    .await;
     for where_ in ["", ns.name.as_str(), "hmc-system", "kube-system"] {
         for verb in [
             "list",

@@ -33,18 +33,12 @@ pub async fn apply_deploy_rbac(mgmt: &kube::Client) {
 /// per test process: what every in-process test engine runs as, so that
 /// the whole suite runs with the engine's rights, not the harness admin's.
 ///
-/// One grant is the test's own: the deploy's lease Role names the
-/// cluster-wide engine's Lease only (a namespace-scoped release of the
-/// chart has its own account and Lease), while the test engines are
-/// namespace-scoped engines under the cluster-wide account, each with its
-/// `hmc-tui-engine.<namespace>` Lease; `hmc-tui-test-leases` lets that
-/// account read and renew those.
+/// The test engines' Leases are granted one by one ([`grant_test_lease`]).
 pub async fn engine_kubeconfig() -> std::path::PathBuf {
     static MADE: tokio::sync::OnceCell<std::path::PathBuf> = tokio::sync::OnceCell::const_new();
     MADE.get_or_init(|| async {
         let mgmt = super::mgmt().await;
         apply_deploy_rbac(&mgmt).await;
-        apply_yaml(&mgmt, "kube-system", TEST_LEASES).await;
         let path = harness_dir().join(format!("engine-{}.kubeconfig", std::process::id()));
         service_account_kubeconfig(&mgmt, "hmc-system", "hmc-tui", &path).await;
         path
@@ -53,23 +47,43 @@ pub async fn engine_kubeconfig() -> std::path::PathBuf {
     .clone()
 }
 
-/// The test engines' Leases (see [`engine_kubeconfig`]).
-const TEST_LEASES: &str = r#"
+/// The name of the Role and RoleBinding that [`grant_test_lease`] makes
+/// for `namespace`'s test engine.
+pub fn test_lease_grant(namespace: &str) -> String {
+    format!("hmc-tui-test-{namespace}")
+}
+
+/// The one grant of the tests' own: the deploy's lease Role names the
+/// cluster-wide engine's Lease only (a namespace-scoped release of the
+/// chart has its own account and Lease), while a test engine is a
+/// namespace-scoped engine under the cluster-wide account. It may read and
+/// renew its own namespace's Lease, `hmc-tui-engine.<namespace>`, by name,
+/// and no other: the deploy's rules stay what every other test checks
+/// (`TestNamespace::cleanup` removes the grant).
+pub async fn grant_test_lease(mgmt: &kube::Client, namespace: &str) {
+    let name = test_lease_grant(namespace);
+    let lease = hmc_tui::engine::claims::lease_name(Some(namespace));
+    let docs = format!(
+        r#"
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
-metadata: {name: hmc-tui-test-leases, namespace: kube-system}
+metadata: {{name: {name}, namespace: kube-system}}
 rules:
   - apiGroups: ["coordination.k8s.io"]
     resources: ["leases"]
-    verbs: ["get", "patch", "delete"]
+    resourceNames: ["{lease}"]
+    verbs: ["get", "patch"]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
-metadata: {name: hmc-tui-test-leases, namespace: kube-system}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: hmc-tui-test-leases}
+metadata: {{name: {name}, namespace: kube-system}}
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: {name}}}
 subjects:
-  - {kind: ServiceAccount, name: hmc-tui, namespace: hmc-system}
-"#;
+  - {{kind: ServiceAccount, name: hmc-tui, namespace: hmc-system}}
+"#
+    );
+    apply_yaml(mgmt, "kube-system", &docs).await;
+}
 
 /// Writes to `path` a kubeconfig for ServiceAccount `ns/name`: the
 /// harness's server and CA, and a token from the TokenRequest API.

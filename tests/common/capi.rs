@@ -138,28 +138,21 @@ pub async fn provide(client: &Client, ns: &str, name: &str, child: usize) -> kub
     let (host, port) = child_endpoint(child);
     let endpoint =
         Patch::Merge(json!({"spec": {"controlPlaneEndpoint": {"host": host, "port": port}}}));
-    let status = |s: serde_json::Value| Patch::Merge(json!({"status": s}));
     let pp = PatchParams::default();
-    let infra: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &harness_clusters());
-    infra.patch(name, &pp, &endpoint).await?;
-    infra
-        .patch_status(
-            name,
-            &pp,
-            &status(json!({"initialization": {"provisioned": true}})),
-        )
-        .await?;
-    let control_plane: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), ns, &harness_control_planes());
-    control_plane.patch(name, &pp, &endpoint).await?;
-    control_plane
-        .patch_status(
-            name,
-            &pp,
-            &status(json!({"initialization": {"controlPlaneInitialized": true}})),
-        )
-        .await
-        .map(drop)
+    // The infrastructure first, as a provider's would be ready first.
+    for (resource, done) in [
+        (harness_clusters(), json!({"provisioned": true})),
+        (
+            harness_control_planes(),
+            json!({"controlPlaneInitialized": true}),
+        ),
+    ] {
+        let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &resource);
+        api.patch(name, &pp, &endpoint).await?;
+        let status = Patch::Merge(json!({"status": {"initialization": done}}));
+        api.patch_status(name, &pp, &status).await?;
+    }
+    Ok(())
 }
 
 /// The cluster's kubeconfig secret, as Cluster API writes it.

@@ -215,6 +215,15 @@ impl TestNamespace {
             Api::namespaced(self.client.clone(), "kube-system");
         let lease = engine::claims::lease_name(Some(&self.name));
         let _ = leases.delete(&lease, &DeleteParams::default()).await;
+        // And the grant of that Lease to the engine's account, if a test
+        // engine ran here.
+        let grant = accounts::test_lease_grant(&self.name);
+        let roles: Api<k8s_openapi::api::rbac::v1::Role> =
+            Api::namespaced(self.client.clone(), "kube-system");
+        let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> =
+            Api::namespaced(self.client.clone(), "kube-system");
+        let _ = bindings.delete(&grant, &DeleteParams::default()).await;
+        let _ = roles.delete(&grant, &DeleteParams::default()).await;
     }
 
     /// Removes the namespaces labelled [`LEFT_BY`]` = marker`, as
@@ -434,6 +443,7 @@ impl RunningEngine {
         let requests = counters.requests.clone();
         // And it runs as the engine's own ServiceAccount, under the deploy's
         // RBAC and admission policies: what it may not do fails the test.
+        accounts::grant_test_lease(&mgmt().await, namespace).await;
         let client = &answering_client(accounts::engine_kubeconfig().await, |c| {
             engine::requests::counted_client(c, requests, Default::default())
                 .expect("the engine's client")

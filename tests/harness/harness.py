@@ -569,14 +569,13 @@ def with_capi_conversion(crd: dict) -> dict:
 
 def apply_crds(mgmt: Cluster) -> list[str]:
     names = []
-    files = (flux_crd_files() + capi_crd_files() + [FIXTURES / "crds" / "harness-provider.yaml"]
+    capi = capi_crd_files()
+    files = (flux_crd_files() + capi + [FIXTURES / "crds" / "harness-provider.yaml"]
              + sorted((REPO / "assets" / "crds").glob("*.yaml")))
     for path in files:
         for doc in load_yaml_docs(path):
             if doc.get("kind") == "CustomResourceDefinition":
-                if doc["spec"]["group"].endswith("cluster.x-k8s.io") and path in capi_crd_files():
-                    doc = with_capi_conversion(doc)
-                apply(mgmt, doc)
+                apply(mgmt, with_capi_conversion(doc) if path in capi else doc)
                 names.append(doc["metadata"]["name"])
     return names
 

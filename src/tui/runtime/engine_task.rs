@@ -205,11 +205,9 @@ pub async fn look(
         let Some(ns) = scope else {
             return leases.list(&ListParams::default()).await.map(|l| l.items);
         };
-        let mut found = Vec::new();
-        for name in [CLUSTER_LEASE.to_string(), claims::lease_name(Some(ns))] {
-            found.extend(leases.get_opt(&name).await?);
-        }
-        Ok(found)
+        let own = claims::lease_name(Some(ns));
+        let (cluster, own) = tokio::try_join!(leases.get_opt(CLUSTER_LEASE), leases.get_opt(&own))?;
+        Ok(cluster.into_iter().chain(own).collect())
     };
     let (leases, deployments) = tokio::join!(leases, deployments.list_metadata(&engines));
     Looked {

@@ -379,7 +379,7 @@ impl Opened {
             Some(scope) => {
                 let watched = Watched::start(&conn.client, scope, Kinds::All, conn.capi);
                 Some(EngineRun::start(
-                    *conn.config.clone(),
+                    (*conn.config).clone(),
                     conn.client.clone(),
                     watched,
                     before,
