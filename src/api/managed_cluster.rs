@@ -60,7 +60,8 @@ pub struct ManagedService {
     /// characters.
     #[schemars(length(min = 1, max = super::names::MAX_SERVICE_NAME), regex(pattern = super::names::DNS_LABEL_PATTERN))]
     pub name: String,
-    /// ServiceTemplate name; required for a service the template lacks.
+    /// ServiceTemplate name; an entry for a service the template lacks gives
+    /// nothing without one (it only overrides).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     /// Namespace in the cluster; defaults to the template's, then to the name.

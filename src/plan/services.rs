@@ -2,7 +2,11 @@
 //!
 //! Template services come first, in template order; a ManagedCluster entry
 //! with the same name overrides values, namespace or disables the service; an
-//! entry with a new name adds a service to that cluster alone.
+//! entry with a new name and a ServiceTemplate of its own adds a service to
+//! that cluster alone. An entry with a new name and no ServiceTemplate only
+//! overrides: it gives nothing until the template lists a service of its
+//! name, so a template that drops a service removes it from every cluster,
+//! also from those that set values for it ([`idle_overrides`]).
 //!
 //! A service whose ServiceTemplate states the Kubernetes versions its chart
 //! supports (`k8sConstraint`) is not installed on a cluster whose template
@@ -96,7 +100,8 @@ impl<'a> EnabledService<'a> {
 /// The one service-selection rule: the template's services in template
 /// order unless the cluster disables them (its entry of the same name may
 /// also swap the template, the namespace or add values), then the cluster's
-/// own services the template does not have, unless disabled.
+/// own services the template does not have, unless disabled or naming no
+/// ServiceTemplate (those are [`idle_overrides`]).
 pub fn enabled_services<'a>(
     template: &'a [TemplateService],
     cluster: &'a [ManagedService],
@@ -114,7 +119,7 @@ pub fn enabled_services<'a>(
         });
     }
     for cs in cluster {
-        if cs.disable || template.iter().any(|t| t.name == cs.name) {
+        if cs.disable || template.iter().any(|t| t.name == cs.name) || is_idle(cs) {
             continue;
         }
         out.push(EnabledService {
@@ -124,6 +129,29 @@ pub fn enabled_services<'a>(
         });
     }
     out
+}
+
+/// A cluster's entry that names no ServiceTemplate only overrides the
+/// template's service of its name.
+fn is_idle(entry: &ManagedService) -> bool {
+    entry.template.as_deref().is_none_or(str::is_empty)
+}
+
+/// The cluster's entries that override a service the template does not
+/// list (at the revision the cluster has) and name no ServiceTemplate of
+/// their own: they give nothing, and a service they gave at an earlier
+/// revision is uninstalled. Per-cluster values for a service a template
+/// later drops are not a reason to keep it; the cluster's status names
+/// them, as a misspelt name also lands here.
+pub fn idle_overrides<'a>(
+    template: &[TemplateService],
+    cluster: &'a [ManagedService],
+) -> Vec<&'a str> {
+    cluster
+        .iter()
+        .filter(|cs| !cs.disable && is_idle(cs) && !template.iter().any(|t| t.name == cs.name))
+        .map(|cs| cs.name.as_str())
+        .collect()
 }
 
 /// The ServiceTemplates a cluster's enabled services come from, in service
@@ -563,7 +591,11 @@ mod tests {
         ]);
         let enabled = enabled_services(&template.services, &mc.services);
         let names: Vec<&str> = enabled.iter().map(|s| s.name).collect();
-        assert_eq!(names, ["ingress-nginx", "external-dns", "no-template"]);
+        assert_eq!(names, ["ingress-nginx", "external-dns"]);
+        assert_eq!(
+            idle_overrides(&template.services, &mc.services),
+            ["no-template"]
+        );
         assert_eq!(
             service_templates_of(&template.services, &mc.services),
             ["ingress-nginx-4-11-4", "external-dns-1-15-0"]
@@ -692,7 +724,13 @@ mod tests {
             "{}",
             msgs[2].1
         );
-        assert!(msgs[3].1.contains("needs a template"), "{}", msgs[3].1);
+        // An entry that names no template overrides a service the template
+        // does not list: it gives nothing, and the cluster's status names it.
+        assert_eq!(msgs.len(), 3, "{msgs:?}");
+        assert_eq!(
+            idle_overrides(&template("").services, &mc.services),
+            ["orphan"]
+        );
     }
 
     #[test]

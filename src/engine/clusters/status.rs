@@ -13,6 +13,7 @@ use super::given::{Given, is_service};
 use super::services::Services;
 use crate::api::conditions::{self, Cond, NAME_CONFLICT, READY, SERVICES_READY};
 use crate::api::{ManagedCluster, ManagedClusterStatus, ServiceState, ServiceStatus};
+use crate::plan::services::idle_overrides;
 
 /// The status to write, and when to look at the cluster again.
 pub(super) fn of(
@@ -132,7 +133,10 @@ fn services_condition(
             SERVICES_READY,
             true,
             "Installed",
-            format!("{installed}/{total} services installed"),
+            format!(
+                "{installed}/{total} services installed{}",
+                idle_note(mc, given)
+            ),
         ),
         Some(s) => Cond::new(
             SERVICES_READY,
@@ -159,6 +163,35 @@ fn services_condition(
             )
         })
         .unwrap_or(services_cond)
+}
+
+/// Names the cluster's entries that override no service of its revision
+/// and name no ServiceTemplate ([`idle_overrides`]): they are not a
+/// problem (a template may drop a service that some clusters set values
+/// for), but a misspelt name looks the same, so the status says so.
+fn idle_note(mc: &ManagedCluster, given: &Given) -> String {
+    let Some(spec) = &given.services_spec else {
+        return String::new();
+    };
+    match idle_overrides(&spec.services, &mc.spec.services).as_slice() {
+        [] => String::new(),
+        names => format!(
+            "; {} {} no service of cluster template {} and {} no service template, so {} nothing",
+            names.join(", "),
+            if names.len() == 1 {
+                "overrides"
+            } else {
+                "override"
+            },
+            mc.spec.template,
+            if names.len() == 1 { "names" } else { "name" },
+            if names.len() == 1 {
+                "it gives"
+            } else {
+                "they give"
+            },
+        ),
+    }
 }
 
 /// Clusters whose safety-net looks come at the base intervals; a larger
