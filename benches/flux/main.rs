@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
@@ -167,54 +167,6 @@ async fn fleet(client: &Client, ns: &str, n: usize) -> usize {
     total
 }
 
-/// Plays the provider of every CAPI Cluster of `ns` not yet provisioned,
-/// as `harness provision` does (Cluster API then takes it in), and notes
-/// it in `done`.
-async fn provision(client: &Client, ns: &str, done: &mut BTreeSet<String>) {
-    let capi: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), ns, &common::capi::clusters());
-    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), ns);
-    let Ok(list) = capi.list_metadata(&ListParams::default()).await else {
-        return;
-    };
-    let new: Vec<String> = list
-        .items
-        .into_iter()
-        .map(|c| c.name_any())
-        .filter(|n| !done.contains(n))
-        .collect();
-    let results = futures::stream::iter(new)
-        .map(|name| {
-            let secrets = &secrets;
-            async move {
-                let child: usize = name[1..].parse::<usize>().unwrap_or(0) % CHILDREN + 1;
-                let secret = json!({
-                    "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
-                    "metadata": {"name": format!("{name}-kubeconfig"),
-                                 "labels": {"cluster.x-k8s.io/cluster-name": name}},
-                    "stringData": {"value": common::child_kubeconfig_text(child)},
-                });
-                let params = PatchParams::apply("flux-bench").force();
-                let ok = common::capi::provide(client, ns, &name, child)
-                    .await
-                    .is_ok()
-                    && secrets
-                        .patch(
-                            &format!("{name}-kubeconfig"),
-                            &params,
-                            &Patch::Apply(&secret),
-                        )
-                        .await
-                        .is_ok();
-                ok.then_some(name)
-            }
-        })
-        .buffer_unordered(16)
-        .collect::<Vec<_>>()
-        .await;
-    done.extend(results.into_iter().flatten());
-}
-
 /// Services Installed, of all the fleet's.
 async fn installed(mcs: &Api<ManagedCluster>) -> usize {
     let Ok(list) = mcs.list(&ListParams::default()).await else {
@@ -273,7 +225,7 @@ async fn run_once(n: usize, k: usize) -> Run {
     let mut last = 0;
     loop {
         if provisioned.len() < n {
-            provision(&client, &ns, &mut provisioned).await;
+            common::capi::provide_new(&client, &ns, CHILDREN, &mut provisioned).await;
         }
         let done = installed(&mcs).await;
         if done >= services {

@@ -4,9 +4,12 @@
 //! the harness's provider (`tests/fixtures/crds/harness-provider.yaml`)
 //! would, and Cluster API sets the Cluster's status from them.
 
+use std::collections::BTreeSet;
+
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
-use kube::Client;
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
 use serde_json::json;
 
 use super::ar;
@@ -172,4 +175,53 @@ pub async fn kubeconfig_secret(
         .create(&PostParams::default(), &secret)
         .await
         .map(drop)
+}
+
+/// Plays the provider of every Cluster API cluster of `ns` its chart has
+/// made and that is not yet in `done`, as `harness provision` does (Cluster
+/// API then takes it in), and notes it in `done`: a cluster named with
+/// digits `…i` goes to child `i mod children + 1`, with its kubeconfig
+/// secret. For benchmarks that make a fleet faster than one provision
+/// command each would.
+pub async fn provide_new(client: &Client, ns: &str, children: usize, done: &mut BTreeSet<String>) {
+    let capi: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &clusters());
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let Ok(list) = capi.list_metadata(&ListParams::default()).await else {
+        return;
+    };
+    let new: Vec<String> = list
+        .items
+        .into_iter()
+        .map(|c| c.name_any())
+        .filter(|n| !done.contains(n))
+        .collect();
+    let results = futures::stream::iter(new)
+        .map(|name| {
+            let secrets = &secrets;
+            async move {
+                let digits: String = name.chars().filter(char::is_ascii_digit).collect();
+                let child = digits.parse::<usize>().unwrap_or(0) % children + 1;
+                let secret = json!({
+                    "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
+                    "metadata": {"name": format!("{name}-kubeconfig"),
+                                 "labels": {"cluster.x-k8s.io/cluster-name": name}},
+                    "stringData": {"value": super::child_kubeconfig_text(child)},
+                });
+                let params = PatchParams::apply("bench-provider").force();
+                let ok = provide(client, ns, &name, child).await.is_ok()
+                    && secrets
+                        .patch(
+                            &format!("{name}-kubeconfig"),
+                            &params,
+                            &Patch::Apply(&secret),
+                        )
+                        .await
+                        .is_ok();
+                ok.then_some(name)
+            }
+        })
+        .buffer_unordered(16)
+        .collect::<Vec<_>>()
+        .await;
+    done.extend(results.into_iter().flatten());
 }

@@ -64,6 +64,14 @@ fn unsafe_uid() -> u32 {
         .unwrap_or(0)
 }
 
+/// The first of the harness's ports (same default as tests/harness/harness.py).
+pub fn port_base() -> u16 {
+    std::env::var("HMC_HARNESS_PORT_BASE")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .unwrap_or(17000)
+}
+
 pub fn logs_hint() -> String {
     format!("harness logs: {}", harness_dir().join("logs").display())
 }

@@ -923,7 +923,8 @@ def cmd_peer(args) -> None:
     Sveltos' addon controller in push mode (no agents, no webhooks), with
     its CRDs and libsveltos'. Started after Cluster API's and Flux's CRDs
     are established, as it stops itself when they appear later. Built on
-    demand (`build sveltos`); `down` stops it with the rest."""
+    demand (`build sveltos`); `down` stops it with the rest. Started again
+    when `flags` differ from those it runs with."""
     if args.name != "sveltos":
         die(f"no peer {args.name}; the peer is sveltos")
     mgmt = clusters()[0]
@@ -944,6 +945,7 @@ def cmd_peer(args) -> None:
         "--insecure-diagnostics",
         "--report-mode=0",
         "--agent-in-mgmt-cluster=false",
+        *args.flags,
     ], {"NAMESPACE": SVELTOS_NAMESPACE}, restart_if_changed=True)
     wait_for("Sveltos /readyz", lambda: http_ok(f"http://127.0.0.1:{SVELTOS_HEALTH}/readyz"), 120)
     log("sveltos addon-controller running")
@@ -972,6 +974,8 @@ def main() -> None:
     bld.set_defaults(fn=cmd_build)
     peer = sub.add_parser("peer", help="start a peer beside the harness, for the peers benchmark")
     peer.add_argument("name", help="sveltos")
+    peer.add_argument("flags", nargs=argparse.REMAINDER,
+                      help="more flags for it (e.g. --concurrent-reconciles=4); started again when they change")
     peer.set_defaults(fn=cmd_peer)
     sub.add_parser("up", help="start everything (idempotent)").set_defaults(fn=cmd_up)
     down = sub.add_parser("down", help="stop what up started")
