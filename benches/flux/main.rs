@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
@@ -256,25 +256,7 @@ async fn run_once(n: usize, k: usize) -> Run {
     // namespaces with what Helm installed there.
     let (status, _) = engine.terminate().await;
     assert!(status.success(), "the engine exited with {status}");
-    let list = releases
-        .list_metadata(&ListParams::default())
-        .await
-        .unwrap();
-    futures::stream::iter(list.items)
-        .for_each_concurrent(32, |r| {
-            let releases = &releases;
-            async move {
-                let patch = json!({"metadata": {"finalizers": null}});
-                let _ = releases
-                    .patch(
-                        &r.name_any(),
-                        &PatchParams::default(),
-                        &Patch::Merge(&patch),
-                    )
-                    .await;
-            }
-        })
-        .await;
+    common::let_go_of_releases(&client, &ns).await;
     test_ns.cleanup_and_wait(Duration::from_secs(600)).await;
     for child in 1..=CHILDREN {
         let child_client = common::child(child).await;
@@ -292,11 +274,6 @@ async fn run_once(n: usize, k: usize) -> Run {
         secs,
         spread: spread.into_iter().collect(),
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -341,7 +318,7 @@ async fn main() {
                 .collect();
             println!(
                 "median N = {n}, {k} shard(s): {:.1} s over {} run(s)",
-                median(times.clone()),
+                common::median(times.clone()),
                 times.len()
             );
         }

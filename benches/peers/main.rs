@@ -174,11 +174,6 @@ async fn phase(
     (secs, spent)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let options = options();
@@ -296,8 +291,8 @@ fn report(measured: &[Measured]) {
                 (
                     *tool,
                     (
-                        median(ms.iter().map(|m| m.secs).collect()),
-                        median(ms.iter().map(|m| m.cpu()).collect()),
+                        common::median(ms.iter().map(|m| m.secs).collect()),
+                        common::median(ms.iter().map(|m| m.cpu()).collect()),
                     ),
                 )
             })

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
-use kube::{Client, ResourceExt};
+use kube::Client;
 use serde_json::json;
 
 use hmc_tui::api::{ClusterTemplate, ManagedCluster, TemplateRollout};
@@ -414,22 +414,7 @@ impl Fleet {
             let (status, _) = engine.terminate().await;
             assert!(status.success(), "the engine exited with {status}");
         }
-        // The cluster releases let go of Flux's finalizer: nothing needs
-        // uninstalling from the management cluster, the namespace goes.
-        let releases: Api<hmc_tui::flux::HelmRelease> =
-            Api::namespaced(self.client.clone(), &self.ns);
-        if let Ok(list) = releases.list_metadata(&ListParams::default()).await {
-            for r in list.items {
-                let patch = json!({"metadata": {"finalizers": null}});
-                let _ = releases
-                    .patch(
-                        &r.name_any(),
-                        &PatchParams::default(),
-                        &Patch::Merge(&patch),
-                    )
-                    .await;
-            }
-        }
+        common::let_go_of_releases(&self.client, &self.ns).await;
         if let Some(ns) = self.test_ns.take() {
             ns.cleanup_and_wait(Duration::from_secs(600)).await;
         }

@@ -64,6 +64,40 @@ fn unsafe_uid() -> u32 {
         .unwrap_or(0)
 }
 
+/// The middle value of a benchmark's runs (the upper one of an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A benchmark's quick teardown: the releases of `ns` let go of Flux's
+/// finalizer, so that the namespace goes without Flux uninstalling
+/// anything; what Helm installed in the children goes with their
+/// namespaces.
+pub async fn let_go_of_releases(client: &Client, ns: &str) {
+    let releases: Api<hmc_tui::flux::HelmRelease> = Api::namespaced(client.clone(), ns);
+    let Ok(list) = releases
+        .list_metadata(&kube::api::ListParams::default())
+        .await
+    else {
+        return;
+    };
+    futures::StreamExt::for_each_concurrent(futures::stream::iter(list.items), 32, |r| {
+        let releases = &releases;
+        async move {
+            let patch = serde_json::json!({"metadata": {"finalizers": null}});
+            let _ = releases
+                .patch(
+                    &kube::ResourceExt::name_any(&r),
+                    &PatchParams::default(),
+                    &Patch::Merge(&patch),
+                )
+                .await;
+        }
+    })
+    .await;
+}
+
 /// The first of the harness's ports (same default as tests/harness/harness.py).
 pub fn port_base() -> u16 {
     std::env::var("HMC_HARNESS_PORT_BASE")
