@@ -201,7 +201,7 @@ async fn main() {
                     fleet.configure(tool, mode).await;
                     for p in Phase::ALL {
                         let (secs, spent) = phase(&fleet, &releases, tool, mode, p).await;
-                        measured.push(Measured {
+                        let m = Measured {
                             n,
                             mode,
                             run,
@@ -209,7 +209,10 @@ async fn main() {
                             phase: p,
                             secs,
                             spent,
-                        });
+                        };
+                        // Each row as it comes, so that a run cut short keeps them.
+                        progress(&row(&m));
+                        measured.push(m);
                     }
                 }
             }
@@ -241,33 +244,38 @@ async fn overrides_said(fleet: &Fleet) {
     );
 }
 
+/// One phase as a row of the report's first table.
+fn row(m: &Measured) -> String {
+    let each = |f: fn(&Spent) -> String| {
+        m.spent
+            .iter()
+            .map(|s| format!("{} {}", s.name, f(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "| {} | {} | {} | {} | {} | {:.1} s | {:.1} ({}) | {} | {:.0} ({}) |",
+        m.n,
+        m.mode.name(),
+        m.run,
+        m.tool.name(),
+        m.phase.name(),
+        m.secs,
+        m.cpu(),
+        each(|s| format!("{:.1}", s.cpu_secs)),
+        each(|s| format!("{:.0}", s.peak_mib)),
+        m.requests(),
+        each(|s| format!("{:.0}", s.requests)),
+    )
+}
+
 fn report(measured: &[Measured]) {
     println!(
         "| N | mode | run | tool | phase | to the last cluster | CPU s | peak MiB | API requests |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for m in measured {
-        let each = |f: fn(&Spent) -> String| {
-            m.spent
-                .iter()
-                .map(|s| format!("{} {}", s.name, f(s)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        println!(
-            "| {} | {} | {} | {} | {} | {:.1} s | {:.1} ({}) | {} | {:.0} ({}) |",
-            m.n,
-            m.mode.name(),
-            m.run,
-            m.tool.name(),
-            m.phase.name(),
-            m.secs,
-            m.cpu(),
-            each(|s| format!("{:.1}", s.cpu_secs)),
-            each(|s| format!("{:.0}", s.peak_mib)),
-            m.requests(),
-            each(|s| format!("{:.0}", s.requests)),
-        );
+        println!("{}", row(m));
     }
     // Medians side by side, and hmc-tui's time and CPU as a share of
     // Sveltos'.
