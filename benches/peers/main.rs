@@ -118,6 +118,9 @@ impl Measured {
     fn requests(&self) -> f64 {
         self.spent.iter().map(|s| s.requests).sum()
     }
+    fn to_children(&self) -> f64 {
+        self.spent.iter().map(|s| s.to_children).sum()
+    }
 }
 
 /// Takes `tool` through one phase on `fleet` and measures it.
@@ -254,7 +257,7 @@ fn row(m: &Measured) -> String {
             .join(", ")
     };
     format!(
-        "| {} | {} | {} | {} | {} | {:.1} s | {:.1} ({}) | {} | {:.0} ({}) |",
+        "| {} | {} | {} | {} | {} | {:.1} s | {:.1} ({}) | {} | {:.0} ({}; {:.0} to the children) |",
         m.n,
         m.mode.name(),
         m.run,
@@ -266,6 +269,7 @@ fn row(m: &Measured) -> String {
         each(|s| format!("{:.0}", s.peak_mib)),
         m.requests(),
         each(|s| format!("{:.0}", s.requests)),
+        m.to_children(),
     )
 }
 

@@ -33,6 +33,9 @@ impl Process {
 struct Reading {
     cpu_ticks: u64,
     requests: f64,
+    /// Of those, the ones sent to the child clusters (client-go's counter
+    /// names each request's host; the engine's sends none there).
+    to_children: f64,
 }
 
 /// What one process spent over a phase.
@@ -42,6 +45,7 @@ pub struct Spent {
     pub cpu_secs: f64,
     pub peak_mib: f64,
     pub requests: f64,
+    pub to_children: f64,
 }
 
 /// Counters of a tool's processes from the start of a phase.
@@ -73,6 +77,7 @@ impl Meter {
                     / ticks_per_second(),
                 peak_mib: peak_kib(p.pid) as f64 / 1024.0,
                 requests: now.requests - before.requests,
+                to_children: now.to_children - before.to_children,
             });
         }
         spent
@@ -87,7 +92,24 @@ async fn read(p: &Process) -> Reading {
     Reading {
         cpu_ticks: cpu_ticks(p.pid),
         requests: hmc_tui::engine::metrics::metric(&text, p.metrics.1).unwrap_or(0.0),
+        to_children: to_children(&text, p.metrics.1),
     }
+}
+
+/// The samples of counter `name` whose `host` is one of the children's API
+/// servers, summed.
+fn to_children(text: &str, name: &str) -> f64 {
+    let children: Vec<String> = (1..=super::tools::CHILDREN)
+        .map(|i| {
+            let (host, port) = super::common::capi::child_endpoint(i);
+            format!("host=\"{host}:{port}\"")
+        })
+        .collect();
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")))
+        .filter(|l| children.iter().any(|c| l.contains(c.as_str())))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum()
 }
 
 /// User and system time of `pid`, in clock ticks.
