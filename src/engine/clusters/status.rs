@@ -177,7 +177,7 @@ fn idle_note(mc: &ManagedCluster, given: &Given) -> String {
         [] => String::new(),
         names => format!(
             "; {} {} no service of cluster template {} and {} no service template, so {} nothing",
-            names.join(", "),
+            named(names),
             if names.len() == 1 {
                 "overrides"
             } else {
@@ -193,6 +193,19 @@ fn idle_note(mc: &ManagedCluster, given: &Given) -> String {
         ),
     }
 }
+
+/// At most [`IDLE_NAMES_SHOWN`] names, then how many more: a cluster may
+/// have hundreds of entries, and the condition's message stays short.
+fn named(names: &[&str]) -> String {
+    match names.len().checked_sub(IDLE_NAMES_SHOWN) {
+        Some(more) if more > 0 => {
+            format!("{} and {more} more", names[..IDLE_NAMES_SHOWN].join(", "))
+        }
+        _ => names.join(", "),
+    }
+}
+
+const IDLE_NAMES_SHOWN: usize = 5;
 
 /// Clusters whose safety-net looks come at the base intervals; a larger
 /// fleet stretches them in proportion.
@@ -261,6 +274,16 @@ pub(super) fn status_with(mc: &ManagedCluster, desired: &[Cond]) -> ManagedClust
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn idle_entries_are_named_up_to_five() {
+        assert_eq!(named(&["a", "b"]), "a, b");
+        assert_eq!(named(&["a", "b", "c", "d", "e"]), "a, b, c, d, e");
+        assert_eq!(
+            named(&["a", "b", "c", "d", "e", "f", "g"]),
+            "a, b, c, d, e and 2 more"
+        );
+    }
     use crate::api::ServiceStatus;
 
     fn installing() -> ManagedClusterStatus {
