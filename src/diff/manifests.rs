@@ -321,5 +321,4 @@ fn add(out: &mut Proposal, object: Proposed, origin: Origin) {
 }
 
 #[cfg(test)]
-#[path = "manifests_tests.rs"]
 mod tests;

@@ -297,5 +297,4 @@ pub fn render(report: &Report, format: Format, colours: Colours) -> String {
 }
 
 #[cfg(test)]
-#[path = "report_tests.rs"]
 mod tests;

@@ -437,5 +437,4 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
 }
 
 #[cfg(test)]
-#[path = "rollouts_tests.rs"]
 mod tests;

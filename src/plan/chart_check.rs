@@ -770,5 +770,4 @@ fn shown(v: &Value) -> String {
 }
 
 #[cfg(test)]
-#[path = "chart_check_tests.rs"]
 mod tests;

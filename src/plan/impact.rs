@@ -633,5 +633,4 @@ pub fn headline(impacts: &[ServiceImpact]) -> String {
 }
 
 #[cfg(test)]
-#[path = "impact_tests.rs"]
 mod tests;

@@ -34,5 +34,4 @@ pub use self::steps::{Health, Note, advance, needs_approval, summarize};
 pub use self::waves::{Candidate, PlannedWave, candidates, plan, plan_waves};
 
 #[cfg(test)]
-#[path = "rollout_tests.rs"]
 mod tests;

@@ -334,5 +334,4 @@ pub fn mask_change(change: &Change) -> Change {
 }
 
 #[cfg(test)]
-#[path = "safe_text_tests.rs"]
 mod tests;

@@ -9,7 +9,7 @@
 //! fields are filled only when the same calls parse them). This module is
 //! that reading, written from Masterminds/semver's `version.go` and
 //! `constraints.go` at commit 71f2b39 (v3.4.0 and six commits, April 2026),
-//! with its test tables ported in `semver_constraint_tests.rs`:
+//! with its test tables ported in `semver_constraint/tests.rs`:
 //!
 //! - A version is `NewVersion`'s loose form: an optional lowercase `v`, one
 //!   to three numbers (a missing minor or patch is 0, leading zeros are
@@ -709,5 +709,4 @@ fn range_at(b: &[u8], p: usize) -> Option<(usize, Range<usize>, Range<usize>)> {
 }
 
 #[cfg(test)]
-#[path = "semver_constraint_tests.rs"]
 mod tests;

@@ -493,5 +493,4 @@ pub fn to_yaml(value: &Value) -> String {
 }
 
 #[cfg(test)]
-#[path = "values_tests.rs"]
 mod tests;
