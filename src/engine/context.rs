@@ -15,8 +15,7 @@ use crate::store::Stores;
 
 /// The one field manager for everything the engine writes.
 pub const FIELD_MANAGER: &str = "hmc-tui";
-/// The `reportingController` of the engine's Events.
-pub const REPORTER: &str = "hmc-tui";
+pub use crate::api::names::REPORTER;
 
 /// Tunables of the engine.
 #[derive(Clone, Debug)]

@@ -21,11 +21,13 @@ use super::downloads::{DOWNLOAD_RETRY, NAMESPACE_TURNS, TURN_RETRY};
 use super::error::{Error, Result};
 use super::finalizer;
 use super::held_sources::{self, Held};
-use super::releases::{TemplateKind, chart_sources, source_name, template_label};
+use super::releases::chart_sources;
+use crate::api::names::{TemplateKind, source_name, template_label};
 use crate::api::{
     ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
     ServicesRevision, SourceHold, SourceHoldReason, TemplateService, TemplateStatus, labels,
 };
+use crate::flux::words::is_fetching;
 use crate::flux::{self, SourceStatus};
 use crate::flux::{HelmRepository, REQUESTED_AT};
 use crate::plan::order::{Node, dependency_problems};
@@ -285,12 +287,6 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
     Ok(Action::requeue(
         retry_in.unwrap_or(Duration::from_secs(secs).min(every)),
     ))
-}
-
-/// Whether a template's validation error only says its chart is still
-/// being fetched (see `flux::words`): it waits, nothing failed.
-pub fn is_fetching(why: &str) -> bool {
-    why.starts_with("fetching")
 }
 
 /// A template still in use keeps its finalizer and says who uses it.
