@@ -222,13 +222,13 @@ pub async fn reconcile<T: Template>(obj: Arc<T>, ctx: Arc<Context>) -> Result<Ac
 }
 
 async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
-    if obj.meta().deletion_timestamp.is_some() {
-        return cleanup(obj, ctx).await;
-    }
-    if !finalizer::has(obj) {
-        finalizer::add(ctx, obj).await?;
-        return Ok(Action::await_change());
-    }
+    let apply = async |obj: &T| apply(obj, ctx).await;
+    let cleanup = async |obj: &T| cleanup(obj, ctx).await;
+    finalizer::guarded(ctx, obj, None, apply, cleanup).await
+}
+
+/// A template that is not being deleted and holds our finalizer.
+async fn apply<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
     let spec_problem = obj.spec_problem();
     let Checked { chart, retry_in } = match &spec_problem {
         // Invalid as the API server would have found it: nothing is fetched
