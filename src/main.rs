@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use color_eyre::eyre::Result;
 use tokio_util::sync::CancellationToken;
 
@@ -10,148 +10,9 @@ use hmc_tui::engine::{self, Context, Counters, EngineOptions};
 use hmc_tui::startup::{self, UserError};
 use hmc_tui::store::{Scope, Stores};
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "hmc-tui",
-    version,
-    about = "Services for the clusters made from templates"
-)]
-struct Cli {
-    /// Run the engine headless, without a terminal.
-    #[arg(long)]
-    reconcile: bool,
-    /// Path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, global = true)]
-    kubeconfig: Option<std::path::PathBuf>,
-    /// Kubeconfig context to use; the console takes several, comma
-    /// separated (`--context a,b,c`), and shows them side by side.
-    #[arg(long, global = true)]
-    context: Option<String>,
-    /// Only this namespace (default: all namespaces).
-    #[arg(short, long, global = true)]
-    namespace: Option<String>,
-    /// Watch all namespaces (the default).
-    #[arg(short = 'A', long, conflicts_with = "namespace")]
-    all_namespaces: bool,
-    /// Console: do not run the engine in-process; only look.
-    #[arg(long)]
-    no_engine: bool,
-    /// Console: run the engine in-process even on a cluster where the
-    /// engine is installed (its Deployment, or a Lease an engine that is
-    /// not a console holds or held in the last 10 minutes), or where that
-    /// cannot be read. Without it the console only observes there. It
-    /// then competes for the lease, and leads once the installed engine
-    /// lets go of it or stops renewing it. On every context opened. Where
-    /// the chart's lease policy is installed, only the engines' accounts
-    /// may write the Lease: a person's console is refused it there.
-    #[arg(long, conflicts_with_all = ["no_engine", "readonly", "reconcile"])]
-    force_engine: bool,
-    /// Console: never write to the cluster (implies --no-engine).
-    #[arg(long)]
-    readonly: bool,
-    /// Headless: where to serve /healthz, /readyz and /metrics.
-    #[arg(long, default_value = "0.0.0.0:8080", env = "HMC_METRICS_ADDR")]
-    metrics_addr: std::net::SocketAddr,
-    /// The engine: how often each release is looked at again; changes made
-    /// by hand to a service's objects in its cluster are reverted within
-    /// one interval. A duration: 30s, 10m, 1h.
-    #[arg(long, env = "HMC_RELEASE_INTERVAL", default_value = "10m",
-          value_parser = engine::context::release_interval)]
-    release_interval: String,
-    /// The engine: how long deleting a cluster waits for its services to be
-    /// uninstalled from a child cluster that does not answer before its
-    /// Deleting condition says so. A duration: 30s, 5m.
-    #[arg(long, env = "HMC_DELETION_TIMEOUT", default_value = engine::context::DELETION_TIMEOUT,
-          value_parser = engine::context::deletion_timeout)]
-    deletion_timeout: std::time::Duration,
-    /// The engine: how long a chart repository is given to answer one fetch
-    /// of its index, unless its template sets repository.timeout. A
-    /// repository that does not answer holds a worker of the source
-    /// controller this long, then waits (suspended) for its next try.
-    /// A duration from 1s to 5m.
-    #[arg(long, env = "HMC_SOURCE_TIMEOUT", default_value = engine::context::SOURCE_TIMEOUT,
-          value_parser = engine::context::source_timeout)]
-    source_timeout: String,
-    /// The engine: how many of one namespace's chart repositories may be
-    /// fetched for the first time, or again after a failure, at once; the
-    /// rest wait their turn, so that no namespace holds more workers of the
-    /// source controller than this. Keep it below the source controller's
-    /// --concurrent (2 by default).
-    #[arg(long, env = "HMC_SOURCE_SHARE", default_value_t = 1,
-          value_parser = clap::value_parser!(u16).range(1..))]
-    source_share: u16,
-    /// Namespace of the default chart repository: where a template that
-    /// names no repository takes its chart from, as in hmc.
-    #[arg(long, default_value = engine::context::SYSTEM_NAMESPACE, env = "HMC_SYSTEM_NAMESPACE")]
-    system_namespace: String,
-    /// Name of the default chart repository in the system namespace.
-    #[arg(long, default_value = engine::context::DEFAULT_REPOSITORY, env = "HMC_DEFAULT_REPOSITORY")]
-    default_repository: String,
-    /// The engine: the shard keys of the release controller, comma-separated
-    /// (shard1,shard2). Each cluster's releases are labelled with one key,
-    /// the same for all of a cluster's releases, picked by a stable hash
-    /// of its namespace and name; adding or removing a key moves only the
-    /// clusters of that key. Empty (the default): no shard label.
-    #[arg(long, env = "HMC_SHARDS", value_name = "KEYS", default_value = "",
-          hide_default_value = true, value_parser = hmc_tui::plan::shard::keys)]
-    shards: hmc_tui::plan::shard::Keys,
-    /// The engine: the most bytes a rollout's status may take. It lists
-    /// every cluster of the template, and the API server stores an object
-    /// in one etcd request (etcd's --max-request-bytes, 1.5 MiB by default):
-    /// past this, the clusters' reasons are left out, and a rollout that
-    /// still does not fit stops with a StatusTooLarge Event.
-    #[arg(long, env = "HMC_MAX_ROLLOUT_STATUS_BYTES", value_name = "BYTES",
-          default_value_t = hmc_tui::plan::rollout::MAX_STATUS_BYTES)]
-    max_rollout_status_bytes: usize,
-    /// Console theme: default, light, high-contrast, or a path to a .yaml
-    /// file. Wins over `theme:` in ~/.config/hmc-tui/config.yaml.
-    #[arg(long, env = "HMC_TUI_THEME")]
-    theme: Option<String>,
-    /// Console: quit right after the first full frame and print when the
-    /// first frame with rows came (from the first pages), how long the
-    /// stores took to sync and the full frame to come (for measuring).
-    #[arg(long, hide = true)]
-    exit_after_first_frame: bool,
-    #[command(subcommand)]
-    command: Option<Command>,
-}
+use cli::{Cli, Command};
 
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Print the CustomResourceDefinitions as YAML.
-    Crds,
-    /// Print the shell completion script for SHELL.
-    Completions {
-        /// bash, zsh, fish, elvish or powershell.
-        shell: clap_complete::Shell,
-    },
-    /// Print the console's effective keymap: every table, action and key,
-    /// with the remapping of ~/.config/hmc-tui/config.yaml applied.
-    Keys,
-    /// Show what applying manifests would do to the fleet, cluster by
-    /// cluster, before they are applied: values that change, clusters that
-    /// keep their own, services installed, removed or blocked, and the
-    /// rollout's waves. Reads the management cluster; writes nothing.
-    /// Exit status as `kubectl diff`: 0 no change, 1 changes, 2 an error.
-    Diff {
-        /// A manifest file, a directory of them, or `-` for standard
-        /// input; several YAML documents per file. Repeatable.
-        #[arg(short = 'f', long = "filename", required = true)]
-        files: Vec<String>,
-        /// Read directories' folders too.
-        #[arg(short = 'R', long)]
-        recursive: bool,
-        /// text (coloured on a terminal), json (shape hmc-tui.diff/v1) or
-        /// markdown (for a pull-request comment).
-        #[arg(short = 'o', long, value_enum, default_value = "text")]
-        output: hmc_tui::diff::report::Format,
-    },
-    /// Print one of the book's generated reference pages (cli, crds, keys,
-    /// metrics), or `write` them all under docs/src/reference/ (run from
-    /// the repository's root).
-    #[command(hide = true)]
-    Docs { page: String },
-}
+mod cli;
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -197,7 +58,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
             output,
         }) => {
             // As `kubectl diff`: anything that stops the plan exits 2.
-            let code = match diff(&cli, files, recursive, output).await {
+            let code = match diff(&cli, &Kubeconfig::read(&cli), files, recursive, output).await {
                 Ok(code) => code,
                 Err(report) => {
                     match report.downcast_ref::<UserError>() {
@@ -209,8 +70,8 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<()> {
             };
             std::process::exit(code)
         }
-        None if cli.reconcile => reconcile(&cli).await,
-        None => console(&cli, &more_contexts, started).await,
+        None if cli.reconcile => reconcile(&cli, &Kubeconfig::read(&cli)).await,
+        None => console(&cli, &Kubeconfig::read(&cli), &more_contexts, started).await,
     }
 }
 
@@ -245,13 +106,14 @@ fn split_contexts(mut cli: Cli) -> Result<(Cli, Vec<String>)> {
 /// status to leave with.
 async fn diff(
     cli: &Cli,
+    kubeconfig: &Kubeconfig,
     files: &[String],
     recursive: bool,
     output: hmc_tui::diff::report::Format,
 ) -> Result<i32> {
     use hmc_tui::diff::{self, report};
     use std::io::IsTerminal;
-    let config = config(cli).await?;
+    let config = config(cli, kubeconfig).await?;
     let namespace = cli
         .namespace
         .clone()
@@ -311,14 +173,19 @@ fn settings() -> Option<hmc_tui::tui::config::Config> {
     }
 }
 
-async fn console(cli: &Cli, more_contexts: &[String], started: std::time::Instant) -> Result<()> {
+async fn console(
+    cli: &Cli,
+    kubeconfig: &Kubeconfig,
+    more_contexts: &[String],
+    started: std::time::Instant,
+) -> Result<()> {
     use hmc_tui::tui::config;
     let settings = settings();
     let theme = hmc_tui::tui::Theme::load(&config::choose_theme(
         cli.theme.as_deref(),
         settings.as_ref(),
     ))?;
-    let config = config(cli).await?;
+    let config = config(cli, kubeconfig).await?;
     let cluster = config
         .cluster_url
         .to_string()
@@ -328,13 +195,13 @@ async fn console(cli: &Cli, more_contexts: &[String], started: std::time::Instan
     // under --readonly, or on a context the settings make read-only, it
     // refuses every write before sending it.
     let readonly_contexts = hmc_tui::tui::config::readonly_contexts(settings.as_ref());
-    let readonly_here = cli.readonly || readonly_contexts.contains(&context_name(cli));
+    let readonly_here = cli.readonly || readonly_contexts.contains(&context_name(cli, kubeconfig));
     let access = engine::read_only::Access::from_readonly(readonly_here);
     let client = engine::requests::counted_client(config.clone(), Default::default(), access)?;
     hmc_tui::tui::run(hmc_tui::tui::TuiOptions {
         client,
         config,
-        context: context_name(cli),
+        context: context_name(cli, kubeconfig),
         more_contexts: more_contexts.to_vec(),
         cluster,
         namespace: if cli.all_namespaces {
@@ -350,7 +217,7 @@ async fn console(cli: &Cli, more_contexts: &[String], started: std::time::Instan
         theme,
         keymap: hmc_tui::tui::config::keymap(settings.as_ref()),
         readonly: cli.readonly,
-        kubeconfig_user: kubeconfig_user(cli),
+        kubeconfig_user: kubeconfig_user(cli, kubeconfig),
         kubeconfig: cli.kubeconfig.clone(),
         favourites: hmc_tui::tui::config::favourites(settings.as_ref()),
         readonly_contexts,
@@ -377,13 +244,29 @@ fn engine_options(cli: &Cli) -> EngineOptions {
     }
 }
 
+/// The kubeconfig, read once for the commands that connect: `--kubeconfig`,
+/// else `$KUBECONFIG` or `~/.kube/config`. The connection, the context's
+/// name and its user all come from this one reading.
+struct Kubeconfig(std::result::Result<kube::config::Kubeconfig, kube::config::KubeconfigError>);
+
+impl Kubeconfig {
+    fn read(cli: &Cli) -> Self {
+        Self(match &cli.kubeconfig {
+            Some(path) => kube::config::Kubeconfig::read_from(path),
+            None => kube::config::Kubeconfig::read(),
+        })
+    }
+
+    /// The file, when it could be read.
+    fn file(&self) -> Option<&kube::config::Kubeconfig> {
+        self.0.as_ref().ok()
+    }
+}
+
 /// The user of the kubeconfig context in use: the name the console's
 /// requests carry when the API server cannot say who it is.
-fn kubeconfig_user(cli: &Cli) -> Option<String> {
-    let kubeconfig = match &cli.kubeconfig {
-        Some(path) => kube::config::Kubeconfig::read_from(path).ok(),
-        None => kube::config::Kubeconfig::read().ok(),
-    }?;
+fn kubeconfig_user(cli: &Cli, kubeconfig: &Kubeconfig) -> Option<String> {
+    let kubeconfig = kubeconfig.file()?;
     let context = cli
         .context
         .clone()
@@ -397,38 +280,37 @@ fn kubeconfig_user(cli: &Cli) -> Option<String> {
 }
 
 /// The kubeconfig context in use, for the console's header.
-fn context_name(cli: &Cli) -> String {
+fn context_name(cli: &Cli, kubeconfig: &Kubeconfig) -> String {
     if let Some(context) = &cli.context {
         return context.clone();
     }
-    let kubeconfig = match &cli.kubeconfig {
-        Some(path) => kube::config::Kubeconfig::read_from(path).ok(),
-        None => kube::config::Kubeconfig::read().ok(),
-    };
     kubeconfig
-        .and_then(|k| k.current_context)
+        .file()
+        .and_then(|k| k.current_context.clone())
         .unwrap_or_else(|| "in-cluster".into())
 }
 
-async fn config(cli: &Cli) -> Result<kube::Config> {
+async fn config(cli: &Cli, kubeconfig: &Kubeconfig) -> Result<kube::Config> {
     let options = kube::config::KubeConfigOptions {
         context: cli.context.clone(),
         ..Default::default()
     };
-    let kubeconfig = match &cli.kubeconfig {
-        Some(path) => Some(kube::config::Kubeconfig::read_from(path).map_err(|e| {
-            startup::bad_kubeconfig(&format!("cannot read {}: {}", path.display(), words(&e)))
-        })?),
-        None if cli.context.is_some() => Some(
-            kube::config::Kubeconfig::read().map_err(|e| startup::bad_kubeconfig(&words(&e)))?,
-        ),
-        None => None,
-    };
-    let config = match kubeconfig {
-        Some(kc) => {
+    let config = match (&kubeconfig.0, &cli.kubeconfig) {
+        (Err(e), Some(path)) => {
+            return Err(startup::bad_kubeconfig(&format!(
+                "cannot read {}: {}",
+                path.display(),
+                words(e)
+            ))
+            .into());
+        }
+        (Err(e), None) if cli.context.is_some() => {
+            return Err(startup::bad_kubeconfig(&words(e)).into());
+        }
+        (Ok(kc), _) if cli.kubeconfig.is_some() || cli.context.is_some() => {
             let contexts: Vec<String> = kc.contexts.iter().map(|c| c.name.clone()).collect();
             let current = kc.current_context.clone();
-            kube::Config::from_custom_kubeconfig(kc, &options)
+            kube::Config::from_custom_kubeconfig(kc.clone(), &options)
                 .await
                 .map_err(|e| match (&e, &cli.context) {
                     (kube::config::KubeconfigError::LoadContext(_), Some(wanted))
@@ -439,10 +321,9 @@ async fn config(cli: &Cli) -> Result<kube::Config> {
                     _ => startup::bad_kubeconfig(&words(&e)),
                 })?
         }
-        None => kube::Config::infer().await.map_err(|e| {
+        (read, _) => inferred(read).await.map_err(|why| {
             startup::bad_kubeconfig(&format!(
-                "no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster ({})",
-                words(&e)
+                "no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster ({why})"
             ))
         })?,
     };
@@ -451,10 +332,48 @@ async fn config(cli: &Cli) -> Result<kube::Config> {
     Ok(engine::requests::with_timeouts(config))
 }
 
+/// What `kube::Config::infer` makes, from the kubeconfig already read: its
+/// current context, else the pod's service account; `Err` says why
+/// neither, in `infer`'s words.
+async fn inferred(
+    read: &std::result::Result<kube::config::Kubeconfig, kube::config::KubeconfigError>,
+) -> std::result::Result<kube::Config, String> {
+    let failed;
+    let kubeconfig_error = match read {
+        Ok(kc) => match kube::Config::from_custom_kubeconfig(kc.clone(), &Default::default()).await
+        {
+            Ok(mut config) => {
+                config.apply_debug_overrides();
+                return Ok(config);
+            }
+            Err(e) => {
+                failed = e;
+                &failed
+            }
+        },
+        Err(e) => e,
+    };
+    match kube::Config::incluster() {
+        Ok(mut config) => {
+            config.apply_debug_overrides();
+            Ok(config)
+        }
+        Err(in_cluster) => Err(words_from(
+            format!(
+                "failed to infer config: in-cluster: ({in_cluster}), kubeconfig: ({kubeconfig_error})"
+            ),
+            Some(kubeconfig_error),
+        )),
+    }
+}
+
 /// An error and its causes on one line, each said once.
 fn words(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
+    words_from(error.to_string(), error.source())
+}
+
+/// `text`, then each cause from `source` on that it does not say yet.
+fn words_from(mut text: String, mut source: Option<&dyn std::error::Error>) -> String {
     while let Some(e) = source {
         let more = e.to_string();
         if !text.contains(&more) {
@@ -465,7 +384,7 @@ fn words(error: &dyn std::error::Error) -> String {
     text
 }
 
-async fn reconcile(cli: &Cli) -> Result<()> {
+async fn reconcile(cli: &Cli, kubeconfig: &Kubeconfig) -> Result<()> {
     tracing_subscriber::fmt()
         .json()
         .with_env_filter(
@@ -474,14 +393,14 @@ async fn reconcile(cli: &Cli) -> Result<()> {
         )
         .init();
     let counters = Arc::new(Counters::default());
-    let config = config(cli).await?;
+    let config = config(cli, kubeconfig).await?;
     let target = startup::Target {
         cluster: config
             .cluster_url
             .to_string()
             .trim_end_matches('/')
             .to_string(),
-        context: context_name(cli),
+        context: context_name(cli, kubeconfig),
     };
     // Two clients: the engine's, whose writes leave only while its lease is
     // known to be held (the fence), and the lease's own, which takes and

@@ -13,15 +13,22 @@
 //! The import graph: its nodes are the library's module files; there is an
 //! edge A → B when A names a path that resolves into module B: `use crate::…`,
 //! `use super::…`, `use self::…` (use trees expanded), and the same paths
-//! written inline in code. A path resolves to the deepest module file that
-//! exists (`src/x/y.rs` or `src/x/y/mod.rs`): `crate::engine::Context` is in
-//! `engine/mod.rs`, `crate::engine::apply::delete` in `engine/apply.rs`.
-//! Comments (doc links too) and string literals are not code. A parent's
-//! `mod child;` is not an edge, nor is a bare path such as `child::f()`.
-//! Paths inside inline modules are resolved as if written at the file's top.
+//! written inline in code. A path that starts with a child module the file
+//! declares (`mod child;`) is read as `self::child::…`: a re-export such as
+//! `pub use context::Context;` in `engine/mod.rs`, or a call `child::f()`,
+//! is an edge to the child's file, so that a loop through a parent's
+//! re-exports is seen (`engine/a.rs` → `engine/mod.rs` through
+//! `use super::X`, then on to the child that defines `X`). A path resolves
+//! to the deepest module file that exists (`src/x/y.rs` or
+//! `src/x/y/mod.rs`): `crate::engine::Context` is in `engine/mod.rs`,
+//! `crate::engine::apply::delete` in `engine/apply.rs`. Comments (doc links
+//! too) and string literals are not code. A parent's `mod child;` itself is
+//! not an edge. Paths inside inline modules are resolved as if written at
+//! the file's top.
 //! `src/main.rs` is the binary's own crate: it reaches the library as
 //! `hmc_tui::…`, which no library file can name back, so only its size is
-//! checked.
+//! checked; so are the modules it declares (`mod cli;` in `main.rs`:
+//! `src/cli.rs`), which are the binary's too.
 //!
 //! Pure: it reads files and nothing else; no cluster is needed.
 
@@ -49,6 +56,8 @@ struct Module {
     code: Vec<String>,
     /// Child modules this file declares behind `#[cfg(test)]`.
     test_children: BTreeSet<String>,
+    /// Child modules this file declares outside test code (`mod child;`).
+    children: BTreeSet<String>,
     /// Its lines, blank and comment lines included, test items left out.
     lines: usize,
 }
@@ -70,16 +79,36 @@ fn test_by_name(path: &str) -> bool {
     file == "tests.rs" || file.ends_with("_tests.rs") || path.split('/').any(|p| p == "tests")
 }
 
+/// The binary's files: `main.rs` and the modules it declares, with every
+/// file below them.
+fn binary_files(sources: &[Source]) -> BTreeSet<String> {
+    let Some(main) = sources.iter().find(|s| s.path == "main.rs") else {
+        return BTreeSet::new();
+    };
+    let own: BTreeSet<String> = code_of(&main.text)
+        .lines
+        .iter()
+        .filter_map(|l| declared_module(l))
+        .collect();
+    sources
+        .iter()
+        .map(|s| s.path.clone())
+        .filter(|p| p == "main.rs" || own.contains(top_module(p)))
+        .collect()
+}
+
 fn analyse(sources: &[Source]) -> Vec<Module> {
+    let binary = binary_files(sources);
     let mut modules: Vec<Module> = sources
         .iter()
-        .filter(|s| s.path != "main.rs")
+        .filter(|s| !binary.contains(&s.path))
         .map(|s| {
             let Code {
                 lines: code,
                 test_children,
                 test_lines,
             } = code_of(&s.text);
+            let children = code.iter().filter_map(|l| declared_module(l)).collect();
             Module {
                 path: s.path.clone(),
                 module: module_path(&s.path),
@@ -87,6 +116,7 @@ fn analyse(sources: &[Source]) -> Vec<Module> {
                 lines: s.text.lines().count() - test_lines,
                 code,
                 test_children,
+                children,
             }
         })
         .collect();
@@ -245,19 +275,16 @@ fn is_char_literal(rest: &[char]) -> bool {
     matches!(rest, [_, '\\', ..] | [_, _, '\'', ..])
 }
 
-/// Every `crate::`/`super::`/`self::` path the code names, as segments.
-fn paths_named(code: &str) -> Vec<Vec<String>> {
-    let mut paths = Vec::new();
-    let mut rest_of_code = String::with_capacity(code.len());
-    // Use statements, their trees expanded.
-    let mut text = code;
-    while let Some(at) = find_word(text, "use") {
-        rest_of_code.push_str(&text[..at]);
-        let end = text[at..].find(';').map_or(text.len(), |e| at + e);
-        paths.extend(expand_use_tree(&text[at + 3..end]));
-        text = &text[(end + 1).min(text.len())..];
-    }
-    rest_of_code.push_str(text);
+/// Every `crate::`/`super::`/`self::` path the code names, as segments,
+/// and every path through one of `children` (the file's own child modules),
+/// written as `self::child::…`.
+fn paths_named(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let (uses, rest_of_code) = use_statements(code);
+    let mut paths: Vec<Vec<String>> = uses
+        .iter()
+        .flat_map(|tree| expand_use_tree(tree))
+        .map(|(path, _)| path)
+        .collect();
     // Paths written inline.
     for start in ["crate::", "super::", "self::"] {
         for (at, _) in rest_of_code.match_indices(start) {
@@ -274,13 +301,84 @@ fn paths_named(code: &str) -> Vec<Vec<String>> {
     }
     paths
         .into_iter()
-        .filter(|p| {
-            matches!(
-                p.first().map(String::as_str),
-                Some("crate" | "super" | "self")
-            )
-        })
+        .filter_map(|p| in_crate(p, children))
         .collect()
+}
+
+/// The name a glob import (`use a::*;`) brings in, as [`expand_use_tree`]
+/// tells it.
+const GLOB: &str = "*";
+
+/// What a module file holds, for paths that go through it.
+#[derive(Default)]
+struct Names {
+    /// The names its `use` statements bring in (`use a::b as c;` brings
+    /// `c`), each with the path it names; paths that leave the crate are
+    /// left out.
+    brought_in: BTreeMap<String, Vec<String>>,
+    /// The paths it glob-imports (`pub use a::*;`) within the crate.
+    globs: Vec<Vec<String>>,
+    /// The items it defines (`fn x`, `struct X`, `const X`, …).
+    defined: BTreeSet<String>,
+}
+
+fn names_of(code: &str, children: &BTreeSet<String>) -> Names {
+    let mut names = Names::default();
+    for (path, name) in use_statements(code)
+        .0
+        .iter()
+        .flat_map(|tree| expand_use_tree(tree))
+    {
+        let Some(path) = in_crate(path, children) else {
+            continue;
+        };
+        if name == GLOB {
+            names.globs.push(path);
+        } else {
+            names.brought_in.insert(name, path);
+        }
+    }
+    let words: Vec<&str> = code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for pair in words.windows(2) {
+        let kinds = [
+            "fn", "struct", "enum", "const", "static", "type", "trait", "union", "mod",
+        ];
+        if kinds.contains(&pair[0]) {
+            names.defined.insert(pair[1].to_string());
+        }
+    }
+    names
+}
+
+/// A path as the crate sees it: `crate::…`, `super::…` and `self::…` as they
+/// are, `child::…` as `self::child::…`; `None` for another crate's.
+fn in_crate(path: Vec<String>, children: &BTreeSet<String>) -> Option<Vec<String>> {
+    match path.first().map(String::as_str) {
+        Some("crate" | "super" | "self") => Some(path),
+        Some(child) if children.contains(child) => {
+            Some(std::iter::once("self".to_string()).chain(path).collect())
+        }
+        _ => None,
+    }
+}
+
+/// The trees of the code's `use` statements (`a::{b, c}`), and the code
+/// without them.
+fn use_statements(code: &str) -> (Vec<&str>, String) {
+    let mut trees = Vec::new();
+    let mut rest_of_code = String::with_capacity(code.len());
+    let mut text = code;
+    while let Some(at) = find_word(text, "use") {
+        rest_of_code.push_str(&text[..at]);
+        let end = text[at..].find(';').map_or(text.len(), |e| at + e);
+        trees.push(&text[at + 3..end]);
+        text = &text[(end + 1).min(text.len())..];
+    }
+    rest_of_code.push_str(text);
+    (trees, rest_of_code)
 }
 
 /// Where `word` occurs as a whole word.
@@ -301,13 +399,21 @@ fn segments(path: &str) -> Vec<String> {
         .collect()
 }
 
-/// `crate::a::{b, c::{self, D}}` → `crate::a::b`, `crate::a::c`, `crate::a::c::D`.
-fn expand_use_tree(tree: &str) -> Vec<Vec<String>> {
+/// `crate::a::{b, c::{self, D as E}}` → `crate::a::b`, `crate::a::c`,
+/// `crate::a::c::D`, each with the name it brings in (`b`, `c`, `E`).
+fn expand_use_tree(tree: &str) -> Vec<(Vec<String>, String)> {
     let tree = tree.trim();
     let Some(open) = tree.find('{') else {
-        // `a::b as c`: the alias does not matter.
-        let path = tree.split_whitespace().next().unwrap_or_default();
-        return vec![segments(path)];
+        let mut words = tree.split_whitespace();
+        let written = words.next().unwrap_or_default();
+        let path = segments(written);
+        let alias = match (words.next(), words.next()) {
+            _ if written.ends_with('*') => Some(GLOB.to_string()),
+            (Some("as"), Some(alias)) => Some(alias.to_string()),
+            _ => None,
+        };
+        let name = alias.or_else(|| path.last().cloned()).unwrap_or_default();
+        return vec![(path, name)];
     };
     let prefix = segments(&tree[..open]);
     let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
@@ -318,9 +424,14 @@ fn expand_use_tree(tree: &str) -> Vec<Vec<String>> {
             '{' => depth += 1,
             '}' => depth -= 1,
             ',' if depth == 0 => {
-                for tail in expand_use_tree(&inner[from..i]) {
+                for (tail, name) in expand_use_tree(&inner[from..i]) {
                     let tail = tail.into_iter().filter(|s| s != "self");
-                    paths.push(prefix.iter().cloned().chain(tail).collect());
+                    let path: Vec<String> = prefix.iter().cloned().chain(tail).collect();
+                    let name = match name.as_str() {
+                        "self" => path.last().cloned().unwrap_or_default(),
+                        _ => name,
+                    };
+                    paths.push((path, name));
                 }
                 from = i + 1;
             }
@@ -331,8 +442,58 @@ fn expand_use_tree(tree: &str) -> Vec<Vec<String>> {
 }
 
 /// The module a path names, from the module `here`: the deepest one of
-/// `known` that the path reaches.
-fn resolve(here: &[String], path: &[String], known: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+/// `known` that the path reaches. When the next name on the path is one
+/// that module brings in with `use` (a re-export such as
+/// `pub use context::Context;`, a child's `use super::Context` of it, or a
+/// glob `pub use common::*;` of a module that defines it), the path goes on
+/// from there, to the module that defines the name; a name brought in from
+/// another crate is no module of ours.
+fn resolve(
+    here: &[String],
+    path: &[String],
+    known: &BTreeMap<Vec<String>, Names>,
+) -> Option<Vec<String>> {
+    let (mut here, mut path) = (here.to_vec(), path.to_vec());
+    // A re-export of a re-export is followed; a loop of them is not.
+    for _ in 0..16 {
+        let full = absolute(&here, &path)?;
+        let module = (0..=full.len())
+            .rev()
+            .map(|n| full[..n].to_vec())
+            .find(|m| known.contains_key(m))?;
+        let names = &known[&module];
+        let Some(name) = full.get(module.len()) else {
+            return Some(module);
+        };
+        let through_glob = || {
+            names.globs.iter().find(|glob| {
+                let target = absolute(&module, glob);
+                target
+                    .and_then(|t| known.get(&t))
+                    .is_some_and(|n| n.defined.contains(name) || n.brought_in.contains_key(name))
+            })
+        };
+        let next = match names.brought_in.get(name) {
+            Some(to) if *to != ["self".to_string(), name.clone()] => to.clone(),
+            Some(_) => return Some(module),
+            None if names.defined.contains(name) => return Some(module),
+            None => match through_glob() {
+                Some(glob) => glob.iter().chain([name]).cloned().collect(),
+                None => return Some(module),
+            },
+        };
+        path = next
+            .into_iter()
+            .chain(full[module.len() + 1..].iter().cloned())
+            .collect();
+        here = module;
+    }
+    None
+}
+
+/// A `crate::`/`super::`/`self::` path written in module `here`, from the
+/// crate's root.
+fn absolute(here: &[String], path: &[String]) -> Option<Vec<String>> {
     let mut base: Vec<String> = here.to_vec();
     let mut rest = path;
     match path.first().map(String::as_str) {
@@ -349,11 +510,7 @@ fn resolve(here: &[String], path: &[String], known: &BTreeSet<Vec<String>>) -> O
         }
         _ => return None,
     }
-    let full: Vec<String> = base.into_iter().chain(rest.iter().cloned()).collect();
-    (0..=full.len())
-        .rev()
-        .map(|n| full[..n].to_vec())
-        .find(|m| known.contains(m))
+    Some(base.into_iter().chain(rest.iter().cloned()).collect())
 }
 
 /// file → the files it imports from, test code left out.
@@ -363,10 +520,13 @@ fn import_graph(modules: &[Module]) -> BTreeMap<String, BTreeSet<String>> {
         .iter()
         .map(|m| (m.module.clone(), m.path.clone()))
         .collect();
-    let known: BTreeSet<Vec<String>> = file_of.keys().cloned().collect();
+    let known: BTreeMap<Vec<String>, Names> = live
+        .iter()
+        .map(|m| (m.module.clone(), names_of(&m.code.join("\n"), &m.children)))
+        .collect();
     live.iter()
         .map(|m| {
-            let targets = paths_named(&m.code.join("\n"))
+            let targets = paths_named(&m.code.join("\n"), &m.children)
                 .iter()
                 .filter_map(|p| resolve(&m.module, p, &known))
                 .map(|t| file_of[&t].clone())
@@ -435,7 +595,7 @@ fn oversized(sources: &[Source], modules: &[Module]) -> Vec<String> {
             let lines = match modules.iter().find(|m| m.path == s.path) {
                 Some(m) if m.test => return None,
                 Some(m) => m.lines,
-                None => s.text.lines().count(), // main.rs
+                None => s.text.lines().count(), // the binary's
             };
             (lines > MAX_LINES).then(|| format!("{}: {lines} lines", s.path))
         })
@@ -483,14 +643,39 @@ fn no_source_file_has_more_than_800_lines_of_non_test_code() {
     );
 }
 
+/// Cycles between a parent module and its children that are known and
+/// wait for their modules' restructuring: the parent defines what its
+/// children share and uses what one of them defines. Each must still be
+/// found (take it out of here when it is gone); no other may appear.
+const KNOWN_CYCLES: &[&str] = &[
+    "store.rs → store/first_page.rs → store.rs",
+    "store.rs → store/watching.rs → store.rs",
+    "tui/views/columns.rs → tui/views/mod.rs → tui/views/columns.rs",
+];
+
 #[test]
 fn no_source_files_import_each_other_in_a_cycle() {
     let sources = crate_sources();
     let found = cycles(&import_graph(&analyse(&sources)));
+    let new: Vec<&String> = found
+        .iter()
+        .filter(|c| !KNOWN_CYCLES.contains(&c.as_str()))
+        .collect();
     assert!(
-        found.is_empty(),
+        new.is_empty(),
         "import cycles between source files (paths under src/):\n  {}",
-        found.join("\n  ")
+        new.iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    );
+    let gone: Vec<&&str> = KNOWN_CYCLES
+        .iter()
+        .filter(|c| !found.iter().any(|f| f == *c))
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "known cycles that are gone, to take out of KNOWN_CYCLES: {gone:?}"
     );
 }
 
@@ -621,20 +806,64 @@ mod checks {
     fn paths_resolve_to_the_deepest_module_file_there_is() {
         let files = [
             LIB,
-            ("engine/mod.rs", "pub mod apply;\npub use apply::Ctx;\n"),
-            ("engine/apply.rs", ""),
+            (
+                "engine/mod.rs",
+                "pub mod apply;\npub use apply::Ctx;\npub fn run() {}\n",
+            ),
+            ("engine/apply.rs", "pub struct Ctx;\n"),
             (
                 "a.rs",
-                "use crate::engine::{Ctx, apply::{self, delete}};\nuse crate::b as other;\n",
+                "use crate::engine::{Ctx, run, apply::{self, delete}};\nuse crate::b as other;\n",
             ),
             ("b.rs", ""),
         ];
+        // `Ctx` is `engine/apply.rs`'s, through the re-export; `run` is
+        // `engine/mod.rs`'s own.
         assert_eq!(
             edges_of(&files, "a.rs"),
             ["b.rs", "engine/apply.rs", "engine/mod.rs"]
         );
-        // `mod apply;` and the bare `apply::Ctx` are not edges.
-        assert!(edges_of(&files, "engine/mod.rs").is_empty());
+        // `mod apply;` is not an edge; the re-export `apply::Ctx` is.
+        assert_eq!(edges_of(&files, "engine/mod.rs"), ["engine/apply.rs"]);
+    }
+
+    #[test]
+    fn a_loop_through_a_parents_re_export_is_a_cycle() {
+        // `ctx.rs` takes `Role` from `leader.rs`, which calls the parent's
+        // `run`; the parent re-exports `ctx.rs`'s `Ctx`. `wiring.rs` takes
+        // `Ctx` through the parent, which is no loop: it is `ctx.rs`'s.
+        let found = cycles_of(&[
+            LIB,
+            (
+                "engine/mod.rs",
+                "pub mod ctx;\nmod leader;\nmod wiring;\npub use ctx::Ctx;\npub fn run() {}\n",
+            ),
+            (
+                "engine/ctx.rs",
+                "use super::leader::Role;\npub struct Ctx;\n",
+            ),
+            ("engine/leader.rs", "use super::run;\npub enum Role {}\n"),
+            ("engine/wiring.rs", "use super::Ctx;\npub fn start() {}\n"),
+        ]);
+        assert_eq!(
+            found,
+            ["engine/ctx.rs → engine/leader.rs → engine/mod.rs → engine/ctx.rs"]
+        );
+    }
+
+    #[test]
+    fn a_glob_re_export_leads_to_the_module_that_defines_the_name() {
+        let files = [
+            LIB,
+            (
+                "engine/mod.rs",
+                "mod common;\nmod kinds;\npub use common::*;\npub use kinds::*;\n",
+            ),
+            ("engine/common.rs", "pub struct Spec;\n"),
+            ("engine/kinds.rs", "use super::Spec;\n"),
+        ];
+        assert_eq!(edges_of(&files, "engine/kinds.rs"), ["engine/common.rs"]);
+        assert!(cycles_of(&files).is_empty());
     }
 
     #[test]
@@ -687,12 +916,19 @@ mod checks {
             ("fits.rs", &format!("{code}{tests}")),
             ("over.rs", &format!("{code}\n")),
             ("fits_tests.rs", &format!("{code}{code}")),
-            ("main.rs", &format!("{code}// one more\n")),
+            ("main.rs", &format!("mod cli;\n{code}")),
+            ("cli.rs", &format!("{code}// one more\n")),
         ]);
         assert_eq!(
             oversized(&files, &analyse(&files)),
-            ["over.rs: 801 lines", "main.rs: 801 lines"]
+            [
+                "over.rs: 801 lines",
+                "main.rs: 801 lines",
+                "cli.rs: 801 lines"
+            ]
         );
+        // The binary's modules are in no layer and no graph of the library.
+        assert!(analyse(&files).iter().all(|m| m.path != "cli.rs"));
     }
 
     #[test]
@@ -701,7 +937,7 @@ mod checks {
             blank_comments_and_strings("fn f<'a>(x: &'a str) -> char { '\"' }\nuse crate::b;");
         assert_eq!(plain.lines().nth(1), Some("use crate::b;"));
         assert_eq!(
-            paths_named(&plain),
+            paths_named(&plain, &BTreeSet::new()),
             [vec!["crate".to_string(), "b".to_string()]]
         );
     }

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use common::cases::*;
 use common::*;
+use hmc_tui::api::names::service_release_name;
 use hmc_tui::api::names::{CLUSTER_NAME_CHARACTERS, CLUSTER_NAME_LENGTH, MAX_CLUSTER_NAME};
 use hmc_tui::api::{ManagedCluster, ServiceState, labels};
-use hmc_tui::engine::releases::service_release_name;
 use hmc_tui::flux::HelmRelease;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};

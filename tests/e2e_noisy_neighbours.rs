@@ -22,12 +22,12 @@ use common::cases::*;
 use common::*;
 use futures::StreamExt;
 use hmc_tui::api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
+use hmc_tui::api::names::{TemplateKind, source_name};
 use hmc_tui::api::{
     ClusterTemplate, ManagedCluster, ServiceState, ServiceTemplate, SourceHoldReason,
     TemplateStatus,
 };
 use hmc_tui::engine::leader::{LeaseOptions, Role};
-use hmc_tui::engine::releases::{TemplateKind, source_name};
 use hmc_tui::engine::{self, Context, Counters, EngineOptions};
 use hmc_tui::store::{Scope, Stores};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use common::cases::*;
 use common::*;
+use hmc_tui::api::names::service_release_name;
 use hmc_tui::api::{ManagedCluster, ServiceState};
-use hmc_tui::engine::releases::service_release_name;
 use hmc_tui::flux::HelmRelease;
 use kube::api::Api;
 use serde_json::json;

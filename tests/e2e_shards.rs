@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use common::cases::*;
 use common::*;
+use hmc_tui::api::names::service_release_name;
 use hmc_tui::api::{ManagedCluster, ServiceState};
 use hmc_tui::engine::EngineOptions;
-use hmc_tui::engine::releases::service_release_name;
 use hmc_tui::flux::{HelmRelease, SHARD_LABEL};
 use hmc_tui::plan::shard::shard_of;
 use kube::ResourceExt;

@@ -5,7 +5,10 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::CustomResourceExt;
 use serde_json::json;
 
-use super::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use super::cluster_template::ClusterTemplate;
+use super::managed_cluster::ManagedCluster;
+use super::rollout::TemplateRollout;
+use super::service_template::ServiceTemplate;
 
 /// What the API server answers to a change of a ServiceTemplate's spec.
 pub const SERVICE_TEMPLATE_IMMUTABLE: &str =

@@ -148,6 +148,89 @@ pub fn shorten(name: &str, max: usize) -> String {
     }
 }
 
+/// The `reportingController` of the engine's Events: the console lists
+/// the Events of this reporter.
+pub const REPORTER: &str = "hmc-tui";
+
+/// Which kind of template a chart source belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TemplateKind {
+    Service,
+    Cluster,
+}
+
+impl TemplateKind {
+    fn prefix(self) -> &'static str {
+        match self {
+            TemplateKind::Service => "svctmpl",
+            TemplateKind::Cluster => "clustertmpl",
+        }
+    }
+    pub fn kind(self) -> &'static str {
+        match self {
+            TemplateKind::Service => "ServiceTemplate",
+            TemplateKind::Cluster => "ClusterTemplate",
+        }
+    }
+}
+
+/// Name of the chart source made for a template: `svctmpl-<template>` or
+/// `clustertmpl-<template>`, shortened with a hash past 253 characters.
+/// The prefixes tell the kinds apart; the rest is the template's own name.
+pub fn source_name(kind: TemplateKind, template: &str) -> String {
+    shorten(&format!("{}-{template}", kind.prefix()), MAX_OBJECT_NAME)
+}
+
+/// The template label of a chart source: `svctmpl.<template>`, shortened
+/// with a hash past the 63 characters of a label value.
+pub fn template_label(kind: TemplateKind, template: &str) -> String {
+    shorten(&format!("{}.{template}", kind.prefix()), MAX_LABEL_VALUE)
+}
+
+/// Name of the release of one service of one cluster: `<cluster>.<service>`.
+///
+/// Cluster and service names are DNS labels (no dots), so the dot tells
+/// where the cluster ends: no two (cluster, service) pairs share a name, and
+/// none is the name of a cluster's own release (which has no dot).
+///
+/// A release's name is also a label value on everything it installs, so
+/// it has at most 63 characters. Past that it is
+/// `<start of cluster>.<start of service>.<hash>`: both names cut so that
+/// the whole is 63 at most, and the first 10 hex characters of the SHA-256
+/// of `<cluster>.<service>`. Its two dots keep it apart from every name of
+/// the first form.
+pub fn service_release_name(cluster: &str, service: &str) -> String {
+    let full = format!("{cluster}.{service}");
+    if full.len() <= MAX_LABEL_VALUE {
+        return full;
+    }
+    let hash = short_hash(&full);
+    // Room for both names: 63 less two dots and the hash. The cluster keeps
+    // at least half of it, more when the service needs less.
+    let room = MAX_LABEL_VALUE - 2 - hash.len();
+    let cluster_room = cluster
+        .len()
+        .min((room / 2).max(room.saturating_sub(service.len())));
+    let service_room = room - cluster_room;
+    format!(
+        "{}.{}.{hash}",
+        cut(cluster, cluster_room),
+        cut(service, service_room)
+    )
+}
+
+/// The name service releases had before names could not collide:
+/// `<cluster>-<service>`. A release of that name keeps being used (see
+/// [`choose_service_release_name`]).
+pub fn legacy_service_release_name(cluster: &str, service: &str) -> String {
+    format!("{cluster}-{service}")
+}
+
+/// The secret Cluster API writes with the cluster's kubeconfig.
+pub fn kubeconfig_secret(cluster: &str) -> String {
+    format!("{cluster}-kubeconfig")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

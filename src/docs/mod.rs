@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 pub use cli::cli;
 pub use crds::crds;
 pub use rbac::{CLUSTER_ROLE, rbac};
+pub use text::UPDATE;
 use text::{header, inline};
 
 /// The generated pages: their name (`hmc-tui docs <name>`) and file under
@@ -29,9 +30,6 @@ pub const PAGES: [(&str, &str); 5] = [
 
 /// Where the generated pages live, from the repository's root.
 pub const DIR: &str = "docs/src/reference";
-
-/// The command that writes every generated page again.
-pub const UPDATE: &str = "cargo run -- docs write";
 
 /// Page `name`, with `command` the binary's clap command (for `cli`) and
 /// `root` the repository's root (for `rbac`, read from the chart's render).

@@ -1,12 +1,13 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use kube::Client;
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 
+use super::counters::Counters;
 use super::error::Result;
 use super::recorder::{Recorder, Reporter, Tally, Told};
 
@@ -14,8 +15,7 @@ use crate::store::Stores;
 
 /// The one field manager for everything the engine writes.
 pub const FIELD_MANAGER: &str = "hmc-tui";
-/// The `reportingController` of the engine's Events.
-pub const REPORTER: &str = "hmc-tui";
+pub use crate::api::names::REPORTER;
 
 /// Tunables of the engine.
 #[derive(Clone, Debug)]
@@ -126,35 +126,6 @@ impl Default for EngineOptions {
             shards: Vec::new(),
             max_rollout_status_bytes: crate::plan::rollout::MAX_STATUS_BYTES,
         }
-    }
-}
-
-/// Counters the tests and `/metrics` read.
-#[derive(Debug, Default)]
-pub struct Counters {
-    /// Every create, apply, patch and delete the engine sends.
-    pub writes: AtomicU64,
-    /// Every finished reconcile, all controllers together.
-    pub reconciles: AtomicU64,
-    pub errors: AtomicU64,
-    /// Events dropped because the queue to the API server was full (see
-    /// [`super::recorder`]).
-    pub events_dropped: AtomicU64,
-    /// Per controller: reconciles, errors, durations, in flight.
-    pub controllers: super::metrics::ControllerMetrics,
-    /// Per controller and trigger source: the keys it handed.
-    pub triggers: super::metrics::TriggerCounts,
-    /// Every request sent to the API server, when the client counts them
-    /// (see [`super::requests::counted_client`]).
-    pub requests: Arc<super::requests::ApiRequests>,
-}
-
-impl Counters {
-    pub fn writes(&self) -> u64 {
-        self.writes.load(Ordering::Relaxed)
-    }
-    pub fn reconciles(&self) -> u64 {
-        self.reconciles.load(Ordering::Relaxed)
     }
 }
 

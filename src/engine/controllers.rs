@@ -17,7 +17,8 @@ use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use super::context::{Context, Counters};
+use super::context::Context;
+use super::counters::Counters;
 use super::error::{Error, Result};
 use super::template_reach::{Reach, TemplateReach};
 use super::{backoff, clusters, rollouts, templates, throttle, triggers};

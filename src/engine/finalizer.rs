@@ -1,5 +1,17 @@
 //! Our finalizer: added before the engine creates anything for an object,
 //! removed once everything it created is gone.
+//!
+//! Every controller that holds objects by our finalizer goes through
+//! [`guarded`]: an object being deleted goes to its cleanup (which drops
+//! the finalizer when everything it made is gone); one without the
+//! finalizer gets it, and the reconcile goes on at once with the object as
+//! the API server returned it. Going on saves a trip through the watch and
+//! the queue (a new cluster gets its releases in this reconcile). The patch
+//! is ours rather than `kube::runtime::finalizer`'s, whose JSON patch with
+//! test operations ends the reconcile after adding: ours is a merge patch
+//! guarded by the resourceVersion we read (a concurrent change of the list
+//! is never lost), counted as one write (`Context::wrote`), and told to the
+//! cluster controller's echoes, so that its coming back triggers nothing.
 
 use std::fmt::Debug;
 
@@ -8,7 +20,10 @@ use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
+use kube::runtime::controller::Action;
+
 use super::context::Context;
+use super::echoes::Echoes;
 use super::error::{Error, Result};
 use crate::api::labels::FINALIZER;
 
@@ -77,4 +92,39 @@ where
         .cloned()
         .collect();
     set(ctx, obj, list).await.map(drop)
+}
+
+/// One reconcile of an object held by our finalizer: `cleanup` when it is
+/// being deleted, else `apply`, after adding the finalizer when it has none
+/// (with the object as that write left it; nothing when it is gone).
+/// `echoes`, when the controller has them, hear of the finalizer's write.
+pub async fn guarded<K>(
+    ctx: &Context,
+    obj: &K,
+    echoes: Option<&Echoes>,
+    apply: impl AsyncFnOnce(&K) -> Result<Action>,
+    cleanup: impl AsyncFnOnce(&K) -> Result<Action>,
+) -> Result<Action>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+{
+    if obj.meta().deletion_timestamp.is_some() {
+        return cleanup(obj).await;
+    }
+    if has(obj) {
+        return apply(obj).await;
+    }
+    let writing = echoes.map(|e| e.writing(obj));
+    match add(ctx, obj).await? {
+        Some(updated) => {
+            if let Some(writing) = writing {
+                writing.wrote(&updated);
+            }
+            apply(&updated).await
+        }
+        None => Ok(Action::await_change()),
+    }
 }

@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::claims::{self, lease_name};
 use super::requests::seconds;
+pub use super::role::Role;
 use super::{Context, run};
 use candidate::{Candidate, Outcome};
 pub use fence::Fence;
@@ -236,17 +237,6 @@ async fn let_the_cluster_engine_leave(
             _ = shutdown.cancelled() => {}
         }
     }
-}
-
-/// Whether this process's engine reconciles right now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// Not yet known: the lease is being asked for.
-    Starting,
-    /// This engine holds the lease and reconciles.
-    Leader,
-    /// Another engine holds the lease; this one only watches.
-    Standby,
 }
 
 /// Runs the engine whenever this process holds the lease, until `shutdown`.

@@ -19,6 +19,7 @@ pub mod claims;
 pub mod clusters;
 pub mod context;
 mod controllers;
+pub mod counters;
 pub mod default_repository;
 pub mod downloads;
 pub mod drift;
@@ -32,6 +33,7 @@ pub mod read_only;
 pub mod recorder;
 pub mod releases;
 pub mod requests;
+pub mod role;
 pub mod rollouts;
 pub mod source_gate;
 pub mod template_reach;
@@ -45,7 +47,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::Api;
 use tokio_util::sync::CancellationToken;
 
-pub use context::{Context, Counters, EngineOptions, FIELD_MANAGER};
+pub use context::{Context, EngineOptions, FIELD_MANAGER};
+pub use counters::Counters;
 pub use error::{Error, Result};
 
 /// The CRDs the engine cannot work without, with what installs each.

@@ -21,11 +21,13 @@ use super::downloads::{DOWNLOAD_RETRY, NAMESPACE_TURNS, TURN_RETRY};
 use super::error::{Error, Result};
 use super::finalizer;
 use super::held_sources::{self, Held};
-use super::releases::{TemplateKind, chart_sources, source_name, template_label};
+use super::releases::chart_sources;
+use crate::api::names::{TemplateKind, source_name, template_label};
 use crate::api::{
     ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
     ServicesRevision, SourceHold, SourceHoldReason, TemplateService, TemplateStatus, labels,
 };
+use crate::flux::words::is_fetching;
 use crate::flux::{self, SourceStatus};
 use crate::flux::{HelmRepository, REQUESTED_AT};
 use crate::plan::order::{Node, dependency_problems};
@@ -220,13 +222,13 @@ pub async fn reconcile<T: Template>(obj: Arc<T>, ctx: Arc<Context>) -> Result<Ac
 }
 
 async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
-    if obj.meta().deletion_timestamp.is_some() {
-        return cleanup(obj, ctx).await;
-    }
-    if !finalizer::has(obj) {
-        finalizer::add(ctx, obj).await?;
-        return Ok(Action::await_change());
-    }
+    let apply = async |obj: &T| apply(obj, ctx).await;
+    let cleanup = async |obj: &T| cleanup(obj, ctx).await;
+    finalizer::guarded(ctx, obj, None, apply, cleanup).await
+}
+
+/// A template that is not being deleted and holds our finalizer.
+async fn apply<T: Template>(obj: &T, ctx: &Context) -> Result<Action> {
     let spec_problem = obj.spec_problem();
     let Checked { chart, retry_in } = match &spec_problem {
         // Invalid as the API server would have found it: nothing is fetched
@@ -285,12 +287,6 @@ async fn reconcile_inner<T: Template>(obj: &T, ctx: &Context) -> Result<Action> 
     Ok(Action::requeue(
         retry_in.unwrap_or(Duration::from_secs(secs).min(every)),
     ))
-}
-
-/// Whether a template's validation error only says its chart is still
-/// being fetched (see `flux::words`): it waits, nothing failed.
-pub fn is_fetching(why: &str) -> bool {
-    why.starts_with("fetching")
 }
 
 /// A template still in use keeps its finalizer and says who uses it.

@@ -52,7 +52,7 @@ impl ChartWords<'_> {
             return format!("chart {chart} not found in repository {url}");
         }
         if chart_msg.is_empty() {
-            return format!("fetching chart {chart} {version} from {url}");
+            return format!("{FETCHING} chart {chart} {version} from {url}");
         }
         if is_timeout(chart_msg) {
             return format!(
@@ -82,6 +82,16 @@ pub fn is_timeout(message: &str) -> bool {
     ]
     .iter()
     .any(|needle| message.contains(needle))
+}
+
+/// How a template's validation error begins while its chart is still being
+/// fetched (see [`is_fetching`]).
+const FETCHING: &str = "fetching";
+
+/// Whether a template's validation error only says its chart is still
+/// being fetched: it waits, nothing failed.
+pub fn is_fetching(why: &str) -> bool {
+    why.starts_with(FETCHING)
 }
 
 /// What a service says while objects changed by hand in its cluster are

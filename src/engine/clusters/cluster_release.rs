@@ -8,11 +8,12 @@ use super::given::Given;
 use crate::api::ManagedCluster;
 use crate::api::conditions::{CLUSTER_READY, Cond, INSTALLER_MISSING, NAME_CONFLICT};
 use crate::api::names::CLUSTER_INSTALLER;
+use crate::api::names::TemplateKind;
 use crate::capi;
 use crate::engine::apply::apply_if_changed;
 use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
-use crate::engine::releases::{TemplateKind, carry_installs_as, chart_ref, cluster_release};
+use crate::engine::releases::{carry_installs_as, chart_ref, cluster_release};
 use crate::flux::{self, FluxCondition};
 use crate::store::{WatchHealth, get};
 

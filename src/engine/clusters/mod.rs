@@ -37,26 +37,16 @@ use crate::api::{ManagedCluster, ManagedClusterStatus};
 
 pub async fn reconcile(mc: Arc<ManagedCluster>, ctx: Arc<Context>) -> Result<Action> {
     let work = async {
-        if mc.meta().deletion_timestamp.is_some() {
-            cleanup::cleanup(&mc, &ctx).await
-        } else if let Some(why) = cluster_name_problem(&mc.name_any()) {
+        let deleting = mc.meta().deletion_timestamp.is_some();
+        match cluster_name_problem(&mc.name_any()) {
             // Stored before the CRD refused such names: nothing is made
             // for it, not even a finalizer.
-            refuse_name(&mc, &ctx, why).await
-        } else if !finalizer::has(mc.as_ref()) {
-            // Go on with the object as the finalizer left it: a new cluster
-            // gets its releases in this reconcile, not after another trip
-            // through the watch and the queue.
-            let writing = ctx.echoes.writing(mc.as_ref());
-            match finalizer::add(&ctx, mc.as_ref()).await? {
-                Some(updated) => {
-                    writing.wrote(&updated);
-                    apply(&updated, &ctx).await
-                }
-                None => Ok(Action::await_change()),
+            Some(why) if !deleting => refuse_name(&mc, &ctx, why).await,
+            _ => {
+                let apply = async |mc: &ManagedCluster| apply(mc, &ctx).await;
+                let cleanup = async |mc: &ManagedCluster| cleanup::cleanup(mc, &ctx).await;
+                finalizer::guarded(&ctx, mc.as_ref(), Some(&ctx.echoes), apply, cleanup).await
             }
-        } else {
-            apply(&mc, &ctx).await
         }
     };
     ctx.counters.timed("managedclusters", work).await

@@ -9,6 +9,7 @@ use kube::ResourceExt;
 use super::cluster_release::ClusterRelease;
 use super::events::{self, Applied};
 use super::given::{Given, is_service};
+use crate::api::names::TemplateKind;
 use crate::api::names::service_name_problem;
 use crate::api::{ManagedCluster, ServiceState, ServiceStatus, labels};
 use crate::engine::apply::{apply_if_changed, delete};
@@ -16,8 +17,8 @@ use crate::engine::context::Context;
 use crate::engine::drift;
 use crate::engine::error::{Error, Result};
 use crate::engine::releases::{
-    Observed, TemplateKind, carry_installs_as, chart_ref, choose_service_release_name, observe,
-    service_release, takes_ownership, with_ownership,
+    Observed, carry_installs_as, chart_ref, choose_service_release_name, observe, service_release,
+    takes_ownership, with_ownership,
 };
 use crate::flux::HelmRelease;
 use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};

@@ -33,7 +33,8 @@ pub struct Health {
 }
 
 impl Health {
-    fn at(&self, revision: i64) -> bool {
+    /// Given `revision`, and that is its last good one too: settled there.
+    fn settled_at(&self, revision: i64) -> bool {
         self.target == Some(revision) && self.good == Some(revision)
     }
 }
@@ -164,7 +165,7 @@ fn observe(
             ClusterRolloutState::Waiting
             | ClusterRolloutState::Updating
             | ClusterRolloutState::Failed
-                if h.at(revision) =>
+                if h.settled_at(revision) =>
             {
                 // A waiting cluster may already be there: created during
                 // the rollout, or given the revision by a newer plan.

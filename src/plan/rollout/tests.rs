@@ -63,8 +63,8 @@ fn spec(policy: RolloutPolicy) -> TemplateRolloutSpec {
     }
 }
 
-/// At `revision` and healthy there.
-fn at(revision: i64) -> Health {
+/// Settled at `revision`: given it, and healthy there.
+fn settled_at(revision: i64) -> Health {
     Health {
         target: Some(revision),
         good: Some(revision),
@@ -117,7 +117,7 @@ fn world(
             let h = match target {
                 Some(r) if r == spec.revision && failing_names.contains(&c.name) => failing(),
                 Some(r) if r == spec.revision && slow.contains(&c.name) => installing(),
-                Some(r) => at(r),
+                Some(r) => settled_at(r),
                 None => Health {
                     provisioned: true,
                     ..Default::default()
@@ -499,7 +499,7 @@ fn waiting_cluster_already_at_the_revision_counts_as_updated() {
     let sp = spec(policy(RolloutStrategy::Automatic, 1));
     let mut status = plan(&sp, &clusters(3)).unwrap();
     let mut health = healthy_world(&sp, &status);
-    health.insert("c03".into(), at(REV));
+    health.insert("c03".into(), settled_at(REV));
     let notes = advance(&sp, &mut status, &health, t(1));
     assert_eq!(state(&status, "c03"), ClusterRolloutState::Updated);
     // No "ClusterUpdated" event: the rollout did not take it there.
@@ -945,7 +945,7 @@ fn a_failed_service_fails_only_at_the_target_revision() {
         "c01".into(),
         Health {
             failed: Some("old failure".into()),
-            ..at(OLD)
+            ..settled_at(OLD)
         },
     );
     health.insert("c02".into(), failing());
@@ -961,7 +961,7 @@ fn a_failed_service_fails_only_at_the_target_revision() {
     assert_eq!(c2.reason.as_deref(), Some("ingress: install failed"));
     assert_eq!(state(&status, "c03"), ClusterRolloutState::Updating);
     // A failed cluster that recovers at the revision counts as updated.
-    health.insert("c02".into(), at(REV));
+    health.insert("c02".into(), settled_at(REV));
     advance(&sp, &mut status, &health, t(3));
     assert_eq!(state(&status, "c02"), ClusterRolloutState::Updated);
 }
@@ -2114,10 +2114,10 @@ fn reported(status: &TemplateRolloutStatus, report: &[u8]) -> BTreeMap<String, H
         .filter_map(|(c, r)| {
             let h = match r {
                 0 => return None,
-                1 => at(OLD),
+                1 => settled_at(OLD),
                 2 => installing(),
                 3 => failing(),
-                _ => at(REV),
+                _ => settled_at(REV),
             };
             Some((c.name.clone(), h))
         })
@@ -2649,7 +2649,7 @@ fn status_size_per_cluster_at_ten_thousand() {
     let done: BTreeMap<String, Health> = status
         .clusters
         .iter()
-        .map(|c| (c.name.clone(), at(REV)))
+        .map(|c| (c.name.clone(), settled_at(REV)))
         .collect();
     advance(&sp, &mut status, &done, t(1_000_100));
     assert_eq!(status.phase, RolloutPhase::Succeeded);

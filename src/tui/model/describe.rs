@@ -9,8 +9,8 @@
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ObjectMeta;
 
+use crate::api::names::kubeconfig_secret;
 use crate::api::{ClusterTemplate, ManagedCluster, TemplateRollout};
-use crate::engine::releases::kubeconfig_secret;
 use crate::plan::safe_text::escape_control;
 use crate::plan::users::{cluster_template_users, service_template_users};
 use crate::tui::model::age::{age, age_of};

@@ -9,7 +9,7 @@
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 
-use crate::engine::context::REPORTER;
+use crate::api::names::REPORTER;
 use crate::tui::model::filter::matches;
 use crate::tui::model::key::{Obj, ObjKey};
 
@@ -46,7 +46,7 @@ pub fn still_fetching(ev: &Event) -> bool {
     matches!(
         ev.reason.as_deref(),
         Some("ChartNotReady" | "ChartFetching")
-    ) && crate::engine::templates::is_fetching(&message(ev))
+    ) && crate::flux::words::is_fetching(&message(ev))
 }
 
 /// The type the events screen shows: `Normal` for a chart still being

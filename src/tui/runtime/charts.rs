@@ -5,10 +5,10 @@
 //! `values.yaml` and `values.schema.json` read and parsed once. The app
 //! keeps the result per chart and version.
 
+use crate::api::names::{TemplateKind, source_name};
 use crate::engine::artifact::{
     DownloadLimits, artifact_namespace, download, read_top_files, verify_digest,
 };
-use crate::engine::releases::{TemplateKind, source_name};
 use crate::engine::templates::source_status;
 use crate::tui::model::chart::{ChartSource, ChartValues};
 

@@ -30,8 +30,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::api::names::REPORTER;
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
-use crate::engine::context::REPORTER;
 use crate::store::{self, Scope, Stores, WatchState, Watches, reflected};
 use crate::tui::model::key::{Ctx, Kind};
 use crate::tui::model::snapshot::{Loading, Snapshot};
