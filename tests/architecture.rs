@@ -679,25 +679,46 @@ fn no_source_files_import_each_other_in_a_cycle() {
     );
 }
 
-/// The library's layers, top first, as `docs/src/architecture.md` draws
-/// them (`main → diff, docs → tui → startup → engine → plan, store → api,
-/// flux, capi`; the binary is not in the library). A module may import from
-/// its own top-level module and from any layer below its own, never from
-/// its own layer's other modules or from above.
-const LAYERS: &[&[&str]] = &[
-    &["diff", "docs"],
-    &["tui"],
-    &["startup"],
-    &["engine"],
-    &["plan", "store"],
-    &["api", "flux", "capi"],
-];
+/// The page that draws the layers, and the line on it that lists them, top
+/// to bottom: modules of one layer between commas, layers between arrows.
+const ARCHITECTURE_PAGE: &str = "docs/src/architecture.md";
+const LAYERS_LINE: &str = "Layers, top to bottom:";
+
+/// The layers as the architecture page writes them (`diff, docs → tui →
+/// startup → engine → plan, store → api, flux, capi`; the binary is not in
+/// the library). A module may import from its own top-level module and from
+/// any layer below its own, never from its own layer's other modules or
+/// from above.
+fn layers() -> Vec<Vec<String>> {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(ARCHITECTURE_PAGE))
+            .expect("the architecture page");
+    layers_in(&page)
+        .unwrap_or_else(|| panic!("{ARCHITECTURE_PAGE} has no line `{LAYERS_LINE} `a, b → c → …``"))
+}
+
+/// The layers on the page's line that starts with [`LAYERS_LINE`], written
+/// in backticks.
+fn layers_in(page: &str) -> Option<Vec<Vec<String>>> {
+    let line = page
+        .lines()
+        .find(|l| l.trim_start().starts_with(LAYERS_LINE))?;
+    let order = line.split('`').nth(1)?;
+    let layers: Vec<Vec<String>> = order
+        .split('→')
+        .map(|layer| layer.split(',').map(|m| m.trim().to_string()).collect())
+        .collect();
+    let complete = layers.iter().flatten().all(|m| !m.is_empty());
+    (complete && layers.len() > 1).then_some(layers)
+}
 
 /// The layer of a file under `src/`, by its top-level module; `None` for
 /// the crate root (`lib.rs`), which declares them all.
-fn layer_of(path: &str) -> Option<usize> {
+fn layer_of(layers: &[Vec<String>], path: &str) -> Option<usize> {
     let top = path.split('/').next()?.trim_end_matches(".rs");
-    LAYERS.iter().position(|layer| layer.contains(&top))
+    layers
+        .iter()
+        .position(|layer| layer.iter().any(|m| m == top))
 }
 
 fn top_module(path: &str) -> &str {
@@ -709,14 +730,17 @@ fn top_module(path: &str) -> &str {
 
 /// Every import that goes up a layer or sideways within one:
 /// `api/crds.rs → plan/yaml.rs (api is below plan)`.
-fn upward_imports(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+fn upward_imports(
+    layers: &[Vec<String>],
+    graph: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<String> {
     let mut found = Vec::new();
     for (from, targets) in graph {
-        let Some(from_layer) = layer_of(from) else {
+        let Some(from_layer) = layer_of(layers, from) else {
             continue;
         };
         for to in targets {
-            let Some(to_layer) = layer_of(to) else {
+            let Some(to_layer) = layer_of(layers, to) else {
                 continue;
             };
             if top_module(from) == top_module(to) || to_layer > from_layer {
@@ -737,19 +761,95 @@ fn upward_imports(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
 fn every_import_points_down_the_layers() {
     let sources = crate_sources();
     let graph = import_graph(&analyse(&sources));
+    let layers = layers();
     // Every top-level module has a layer: a new one must be placed.
     for path in graph.keys() {
         assert!(
-            path == "lib.rs" || layer_of(path).is_some(),
-            "{path}: its module {} is in no layer of LAYERS",
+            path == "lib.rs" || layer_of(&layers, path).is_some(),
+            "{path}: its module {} is in no layer of {ARCHITECTURE_PAGE}'s `{LAYERS_LINE}` line",
             top_module(path)
         );
     }
-    let up = upward_imports(&graph);
+    let up = upward_imports(&layers, &graph);
     assert!(
         up.is_empty(),
         "imports that do not point down the layers (paths under src/):\n  {}",
         up.join("\n  ")
+    );
+}
+
+/// Where the architecture page's import map starts and ends.
+const IMPORT_MAP_START: &str =
+    "<!-- import map: written by UPDATE_ARCHITECTURE=1 cargo test --test architecture -->";
+const IMPORT_MAP_END: &str = "<!-- end of import map -->";
+
+/// What each top-level module imports from the others, in layer order: one
+/// line per module, each module it reaches with how many of its files do.
+fn import_map(layers: &[Vec<String>], graph: &BTreeMap<String, BTreeSet<String>>) -> String {
+    let order: Vec<&String> = layers.iter().flatten().collect();
+    let rank = |m: &str| order.iter().position(|o| *o == m).unwrap_or(order.len());
+    let mut reaches: BTreeMap<&str, BTreeMap<&str, BTreeSet<&str>>> = BTreeMap::new();
+    for (from, targets) in graph {
+        for to in targets {
+            let (a, b) = (top_module(from), top_module(to));
+            if a != b && a != "lib" {
+                reaches
+                    .entry(a)
+                    .or_default()
+                    .entry(b)
+                    .or_default()
+                    .insert(from);
+            }
+        }
+    }
+    let width = order.iter().map(|m| m.len()).max().unwrap_or(0);
+    let mut text = String::from("```text\n");
+    for module in &order {
+        let mut targets: Vec<(&str, usize)> = reaches
+            .get(module.as_str())
+            .map(|t| t.iter().map(|(to, files)| (*to, files.len())).collect())
+            .unwrap_or_default();
+        targets.sort_by_key(|(to, _)| rank(to));
+        let listed: Vec<String> = targets
+            .iter()
+            .map(|(to, n)| format!("{to} ({n})"))
+            .collect();
+        let listed = if listed.is_empty() {
+            "nothing of ours".to_string()
+        } else {
+            listed.join(", ")
+        };
+        text.push_str(&format!("{module:<width$} → {listed}\n"));
+    }
+    text.push_str("```\n");
+    text
+}
+
+/// The page's import map is what the code imports now: a change of layers
+/// shows in the book. `UPDATE_ARCHITECTURE=1` writes it.
+#[test]
+fn the_architecture_pages_import_map_is_the_codes() {
+    let sources = crate_sources();
+    let graph = import_graph(&analyse(&sources));
+    let map = import_map(&layers(), &graph);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(ARCHITECTURE_PAGE);
+    let page = std::fs::read_to_string(&path).expect("the architecture page");
+    let (Some(start), Some(end)) = (page.find(IMPORT_MAP_START), page.find(IMPORT_MAP_END)) else {
+        panic!("{ARCHITECTURE_PAGE} has no `{IMPORT_MAP_START}` … `{IMPORT_MAP_END}` block");
+    };
+    let body_start = start + IMPORT_MAP_START.len() + 1;
+    let written = page.get(body_start..end).unwrap_or_default();
+    if written == map {
+        return;
+    }
+    if std::env::var_os("UPDATE_ARCHITECTURE").is_some() {
+        let page = format!("{}{map}{}", &page[..body_start], &page[end..]);
+        std::fs::write(&path, page).expect("write the architecture page");
+        return;
+    }
+    panic!(
+        "{ARCHITECTURE_PAGE}'s import map is not what the code imports; write it again with \
+         UPDATE_ARCHITECTURE=1 cargo test --test architecture. Now:\n{map}"
     );
 }
 
@@ -943,6 +1043,17 @@ mod checks {
     }
 
     #[test]
+    fn the_layers_are_read_from_the_pages_line() {
+        let page = "# A\n\nLayers, top to bottom: `diff, docs → tui → api`.\n";
+        assert_eq!(
+            layers_in(page).unwrap(),
+            [vec!["diff", "docs"], vec!["tui"], vec!["api"]]
+        );
+        assert_eq!(layers_in("Layers, top to bottom: `tui → , api`"), None);
+        assert_eq!(layers_in("no such line"), None);
+    }
+
+    #[test]
     fn an_import_up_or_sideways_is_named_and_one_down_is_not() {
         let files = sources(&[
             (
@@ -962,8 +1073,9 @@ mod checks {
                 "use crate::plan::yaml;\nuse crate::store;\n",
             ),
         ]);
+        let layers = layers_in("Layers, top to bottom: `engine → plan, store → api`").unwrap();
         assert_eq!(
-            upward_imports(&import_graph(&analyse(&files))),
+            upward_imports(&layers, &import_graph(&analyse(&files))),
             [
                 "api/limits.rs → plan/yaml.rs (plan is above it)",
                 "plan/yaml.rs → store.rs (store is beside it, in the same layer)",
