@@ -8,7 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::shown;
-use crate::tui::state::view::{Screen, View};
+use crate::tui::model::view::{Screen, View};
 
 /// The terminal, and whether the banner takes a line from the body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

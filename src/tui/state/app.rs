@@ -1,5 +1,5 @@
 //! The console's state: the [`App`], the messages that change it and the
-//! commands it asks the loop for. `state::update` applies the
+//! commands it asks the loop for. `update::update` applies the
 //! messages; the files beside this one do the work by topic.
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,15 +14,15 @@ use crate::tui::keys::tables::{Mode, ScreenKind};
 use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
 use crate::tui::model::chart::{ChartId, ChartSource, ChartStatus, ChartValues};
-use crate::tui::model::key::{Ctx, Kind, ObjKey};
+use crate::tui::model::key::{Kind, KubeContext, ObjKey};
 use crate::tui::model::listing::{BoardListing, ClusterListing};
 use crate::tui::model::places::Places;
 use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::view::{Screen, View};
 use crate::tui::model::warnings::{Warning, Warnings};
 use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
 use crate::tui::state::flash::{Flash, FlashLevel};
 use crate::tui::state::listings::Listings;
-use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
 /// Everything that can happen to the console.
@@ -118,7 +118,7 @@ pub enum Msg {
     /// A chart's values for the editor, or why they could not be fetched
     /// (the answer to [`Command::FetchChart`]).
     Chart {
-        context: Ctx,
+        context: KubeContext,
         id: ChartId,
         result: Result<Arc<ChartValues>, String>,
     },
@@ -299,7 +299,7 @@ pub struct App {
     pub editor: Option<Editor>,
     /// The charts the editor checks values against, per context and
     /// chart version.
-    pub charts: HashMap<(Ctx, ChartId), ChartStatus>,
+    pub charts: HashMap<(KubeContext, ChartId), ChartStatus>,
     /// The watches that fail, for the banner.
     pub problems: banner::Problems,
     /// The engine's warnings, for the header's count and their screen.
@@ -486,9 +486,12 @@ pub(crate) fn quit(app: &mut App) -> Vec<Command> {
     vec![Command::Quit]
 }
 
-/// Why the console may not write on `context` (an object's; empty: the
-/// first context's), if it may not.
-pub(crate) fn refuse_writes(app: &App, context: &str, what: &str) -> Option<String> {
+/// What to tell the user before a write on `context` (an object's; empty:
+/// the first context's) that its client would refuse: read-only by
+/// `--readonly` or by the settings file. Only words: the client of a
+/// read-only context refuses every write, whatever is sent
+/// ([`crate::tui::runtime::writer`]).
+pub(crate) fn why_read_only(app: &App, context: &str, what: &str) -> Option<String> {
     let context = if context.is_empty() {
         app.target.context.as_str()
     } else {

@@ -15,10 +15,10 @@ use crate::tui::model::rows::{
 };
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::{self, ValuesKey};
+use crate::tui::model::view::{Screen, View};
 use crate::tui::model::{describe, sort};
 use crate::tui::state::app::App;
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::view::{Screen, View};
 
 impl App {
     /// The rows of the current view after its filter.

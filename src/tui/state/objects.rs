@@ -5,10 +5,10 @@
 use crate::tui::model::delete;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::sort::{Sort, SortBy};
-use crate::tui::state::app::{App, Command, Modal, refuse_writes};
+use crate::tui::model::view::Screen;
+use crate::tui::state::app::{App, Command, Modal, why_read_only};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{keep_selection, push, selected_key};
-use crate::tui::state::view::Screen;
 
 /// Whether the screen is a list the sort keys order.
 fn sortable(screen: &Screen) -> bool {
@@ -47,7 +47,7 @@ pub(crate) fn ask_delete(app: &mut App) {
         Kind::ManagedCluster => "delete clusters",
         _ => "delete templates",
     };
-    if let Some(why) = refuse_writes(app, &key.context, what) {
+    if let Some(why) = why_read_only(app, &key.context, what) {
         app.flash(FlashLevel::Warn, why);
         return;
     }
@@ -66,7 +66,7 @@ pub(crate) fn ask_delete(app: &mut App) {
 /// then sent.
 pub(crate) fn confirm_delete(app: &mut App, key: ObjKey) -> Vec<Command> {
     app.modal = None;
-    if let Some(why) = refuse_writes(app, &key.context, "delete") {
+    if let Some(why) = why_read_only(app, &key.context, "delete") {
         app.flash(FlashLevel::Warn, why);
         return Vec::new();
     }

@@ -11,10 +11,10 @@ use k8s_openapi::jiff::Timestamp;
 use crate::api::{ChartSource, labels};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::TemplateRef;
-use crate::tui::state::app::{App, Command, refuse_writes};
+use crate::tui::model::view::Screen;
+use crate::tui::state::app::{App, Command, why_read_only};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::selected_key;
-use crate::tui::state::view::Screen;
 
 /// Whether `t` means "try the template's chart repository again" on the
 /// screen shown (on the board it retries a cluster).
@@ -50,7 +50,7 @@ fn checked(app: &App) -> Result<(ObjKey, String), String> {
         _ => return Err("no template selected".into()),
     }
     .ok_or_else(|| format!("{} no longer exists", key.name))?;
-    if let Some(why) = refuse_writes(app, &key.context, "try a chart repository again") {
+    if let Some(why) = why_read_only(app, &key.context, "try a chart repository again") {
         return Err(why);
     }
     let asks = match (template.hold(), template.helm().validate()) {

@@ -13,12 +13,12 @@ use crate::tui::fixtures::sample::{app, board_app, rollout_cluster, sample, wait
 use crate::tui::layout;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::rollout_rows;
+use crate::tui::model::view::Screen;
+use crate::tui::screens::board::requests::board_cluster;
 use crate::tui::state::app::{App, Command, Modal, Msg};
-use crate::tui::state::board::board_cluster;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::rows_height;
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 pub(super) fn request(name: &str, request: Request) -> Command {
     Command::Request {

@@ -6,7 +6,7 @@ use super::selected_name;
 use crate::tui::fixtures::sample::app;
 use crate::tui::layout;
 use crate::tui::state::app::Msg;
-use crate::tui::state::update;
+use crate::tui::update::update;
 
 #[test]
 fn mouse_selects_and_scrolls() {

@@ -1,0 +1,57 @@
+//! What several screens do alike: open the selected object's YAML or a
+//! service's values, sort, say that nothing is selected, and why `e` would
+//! be refused.
+
+use crate::tui::keys::Action;
+use crate::tui::model::sort::SortBy;
+use crate::tui::model::view::Screen;
+use crate::tui::state::app::{App, why_read_only};
+use crate::tui::state::contexts;
+use crate::tui::state::editing;
+use crate::tui::state::flash::FlashLevel;
+use crate::tui::state::navigation::{push, selected_key, selected_values};
+use crate::tui::state::objects;
+
+/// A bound key that has nothing to act on: says so.
+pub(crate) fn nothing_selected(app: &mut App, action: Action) {
+    let key = app.keys.label(app.mode(), action);
+    app.flash(FlashLevel::Info, format!("{key}: nothing selected"));
+}
+
+/// `y`: the selected object's YAML.
+pub(crate) fn yaml(app: &mut App, action: Action) {
+    match selected_key(app) {
+        Some(key) => push(app, Screen::Yaml(key)),
+        None => nothing_selected(app, action),
+    }
+}
+
+/// Enter on a service: its values.
+pub(crate) fn open_values(app: &mut App) {
+    match selected_values(app) {
+        Some(key) => push(app, Screen::Values(key)),
+        None => app.flash(FlashLevel::Warn, "no service selected"),
+    }
+}
+
+/// Why `e` would be refused now, if it would.
+pub(crate) fn edit_refusal(app: &App) -> Option<String> {
+    why_read_only(app, &contexts::of_screen(app), "edit values")
+        .or_else(|| editing::edited_elsewhere(app))
+        .or_else(|| {
+            selected_values(app)
+                .is_none()
+                .then(|| "no service selected to edit".to_string())
+        })
+}
+
+/// `N`, `A`, `S`: sorts the list by name, age or its status column; again
+/// reverses.
+pub(crate) fn sort(app: &mut App, action: Action) {
+    let by = match action {
+        Action::SortName => SortBy::Name,
+        Action::SortAge => SortBy::Age,
+        _ => SortBy::Status,
+    };
+    objects::sort(app, by);
+}
