@@ -5,12 +5,12 @@
 use crate::tui::keys::Action;
 use crate::tui::model::sort::SortBy;
 use crate::tui::model::view::Screen;
+use crate::tui::screens::objects;
 use crate::tui::state::app::{App, why_read_only};
 use crate::tui::state::contexts;
 use crate::tui::state::editing;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{push, selected_key, selected_values};
-use crate::tui::state::objects;
 
 /// A bound key that has nothing to act on: says so.
 pub(crate) fn nothing_selected(app: &mut App, action: Action) {

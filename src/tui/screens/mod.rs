@@ -20,6 +20,7 @@ pub(crate) mod common;
 pub mod describe;
 pub mod editor;
 pub mod events;
+pub mod objects;
 pub mod parts;
 pub mod rollouts;
 pub mod template;

@@ -5,12 +5,11 @@
 //!
 //! By topic: [`app`] the state and its messages, [`navigation`] rows,
 //! selection, crumbs and fitting, [`listings`] the long lists kept between
-//! frames, [`objects`] sorting, describing and deleting the selected
-//! object, [`contexts`] the contexts open beside the first,
+//! frames, [`contexts`] the contexts open beside the first,
 //! [`editing`] and [`editor`] the values editor, [`flash`] the
 //! status line's messages, [`search`] `/` in the yaml and values views;
-//! [`places`] the namespace and context shown; [`repository`] `t` on a
-//! template, which asks the engine to try its chart repository again.
+//! [`places`] the namespace and context shown; [`fleet_review`] the
+//! clusters a values edit changes.
 
 pub mod app;
 pub mod contexts;
@@ -20,9 +19,7 @@ pub mod flash;
 pub mod fleet_review;
 pub mod listings;
 pub mod navigation;
-pub mod objects;
 pub mod places;
-pub mod repository;
 pub mod search;
 
 #[cfg(test)]

@@ -15,10 +15,10 @@ use crate::tui::model::key::Kind;
 use crate::tui::model::view::Screen;
 use crate::tui::screens;
 use crate::tui::screens::board::requests as board;
+use crate::tui::screens::objects;
 use crate::tui::state::app::{App, Command, Input, Modal, quit};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{back, fit_all, fit_at, push, rows_height, step};
-use crate::tui::state::objects;
 use crate::tui::state::places;
 use crate::tui::state::search;
 

@@ -7,9 +7,11 @@
 pub mod input;
 
 use crate::tui::model::banner;
+use crate::tui::screens::objects;
+use crate::tui::screens::templates::repository;
 use crate::tui::state::app::{App, Command, Engine, Msg};
 use crate::tui::state::flash::{self, FlashLevel};
-use crate::tui::state::{contexts, editing, navigation, objects, places, repository};
+use crate::tui::state::{contexts, editing, navigation, places};
 
 /// Applies one message. Pure: the returned commands are the only effects.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {

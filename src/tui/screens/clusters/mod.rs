@@ -12,10 +12,10 @@ use crate::tui::keys::tables::{Binding, DESCRIBE, SORT_AGE, SORT_NAME, Table, bi
 use crate::tui::model::view::Screen;
 use crate::tui::screens::board::requests::{cluster_rollout, open_for_cluster};
 use crate::tui::screens::common::{nothing_selected, sort, yaml};
+use crate::tui::screens::objects;
 use crate::tui::screens::parts::Parts;
 use crate::tui::state::app::{App, Command};
 use crate::tui::state::navigation::{push, selected_key};
-use crate::tui::state::objects;
 
 /// The screen, as the app reaches it.
 pub const PARTS: Parts = Parts::with_keys(

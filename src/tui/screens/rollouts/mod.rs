@@ -11,10 +11,10 @@ use crate::tui::keys::key::Key;
 use crate::tui::keys::tables::{Binding, DESCRIBE, SORT_AGE, SORT_NAME, Table, bind};
 use crate::tui::model::view::Screen;
 use crate::tui::screens::common::{nothing_selected, sort, yaml};
+use crate::tui::screens::objects;
 use crate::tui::screens::parts::{Parts, never_refused};
 use crate::tui::state::app::{App, Command};
 use crate::tui::state::navigation::{push, selected_key};
-use crate::tui::state::objects;
 
 /// The screen, as the app reaches it.
 pub const PARTS: Parts = Parts::with_keys(

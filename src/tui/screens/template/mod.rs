@@ -15,9 +15,9 @@ use crate::tui::model::view::Screen;
 use crate::tui::screens::common::{open_values, yaml};
 use crate::tui::screens::parts::Parts;
 use crate::tui::screens::templates::refusal;
+use crate::tui::screens::templates::repository;
 use crate::tui::state::app::{App, Command};
 use crate::tui::state::editing::open_editor;
-use crate::tui::state::repository;
 
 /// The screen, as the app reaches it.
 pub const PARTS: Parts = Parts::with_keys(

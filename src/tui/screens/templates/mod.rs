@@ -2,6 +2,7 @@
 //! validity, use and chart repository; `:ct` and `:st` list one kind.
 
 mod draw;
+pub(crate) mod repository;
 
 use crossterm::event::KeyCode;
 
@@ -15,11 +16,11 @@ use crate::tui::model::key::Kind;
 use crate::tui::model::values::ValuesKey;
 use crate::tui::model::view::Screen;
 use crate::tui::screens::common::{edit_refusal, nothing_selected, sort, yaml};
+use crate::tui::screens::objects;
 use crate::tui::screens::parts::Parts;
 use crate::tui::state::app::{App, Command};
 use crate::tui::state::editing::open_editor;
 use crate::tui::state::navigation::{push, selected_key};
-use crate::tui::state::{objects, repository};
 
 /// The screen, as the app reaches it.
 pub const PARTS: Parts = Parts::with_keys(
