@@ -1,12 +1,14 @@
 //! What several screens do alike: open the selected object's YAML or a
-//! service's values, sort, say that nothing is selected, and why `e` would
-//! be refused.
+//! service's values, sort, say that nothing is selected, why `e` would be
+//! refused, and the rows of the screens that list services.
 
 use crate::tui::keys::Action;
+use crate::tui::model::key::ObjKey;
+use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::model::sort::SortBy;
-use crate::tui::model::view::Screen;
+use crate::tui::model::view::{Screen, View};
 use crate::tui::screens::objects;
-use crate::tui::state::app::{App, why_read_only};
+use crate::tui::state::app::{App, ScreenRows, why_read_only};
 use crate::tui::state::contexts;
 use crate::tui::state::editing;
 use crate::tui::state::flash::FlashLevel;
@@ -54,4 +56,34 @@ pub(crate) fn sort(app: &mut App, action: Action) {
         _ => SortBy::Status,
     };
     objects::sort(app, by);
+}
+
+/// The rows of a cluster's or a ClusterTemplate's screen: its services
+/// after the view's filter.
+pub(crate) const SERVICE_ROWS: ScreenRows = ScreenRows::by_ids(service_ids, shown);
+
+fn service_ids(app: &App, view: &View) -> Vec<String> {
+    let (data, filter) = (&app.data, &view.filter);
+    let names: Option<Vec<String>> = match &view.screen {
+        Screen::ClusterDetail(k) => data.cluster(&k.context, &k.namespace, &k.name).map(|mc| {
+            let rows = service_rows(mc, filter);
+            rows.iter().map(|s| s.name.clone()).collect()
+        }),
+        Screen::TemplateDetail(k) => data
+            .cluster_template(&k.context, &k.namespace, &k.name)
+            .map(|ct| {
+                let rows = template_service_rows(ct, filter);
+                rows.iter().map(|s| s.name.clone()).collect()
+            }),
+        _ => None,
+    };
+    names.unwrap_or_default()
+}
+
+/// The cluster or the template itself.
+fn shown(_: &App, view: &View) -> Option<ObjKey> {
+    match &view.screen {
+        Screen::ClusterDetail(key) | Screen::TemplateDetail(key) => Some(key.clone()),
+        _ => None,
+    }
 }

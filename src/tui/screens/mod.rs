@@ -2,15 +2,19 @@
 //! is its own: its key table (`KEYS`), what its actions do (`on_action`:
 //! the action in, the state changed and the commands out, no I/O), why an
 //! action of its would be refused now (`refusal`, which the hint bar and
-//! the help dim by), and its drawing (`draw.rs`). The app routes a key's
-//! action to the screen on top of the crumb stack ([`on_action`]); what
-//! every screen does alike (moving, going back, the prompts, the crumbs)
-//! stays with the app and the state.
+//! the help dim by), its rows (`rows.rs`: their ids, so a selection
+//! follows its row, and the selected object) and its drawing (`draw.rs`).
+//! The app routes a key's action to the screen on top of the crumb stack
+//! ([`on_action`]); what every screen does alike (moving, going back, the
+//! prompts, the crumbs) stays with the app and the state, which reaches a
+//! screen's rows through `App::rows_of`.
 //!
 //! Adding a screen: its folder here, and its line in [`SCREENS`]; its
-//! name in [`Screen`](crate::tui::model::view::Screen) (what it shows)
-//! and in [`ScreenKind`] (its mode's tables; its table's name in the
-//! settings file's `keys:`).
+//! name in [`Screen`](crate::tui::model::view::Screen) (what it shows,
+//! with its crumb) and in [`ScreenKind`] (its mode's tables, its title;
+//! a table of its own is named in `Table`, as the settings file's `keys:`
+//! names it). The default keymap and rows are assembled here from
+//! [`SCREENS`] (`Keymap::default`, `RowsOf::default`).
 
 pub mod board;
 pub mod chrome;
@@ -42,7 +46,7 @@ use crate::tui::layout;
 use crate::tui::screens::chrome::{connecting, header, hints, status};
 use crate::tui::screens::chrome::{help, modal};
 use crate::tui::screens::parts::Parts;
-use crate::tui::state::app::{App, Command};
+use crate::tui::state::app::{App, Command, RowsOf};
 use crate::tui::views::columns::ellipsize;
 use crate::tui::views::safe::paragraph;
 
@@ -117,6 +121,13 @@ pub fn defaults(table: Table) -> &'static [Binding] {
 impl Default for Keymap {
     fn default() -> Keymap {
         Keymap::from_defaults(defaults)
+    }
+}
+
+/// Each screen's rows, as the screens hold them.
+impl Default for RowsOf {
+    fn default() -> RowsOf {
+        RowsOf(|kind| &parts(kind).rows)
     }
 }
 

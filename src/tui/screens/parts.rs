@@ -1,5 +1,5 @@
 //! What the app reaches a screen by: its kind, its own key table, what
-//! its actions do and why they would be refused, and its drawing.
+//! its actions do and why they would be refused, its rows and its drawing.
 
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 
 use crate::tui::keys::tables::{Binding, Table};
 use crate::tui::keys::{Action, ScreenKind};
-use crate::tui::state::app::{App, Command};
+use crate::tui::state::app::{App, Command, ScreenRows};
 
 /// A key read by a screen that reads every key itself: the commands, or
 /// `None` to let the app have the key.
@@ -36,48 +36,48 @@ pub struct Parts {
     /// A screen that reads every key itself (the values editor): the
     /// commands, or `None` to let the app have the key.
     pub on_key: Option<OnKey>,
+    /// Its rows, which navigation moves through and keeps selected.
+    pub rows: ScreenRows,
     /// Draws the screen's body.
     pub draw: Draw,
 }
 
 impl Parts {
-    /// A screen with a key table and actions of its own.
-    pub const fn with_keys(
-        kind: ScreenKind,
-        table: Table,
-        keys: &'static [Binding],
-        on_action: OnAction,
-        refusal: Refusal,
-        draw: Draw,
-    ) -> Parts {
-        Parts {
-            kind,
-            table: Some((table, keys)),
-            on_action,
-            refusal,
-            on_key: None,
-            draw,
-        }
-    }
-
     /// A screen with only the keys every screen shares: a text to scroll,
     /// a list to move through.
-    pub const fn plain(kind: ScreenKind, draw: Draw) -> Parts {
+    pub const fn new(kind: ScreenKind, rows: ScreenRows, draw: Draw) -> Parts {
         Parts {
             kind,
             table: None,
             on_action: |_, _| None,
             refusal: never_refused,
             on_key: None,
+            rows,
             draw,
         }
     }
 
-    /// A screen that reads every key itself.
-    pub const fn reading_keys(kind: ScreenKind, on_key: OnKey, draw: Draw) -> Parts {
+    /// The screen with a key table and actions of its own.
+    pub const fn with_keys(
+        self,
+        table: Table,
+        keys: &'static [Binding],
+        on_action: OnAction,
+        refusal: Refusal,
+    ) -> Parts {
+        Parts {
+            table: Some((table, keys)),
+            on_action,
+            refusal,
+            ..self
+        }
+    }
+
+    /// The screen reading every key itself.
+    pub const fn reading_keys(self, on_key: OnKey) -> Parts {
         Parts {
             on_key: Some(on_key),
-            ..Parts::plain(kind, draw)
+            ..self
         }
     }
 }

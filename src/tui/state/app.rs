@@ -273,6 +273,57 @@ impl OtherContext {
     }
 }
 
+/// The identities of a view's rows after its filter.
+pub type RowIds = fn(&App, &View) -> Vec<String>;
+/// How many rows a view has after its filter.
+pub type RowCount = fn(&App, &View) -> usize;
+/// The identity of a view's row at an index.
+pub type RowId = fn(&App, &View, usize) -> Option<String>;
+/// Where the row of an identity is in a view now.
+pub type FindRow = fn(&App, &View, &str) -> Option<usize>;
+/// The object of a view's selected row, or the one its screen shows.
+pub type SelectedKey = fn(&App, &View) -> Option<ObjKey>;
+
+/// A screen's rows, as navigation reaches them: each screen holds its own
+/// (`crate::tui::screens`).
+#[derive(Clone, Copy)]
+pub struct ScreenRows {
+    /// The identities of the rows, so a selection follows its row when
+    /// others come and go.
+    pub ids: RowIds,
+    /// How many: when counting is cheaper than making every id.
+    pub count: Option<RowCount>,
+    /// One row's identity: when a long list makes them one at a time.
+    pub id_at: Option<RowId>,
+    /// Where a row is: likewise.
+    pub find: Option<FindRow>,
+    pub selected: SelectedKey,
+}
+
+impl ScreenRows {
+    /// Rows known by their identities alone.
+    pub const fn by_ids(ids: RowIds, selected: SelectedKey) -> ScreenRows {
+        ScreenRows {
+            ids,
+            count: None,
+            id_at: None,
+            find: None,
+            selected,
+        }
+    }
+}
+
+/// Each screen's rows, by its kind. The default is the screens' own, as
+/// `crate::tui::screens` lists them.
+#[derive(Clone, Copy)]
+pub struct RowsOf(pub fn(ScreenKind) -> &'static ScreenRows);
+
+impl std::fmt::Debug for RowsOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RowsOf")
+    }
+}
+
 /// The whole state of the console, owned by one task.
 #[derive(Debug)]
 pub struct App {
@@ -317,6 +368,8 @@ pub struct App {
     pub quit: bool,
     /// The long lists of the views, for [`App::data`] as it is.
     pub(crate) listings: Listings,
+    /// Each screen's rows.
+    pub rows_of: RowsOf,
 }
 
 impl App {
@@ -345,6 +398,7 @@ impl App {
             engine_scope: None,
             quit: false,
             listings: Listings::default(),
+            rows_of: RowsOf::default(),
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod draw;
 pub(crate) mod requests;
+mod rows;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -18,13 +19,11 @@ use crate::tui::screens::parts::Parts;
 use crate::tui::state::app::{App, Command};
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::with_keys(
-    ScreenKind::RolloutBoard,
+pub const PARTS: Parts = Parts::new(ScreenKind::RolloutBoard, rows::ROWS, draw_body).with_keys(
     Table::Board,
     KEYS,
     on_action,
     requests::refusal,
-    draw_body,
 );
 
 /// The screen's own keys, first in its mode.

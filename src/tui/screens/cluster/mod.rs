@@ -13,20 +13,18 @@ use crate::tui::keys::key::Key;
 use crate::tui::keys::tables::{Binding, Table, bind};
 use crate::tui::model::view::Screen;
 use crate::tui::screens::board::requests::{cluster_rollout, open_for_cluster};
-use crate::tui::screens::common::{edit_refusal, open_values, yaml};
+use crate::tui::screens::common::{SERVICE_ROWS, edit_refusal, open_values, yaml};
 use crate::tui::screens::parts::Parts;
 use crate::tui::state::app::{App, Command};
 use crate::tui::state::editing::open_editor;
 use crate::tui::state::navigation::push;
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::with_keys(
-    ScreenKind::ClusterDetail,
+pub const PARTS: Parts = Parts::new(ScreenKind::ClusterDetail, SERVICE_ROWS, draw_body).with_keys(
     Table::Cluster,
     KEYS,
     on_action,
     refusal,
-    draw_body,
 );
 
 /// The screen's own keys, first in its mode.

@@ -2,6 +2,7 @@
 //! template, revision and services.
 
 mod draw;
+mod rows;
 
 use crossterm::event::KeyCode;
 
@@ -18,13 +19,11 @@ use crate::tui::state::app::{App, Command};
 use crate::tui::state::navigation::{push, selected_key};
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::with_keys(
-    ScreenKind::Clusters,
+pub const PARTS: Parts = Parts::new(ScreenKind::Clusters, rows::ROWS, draw::draw).with_keys(
     Table::Clusters,
     KEYS,
     on_action,
     refusal,
-    draw::draw,
 );
 
 /// The screen's own keys, first in its mode.

@@ -2,6 +2,7 @@
 //! the last events.
 
 mod draw;
+mod rows;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -12,7 +13,7 @@ use crate::tui::screens::parts::Parts;
 use crate::tui::state::app::App;
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::plain(ScreenKind::Describe, draw_body);
+pub const PARTS: Parts = Parts::new(ScreenKind::Describe, rows::ROWS, draw_body);
 
 fn draw_body(app: &App, frame: &mut Frame, area: Rect) {
     if let Screen::Describe(key) = &app.view().screen {

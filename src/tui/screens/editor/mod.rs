@@ -6,6 +6,7 @@
 
 mod draw;
 mod fleet_review;
+mod rows;
 
 use crate::tui::keys::ScreenKind;
 use crate::tui::screens::parts::Parts;
@@ -14,7 +15,8 @@ use crate::tui::state::editing::on_editor_key;
 use crossterm::event::KeyEvent;
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::reading_keys(ScreenKind::Editor, on_key, draw::draw);
+pub const PARTS: Parts =
+    Parts::new(ScreenKind::Editor, rows::ROWS, draw::draw).reading_keys(on_key);
 
 /// Every key, ctrl-c too, while the editor is open: it asks before
 /// losing changes.

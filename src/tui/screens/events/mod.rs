@@ -2,6 +2,7 @@
 //! the object an event is about.
 
 mod draw;
+mod rows;
 
 use crossterm::event::KeyCode;
 use ratatui::Frame;
@@ -18,13 +19,11 @@ use crate::tui::state::app::{App, Command};
 use crate::tui::state::navigation::{open_regarded, selected_key};
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::with_keys(
-    ScreenKind::Events,
+pub const PARTS: Parts = Parts::new(ScreenKind::Events, rows::ROWS, draw_body).with_keys(
     Table::Events,
     KEYS,
     on_action,
     never_refused,
-    draw_body,
 );
 
 /// The screen's own keys, first in its mode.

@@ -2,6 +2,7 @@
 //! enter opens its board.
 
 mod draw;
+mod rows;
 
 use crossterm::event::KeyCode;
 
@@ -17,13 +18,11 @@ use crate::tui::state::app::{App, Command};
 use crate::tui::state::navigation::{push, selected_key};
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::with_keys(
-    ScreenKind::Rollouts,
+pub const PARTS: Parts = Parts::new(ScreenKind::Rollouts, rows::ROWS, draw::draw).with_keys(
     Table::Rollouts,
     KEYS,
     on_action,
     never_refused,
-    draw::draw,
 );
 
 /// The screen's own keys, first in its mode.

@@ -12,7 +12,7 @@ use crate::tui::keys::ScreenKind;
 use crate::tui::keys::key::Key;
 use crate::tui::keys::tables::{Binding, RETRY_REPOSITORY, Table, bind};
 use crate::tui::model::view::Screen;
-use crate::tui::screens::common::{open_values, yaml};
+use crate::tui::screens::common::{SERVICE_ROWS, open_values, yaml};
 use crate::tui::screens::parts::Parts;
 use crate::tui::screens::templates::refusal;
 use crate::tui::screens::templates::repository;
@@ -20,13 +20,11 @@ use crate::tui::state::app::{App, Command};
 use crate::tui::state::editing::open_editor;
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::with_keys(
-    ScreenKind::TemplateDetail,
+pub const PARTS: Parts = Parts::new(ScreenKind::TemplateDetail, SERVICE_ROWS, draw_body).with_keys(
     Table::Template,
     KEYS,
     on_action,
     refusal,
-    draw_body,
 );
 
 /// The screen's own keys, first in its mode.

@@ -3,6 +3,7 @@
 
 mod draw;
 pub(crate) mod repository;
+mod rows;
 
 use crossterm::event::KeyCode;
 
@@ -23,13 +24,11 @@ use crate::tui::state::editing::open_editor;
 use crate::tui::state::navigation::{push, selected_key};
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::with_keys(
-    ScreenKind::Templates,
+pub const PARTS: Parts = Parts::new(ScreenKind::Templates, rows::ROWS, draw::draw).with_keys(
     Table::Templates,
     KEYS,
     on_action,
     refusal,
-    draw::draw,
 );
 
 /// The screen's own keys, first in its mode.

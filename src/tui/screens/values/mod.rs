@@ -2,6 +2,7 @@
 //! defaults of a ClusterTemplate's service or of a ServiceTemplate.
 
 pub(crate) mod draw;
+mod rows;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -12,7 +13,7 @@ use crate::tui::screens::parts::Parts;
 use crate::tui::state::app::App;
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::plain(ScreenKind::Values, draw_body);
+pub const PARTS: Parts = Parts::new(ScreenKind::Values, rows::ROWS, draw_body);
 
 fn draw_body(app: &App, frame: &mut Frame, area: Rect) {
     if let Screen::Values(key) = &app.view().screen {

@@ -1,6 +1,7 @@
 //! An object's YAML, scrolled and searched with `/`.
 
 pub(crate) mod draw;
+mod rows;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,7 +12,7 @@ use crate::tui::screens::parts::Parts;
 use crate::tui::state::app::App;
 
 /// The screen, as the app reaches it.
-pub const PARTS: Parts = Parts::plain(ScreenKind::Yaml, draw_body);
+pub const PARTS: Parts = Parts::new(ScreenKind::Yaml, rows::ROWS, draw_body);
 
 fn draw_body(app: &App, frame: &mut Frame, area: Rect) {
     if let Screen::Yaml(key) = &app.view().screen {
