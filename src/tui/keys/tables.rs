@@ -216,41 +216,77 @@ impl Table {
     }
 }
 
+/// Every screen's mode, one entry each: its kind, how the help and error
+/// messages name it, and its tables, the first winning.
+const SCREEN_MODES: &[(ScreenKind, &str, &[Table])] = &[
+    (
+        ScreenKind::Clusters,
+        "clusters",
+        &[Table::Clusters, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::ClusterDetail,
+        "cluster",
+        &[Table::Cluster, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::Templates,
+        "templates",
+        &[
+            Table::Templates,
+            Table::List,
+            Table::Global,
+            Table::Anywhere,
+        ],
+    ),
+    (
+        ScreenKind::TemplateDetail,
+        "template",
+        &[Table::Template, Table::List, Table::Global, Table::Anywhere],
+    ),
+    // The editor takes every key, ctrl-c too: it asks before losing changes.
+    (ScreenKind::Editor, "values editor", &[Table::Editor]),
+    (
+        ScreenKind::Rollouts,
+        "rollouts",
+        &[Table::Rollouts, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::RolloutBoard,
+        "rollout board",
+        &[Table::Board, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::Events,
+        "events",
+        &[Table::Events, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (ScreenKind::Yaml, "yaml", TEXT_MODE),
+    (ScreenKind::Values, "values", TEXT_MODE),
+    (
+        ScreenKind::Warnings,
+        "warnings",
+        &[Table::List, Table::Global, Table::Anywhere],
+    ),
+    (ScreenKind::Describe, "describe", TEXT_MODE),
+];
+
+/// The tables of a screen that scrolls text.
+const TEXT_MODE: &[Table] = &[Table::Text, Table::Global, Table::Anywhere];
+
+/// A screen's title and tables (none for a screen not listed).
+fn screen_mode(kind: ScreenKind) -> (&'static str, &'static [Table]) {
+    SCREEN_MODES
+        .iter()
+        .find(|(k, _, _)| *k == kind)
+        .map_or(("", &[]), |(_, title, tables)| (*title, *tables))
+}
+
 impl Mode {
     /// The tables a mode is made of, the first winning.
     pub fn tables(self) -> &'static [Table] {
         match self {
-            Mode::Screen(screen) => match screen {
-                ScreenKind::Clusters => {
-                    &[Table::Clusters, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::ClusterDetail => {
-                    &[Table::Cluster, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::Templates => &[
-                    Table::Templates,
-                    Table::List,
-                    Table::Global,
-                    Table::Anywhere,
-                ],
-                ScreenKind::TemplateDetail => {
-                    &[Table::Template, Table::List, Table::Global, Table::Anywhere]
-                }
-                // The editor takes every key, ctrl-c too: it asks before
-                // losing changes.
-                ScreenKind::Editor => &[Table::Editor],
-                ScreenKind::Rollouts => {
-                    &[Table::Rollouts, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::RolloutBoard => {
-                    &[Table::Board, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::Events => &[Table::Events, Table::List, Table::Global, Table::Anywhere],
-                ScreenKind::Yaml | ScreenKind::Values | ScreenKind::Describe => {
-                    &[Table::Text, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::Warnings => &[Table::List, Table::Global, Table::Anywhere],
-            },
+            Mode::Screen(screen) => screen_mode(screen).1,
             Mode::Filter => &[Table::Filter, Table::Anywhere],
             Mode::Prompt => &[Table::Prompt, Table::Anywhere],
             Mode::AbortChoice => &[Table::Abort, Table::Anywhere],
@@ -264,23 +300,9 @@ impl Mode {
 
     /// Every mode, for checking that no key means two things in one.
     pub fn all() -> Vec<Mode> {
-        let screens = [
-            ScreenKind::Clusters,
-            ScreenKind::ClusterDetail,
-            ScreenKind::Templates,
-            ScreenKind::TemplateDetail,
-            ScreenKind::Editor,
-            ScreenKind::Rollouts,
-            ScreenKind::RolloutBoard,
-            ScreenKind::Events,
-            ScreenKind::Yaml,
-            ScreenKind::Values,
-            ScreenKind::Warnings,
-            ScreenKind::Describe,
-        ];
-        screens
-            .into_iter()
-            .map(Mode::Screen)
+        SCREEN_MODES
+            .iter()
+            .map(|(kind, _, _)| Mode::Screen(*kind))
             .chain([
                 Mode::Filter,
                 Mode::Prompt,
@@ -307,20 +329,7 @@ impl Mode {
     /// How the help and error messages name the mode.
     pub fn title(self) -> &'static str {
         match self {
-            Mode::Screen(screen) => match screen {
-                ScreenKind::Clusters => "clusters",
-                ScreenKind::ClusterDetail => "cluster",
-                ScreenKind::Templates => "templates",
-                ScreenKind::TemplateDetail => "template",
-                ScreenKind::Editor => "values editor",
-                ScreenKind::Rollouts => "rollouts",
-                ScreenKind::RolloutBoard => "rollout board",
-                ScreenKind::Events => "events",
-                ScreenKind::Yaml => "yaml",
-                ScreenKind::Values => "values",
-                ScreenKind::Warnings => "warnings",
-                ScreenKind::Describe => "describe",
-            },
+            Mode::Screen(screen) => screen_mode(screen).0,
             Mode::Filter => "filter",
             Mode::Prompt => "command prompt",
             Mode::AbortChoice => "stopping a rollout",

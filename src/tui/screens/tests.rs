@@ -71,11 +71,21 @@ fn a_screen_own_table_comes_first_in_its_mode() {
 
 #[test]
 fn every_screen_is_listed_once_and_every_table_has_keys() {
-    for mode in Mode::all() {
-        if let Mode::Screen(kind) = mode {
-            let listed = SCREENS.iter().filter(|p| p.kind == kind).count();
-            assert_eq!(listed, 1, "{kind:?} is listed {listed} times");
-        }
+    let modes: Vec<Mode> = Mode::all()
+        .into_iter()
+        .filter(|m| matches!(m, Mode::Screen(_)))
+        .collect();
+    for mode in &modes {
+        let Mode::Screen(kind) = *mode else {
+            continue;
+        };
+        let listed = SCREENS.iter().filter(|p| p.kind == kind).count();
+        assert_eq!(listed, 1, "{kind:?} is listed {listed} times");
+    }
+    for parts in SCREENS {
+        let mode = Mode::Screen(parts.kind);
+        assert!(modes.contains(&mode), "{:?} has no mode", parts.kind);
+        assert!(!mode.title().is_empty() && !mode.tables().is_empty());
     }
     for table in TABLES {
         assert!(
