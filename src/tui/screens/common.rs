@@ -2,9 +2,13 @@
 //! service's values, sort, say that nothing is selected, why `e` would be
 //! refused, and the rows of the screens that list services.
 
+use ratatui::layout::Rect;
+
 use crate::tui::keys::Action;
+use crate::tui::layout::{self, Viewport};
 use crate::tui::model::key::ObjKey;
 use crate::tui::model::rows::{service_rows, template_service_rows};
+use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::sort::SortBy;
 use crate::tui::model::view::{Screen, View};
 use crate::tui::screens::objects;
@@ -60,7 +64,7 @@ pub(crate) fn sort(app: &mut App, action: Action) {
 
 /// The rows of a cluster's or a ClusterTemplate's screen: its services
 /// after the view's filter.
-pub(crate) const SERVICE_ROWS: ScreenRows = ScreenRows::by_ids(service_ids, shown);
+pub(crate) const SERVICE_ROWS: ScreenRows = ScreenRows::by_ids(service_ids, shown, service_area);
 
 fn service_ids(app: &App, view: &View) -> Vec<String> {
     let (data, filter) = (&app.data, &view.filter);
@@ -86,4 +90,28 @@ fn shown(_: &App, view: &View) -> Option<ObjKey> {
         Screen::ClusterDetail(key) | Screen::TemplateDetail(key) => Some(key.clone()),
         _ => None,
     }
+}
+
+/// The services' table: below the conditions (a cluster's), the section's
+/// title and the column names.
+fn service_area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rect> {
+    let body = layout::viewport_bands(viewport).body;
+    let services = match &view.screen {
+        Screen::ClusterDetail(key) => {
+            let mc = data.cluster(&key.context, &key.namespace, &key.name);
+            let conditions = mc
+                .and_then(|c| c.status.as_ref())
+                .map_or(0, |s| s.conditions.len());
+            let services = mc.map_or(0, |c| service_rows(c, &view.filter).len());
+            layout::detail(body, conditions, services).services
+        }
+        Screen::TemplateDetail(key) => {
+            let services = data
+                .cluster_template(&key.context, &key.namespace, &key.name)
+                .map_or(0, |ct| template_service_rows(ct, &view.filter).len());
+            layout::template_detail(body, services).services
+        }
+        _ => return None,
+    };
+    Some(layout::below(services, 2))
 }

@@ -11,9 +11,9 @@
 //!
 //! Adding a screen: its folder here, and its line in [`SCREENS`]; its
 //! name in [`Screen`](crate::tui::model::view::Screen) (what it shows,
-//! with its crumb) and in [`ScreenKind`] (its mode's tables, its title;
-//! a table of its own is named in `Table`, as the settings file's `keys:`
-//! names it). The default keymap and rows are assembled here from
+//! with its crumb), in [`ScreenKind`] and in the keys' `SCREEN_MODES` (its
+//! title, the shared tables after its own); a table of its own is named in
+//! `Table`, as the settings file's `keys:` names it. The default keymap and rows are assembled here from
 //! [`SCREENS`] (`Keymap::default`, `RowsOf::default`).
 
 pub mod board;

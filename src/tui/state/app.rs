@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 use k8s_openapi::jiff::Timestamp;
+use ratatui::layout::Rect;
 
 use crate::plan::rollout::Request;
 use crate::tui::keys::keymap::Keymap;
@@ -283,6 +284,8 @@ pub type RowId = fn(&App, &View, usize) -> Option<String>;
 pub type FindRow = fn(&App, &View, &str) -> Option<usize>;
 /// The object of a view's selected row, or the one its screen shows.
 pub type SelectedKey = fn(&App, &View) -> Option<ObjKey>;
+/// Where a view's rows (or lines) are drawn; `None` when it has none.
+pub type RowsArea = fn(&Snapshot, Viewport, &View) -> Option<Rect>;
 
 /// A screen's rows, as navigation reaches them: each screen holds its own
 /// (`crate::tui::screens`).
@@ -298,17 +301,20 @@ pub struct ScreenRows {
     /// Where a row is: likewise.
     pub find: Option<FindRow>,
     pub selected: SelectedKey,
+    /// Where they are drawn, for clicks and pages.
+    pub area: RowsArea,
 }
 
 impl ScreenRows {
     /// Rows known by their identities alone.
-    pub const fn by_ids(ids: RowIds, selected: SelectedKey) -> ScreenRows {
+    pub const fn by_ids(ids: RowIds, selected: SelectedKey, area: RowsArea) -> ScreenRows {
         ScreenRows {
             ids,
             count: None,
             id_at: None,
             find: None,
             selected,
+            area,
         }
     }
 }

@@ -3,14 +3,15 @@
 //! the crumbs, and fitting every selection on screen when the data, the
 //! size or the banner changes.
 
-use crate::tui::layout;
+use ratatui::layout::Rect;
+
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::listing::BoardListing;
 use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::ValuesKey;
 use crate::tui::model::view::{Screen, View};
-use crate::tui::state::app::{App, FindRow, RowCount, RowId, ScreenRows, SelectedKey};
+use crate::tui::state::app::{App, FindRow, RowCount, RowId, RowsArea, ScreenRows, SelectedKey};
 use crate::tui::state::flash::FlashLevel;
 
 impl App {
@@ -37,6 +38,7 @@ pub(crate) const fn long_list(
     id_at: RowId,
     find: FindRow,
     selected: SelectedKey,
+    area: RowsArea,
 ) -> ScreenRows {
     ScreenRows {
         ids: |app, view| {
@@ -48,6 +50,7 @@ pub(crate) const fn long_list(
         id_at: Some(id_at),
         find: Some(find),
         selected,
+        area,
     }
 }
 
@@ -311,5 +314,10 @@ pub(crate) fn open_regarded(app: &mut App, event: &ObjKey) {
 
 /// How many rows (or lines) `view` shows at once on the console's screen.
 pub(crate) fn rows_height(app: &App, view: &View) -> usize {
-    layout::rows_height(&app.data, app.viewport(), view)
+    rows_area(app, view).map_or(1, |r| usize::from(r.height).max(1))
+}
+
+/// Where a view's rows (or lines) are drawn.
+pub(crate) fn rows_area(app: &App, view: &View) -> Option<Rect> {
+    (rows(app, view).area)(&app.data, app.viewport(), view)
 }

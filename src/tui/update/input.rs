@@ -10,7 +10,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 
 use crate::plan::rollout::Request;
 use crate::tui::keys::{self, Action, Goto, Mode};
-use crate::tui::layout;
 use crate::tui::model::key::Kind;
 use crate::tui::model::view::Screen;
 use crate::tui::screens;
@@ -18,7 +17,7 @@ use crate::tui::screens::board::requests as board;
 use crate::tui::screens::objects;
 use crate::tui::state::app::{App, Command, Input, Modal, quit};
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::navigation::{back, fit_all, fit_at, push, rows_height, step};
+use crate::tui::state::navigation::{back, fit_all, fit_at, push, rows_area, rows_height, step};
 use crate::tui::state::places;
 use crate::tui::state::search;
 
@@ -313,7 +312,7 @@ pub(crate) fn on_mouse(app: &mut App, mouse: MouseEvent) {
                 app.help = false;
                 return;
             }
-            let Some(area) = layout::rows_area(&app.data, app.viewport(), app.view()) else {
+            let Some(area) = rows_area(app, app.view()) else {
                 return;
             };
             let (x, y) = (mouse.column, mouse.row);

@@ -3,14 +3,18 @@
 
 use std::sync::Arc;
 
+use ratatui::layout::Rect;
+
 use crate::api::TemplateRolloutStatus;
+use crate::tui::layout::{self, Viewport};
 use crate::tui::model::key::ObjKey;
 use crate::tui::model::listing::BoardListing;
+use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::view::{Screen, View};
 use crate::tui::state::app::{App, ScreenRows};
 use crate::tui::state::navigation::long_list;
 
-pub(super) const ROWS: ScreenRows = long_list(count, id_at, find, selected);
+pub(super) const ROWS: ScreenRows = long_list(count, id_at, find, selected, area);
 
 /// The rollout the view shows.
 fn rollout(view: &View) -> Option<&ObjKey> {
@@ -54,4 +58,15 @@ fn find(app: &App, view: &View, id: &str) -> Option<usize> {
 
 fn selected(_: &App, view: &View) -> Option<ObjKey> {
     rollout(view).cloned()
+}
+
+/// The waves' lines: below the preview's groups, a wave's title and the
+/// column names.
+fn area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rect> {
+    let groups = rollout(view)
+        .and_then(|key| data.rollout(&key.context, &key.namespace, &key.name))
+        .and_then(|r| r.status.as_ref())
+        .map_or(0, |s| s.preview.len());
+    let body = layout::viewport_bands(viewport).body;
+    Some(layout::below(layout::board(body, groups).waves, 2))
 }

@@ -2,13 +2,16 @@
 //! order, whose ids are made one at a time.
 
 use kube::ResourceExt;
+use ratatui::layout::Rect;
 
+use crate::tui::layout::{self, Viewport};
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::view::View;
 use crate::tui::state::app::{App, ScreenRows};
 use crate::tui::state::navigation::long_list;
 
-pub(super) const ROWS: ScreenRows = long_list(count, id_at, find, selected);
+pub(super) const ROWS: ScreenRows = long_list(count, id_at, find, selected, area);
 
 fn count(app: &App, view: &View) -> usize {
     app.cluster_listing(view).rows.len()
@@ -40,4 +43,9 @@ fn selected(app: &App, view: &View) -> Option<ObjKey> {
         .get(view.selected)
         .and_then(|i| app.data.clusters.get(*i))
         .map(|c| ObjKey::of(Kind::ManagedCluster, c))
+}
+
+/// Below the column names.
+fn area(_: &Snapshot, viewport: Viewport, _: &View) -> Option<Rect> {
+    Some(layout::list_rows(viewport))
 }

@@ -1,14 +1,18 @@
 //! The events screen's rows: the engine's Events after the view's filter,
 //! about one object when the view says so.
 
+use ratatui::layout::Rect;
+
+use crate::tui::layout::{self, Viewport};
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::event_rows;
+use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::view::{Screen, View};
 use crate::tui::state::app::{App, ScreenRows};
 
 pub(super) const ROWS: ScreenRows = ScreenRows {
     count: Some(count),
-    ..ScreenRows::by_ids(ids, selected)
+    ..ScreenRows::by_ids(ids, selected, area)
 };
 
 /// The object the view's Events are about, if one.
@@ -40,4 +44,9 @@ fn selected(app: &App, view: &View) -> Option<ObjKey> {
     event_rows(&app.data, regarding(view), &view.filter)
         .get(view.selected)
         .map(|e| ObjKey::of(Kind::Event, e))
+}
+
+/// Below the column names.
+fn area(_: &Snapshot, viewport: Viewport, _: &View) -> Option<Rect> {
+    Some(layout::list_rows(viewport))
 }

@@ -1,11 +1,15 @@
 //! A service's values: their rows are their lines.
 
+use ratatui::layout::Rect;
+
+use crate::tui::layout::{self, Viewport};
 use crate::tui::model::key::ObjKey;
+use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values;
 use crate::tui::model::view::{Screen, View};
 use crate::tui::state::app::{App, ScreenRows};
 
-pub(super) const ROWS: ScreenRows = ScreenRows::by_ids(ids, selected);
+pub(super) const ROWS: ScreenRows = ScreenRows::by_ids(ids, selected, area);
 
 fn ids(app: &App, view: &View) -> Vec<String> {
     let Screen::Values(key) = &view.screen else {
@@ -21,4 +25,14 @@ fn selected(_: &App, view: &View) -> Option<ObjKey> {
         Screen::Values(key) => Some(key.object.clone()),
         _ => None,
     }
+}
+
+/// Below the layers the values are merged from.
+fn area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rect> {
+    let Screen::Values(key) = &view.screen else {
+        return None;
+    };
+    let layers = values::shown(data, key).layers;
+    let body = layout::viewport_bands(viewport).body;
+    Some(layout::values(body, layers.chars().count()).text)
 }

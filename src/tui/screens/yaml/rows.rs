@@ -1,12 +1,16 @@
 //! An object's YAML: its rows are its lines.
 
+use ratatui::layout::Rect;
+
+use crate::tui::layout::{self, Viewport};
 use crate::tui::model::key::ObjKey;
+use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::view::{Screen, View};
 use crate::tui::state::app::{App, ScreenRows};
 
 pub(super) const ROWS: ScreenRows = ScreenRows {
     count: Some(count),
-    ..ScreenRows::by_ids(ids, selected)
+    ..ScreenRows::by_ids(ids, selected, area)
 };
 
 fn count(app: &App, view: &View) -> usize {
@@ -25,4 +29,9 @@ fn selected(_: &App, view: &View) -> Option<ObjKey> {
         Screen::Yaml(key) => Some(key.clone()),
         _ => None,
     }
+}
+
+/// Inside the body's block.
+fn area(_: &Snapshot, viewport: Viewport, _: &View) -> Option<Rect> {
+    Some(layout::text_rows(viewport))
 }
