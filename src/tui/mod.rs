@@ -33,7 +33,7 @@
 //! - [`state`]: the [`App`] and what every screen changes alike
 //!   (navigation, crumbs, the editor, the contexts open);
 //! - [`views`]: widgets that know no state (the table, its columns, safe
-//!   text); [`theme`] and [`layout`] (areas from a size and a view);
+//!   text); [`theme`] and [`layout`] (areas from a size and counts);
 //! - [`model`]: what the console knows, screens and views included, with
 //!   no terminal;
 //! - [`keys`]: keybindings as data.

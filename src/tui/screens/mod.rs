@@ -3,7 +3,8 @@
 //! the action in, the state changed and the commands out, no I/O), why an
 //! action of its would be refused now (`refusal`, which the hint bar and
 //! the help dim by), its rows (`rows.rs`: their ids, so a selection
-//! follows its row, and the selected object) and its drawing (`draw.rs`).
+//! follows its row, the selected object, where they are drawn) and its
+//! drawing (`draw.rs`).
 //! The app routes a key's action to the screen on top of the crumb stack
 //! ([`on_action`]); what every screen does alike (moving, going back, the
 //! prompts, the crumbs) stays with the app and the state, which reaches a
