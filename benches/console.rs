@@ -17,9 +17,9 @@ use ratatui::backend::TestBackend;
 use hmc_tui::tui::fixtures::console::{app, target};
 use hmc_tui::tui::fixtures::fleet::{Fleet, fleet};
 use hmc_tui::tui::fixtures::objects::now;
+use hmc_tui::tui::screens;
 use hmc_tui::tui::state::app::{App, Msg};
-use hmc_tui::tui::state::update;
-use hmc_tui::tui::views;
+use hmc_tui::tui::update::update;
 
 /// The fleet sizes measured.
 const SIZES: [usize; 2] = [1_000, 10_000];
@@ -36,7 +36,7 @@ fn sized(app: &mut App, (w, h): (u16, u16)) -> Terminal<TestBackend> {
 /// One frame: drawn into the buffer, compared with the last one, and the
 /// difference written to the backend.
 fn frame(app: &App, terminal: &mut Terminal<TestBackend>) {
-    terminal.draw(|f| views::draw(app, f)).unwrap();
+    terminal.draw(|f| screens::draw(app, f)).unwrap();
 }
 
 /// The console on the rollout board of the fleet's rollout.

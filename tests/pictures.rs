@@ -16,9 +16,9 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
 use hmc_tui::tui::fixtures::rolling::rolling_app;
+use hmc_tui::tui::screens;
 use hmc_tui::tui::state::app::{App, Msg};
-use hmc_tui::tui::state::update;
-use hmc_tui::tui::views;
+use hmc_tui::tui::update::update;
 
 const SIZE: (u16, u16) = (112, 17);
 const CELL_W: f32 = 8.4;
@@ -40,7 +40,7 @@ fn keys(app: &mut App, keys: &str) {
 fn draw(app: &mut App) -> Buffer {
     update(app, Msg::Resize(SIZE.0, SIZE.1));
     let mut terminal = Terminal::new(TestBackend::new(SIZE.0, SIZE.1)).expect("a test terminal");
-    terminal.draw(|f| views::draw(app, f)).expect("a frame");
+    terminal.draw(|f| screens::draw(app, f)).expect("a frame");
     terminal.backend().buffer().clone()
 }
 

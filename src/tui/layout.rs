@@ -1,14 +1,9 @@
-//! Where things go on the screen. The views draw into these areas and the
-//! update uses the same ones for clicks and pages, so they agree. Areas
-//! come from a [`Viewport`], the data and the view: never from the state
-//! that calls them.
+//! Where things go on the screen. The screens draw into these areas and
+//! find their rows in them for clicks and pages (each screen's `rows.rs`),
+//! so they agree. Areas come from a [`Viewport`] and counts: never from the
+//! state that calls them.
 
 use ratatui::layout::{Constraint, Layout, Rect};
-
-use crate::tui::model::rows::{service_rows, template_service_rows};
-use crate::tui::model::snapshot::Snapshot;
-use crate::tui::model::values::shown;
-use crate::tui::state::view::{Screen, View};
 
 /// The terminal, and whether the banner takes a line from the body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,7 +252,7 @@ pub fn editor_text_size(viewport: Viewport, note: bool) -> (usize, usize) {
 }
 
 /// Below a section's title line and a table's column names.
-fn below(area: Rect, lines: u16) -> Rect {
+pub fn below(area: Rect, lines: u16) -> Rect {
     Rect {
         y: area.y.saturating_add(lines),
         height: area.height.saturating_sub(lines),
@@ -265,45 +260,13 @@ fn below(area: Rect, lines: u16) -> Rect {
     }
 }
 
-/// Where the rows of a view's list (or the lines of its YAML) are drawn.
-pub fn rows_area(data: &Snapshot, viewport: Viewport, view: &View) -> Option<Rect> {
-    let body = viewport_bands(viewport).body;
-    match &view.screen {
-        Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(_) => {
-            Some(below(inner(body), 1))
-        }
-        Screen::Rollout(key) => {
-            let groups = data
-                .rollout(&key.context, &key.namespace, &key.name)
-                .and_then(|r| r.status.as_ref())
-                .map_or(0, |s| s.preview.len());
-            Some(below(board(body, groups).waves, 2))
-        }
-        Screen::ClusterDetail(key) => {
-            let mc = data.cluster(&key.context, &key.namespace, &key.name);
-            let conditions = mc
-                .and_then(|c| c.status.as_ref())
-                .map_or(0, |s| s.conditions.len());
-            let services = mc.map_or(0, |c| service_rows(c, &view.filter).len());
-            Some(below(detail(body, conditions, services).services, 2))
-        }
-        Screen::TemplateDetail(key) => {
-            let services = data
-                .cluster_template(&key.context, &key.namespace, &key.name)
-                .map_or(0, |ct| template_service_rows(ct, &view.filter).len());
-            Some(below(template_detail(body, services).services, 2))
-        }
-        Screen::Warnings => Some(below(inner(body), 1)),
-        Screen::Edit(_) => None,
-        Screen::Yaml(_) | Screen::Describe(_) => Some(inner(body)),
-        Screen::Values(key) => {
-            let layers = shown(data, key).layers;
-            Some(values(body, layers.chars().count()).text)
-        }
-    }
+/// Where a list screen's rows are drawn: inside the body's block, below
+/// the column names.
+pub fn list_rows(viewport: Viewport) -> Rect {
+    below(inner(viewport_bands(viewport).body), 1)
 }
 
-/// How many rows (or lines) a view shows at once.
-pub fn rows_height(data: &Snapshot, viewport: Viewport, view: &View) -> usize {
-    rows_area(data, viewport, view).map_or(1, |r| usize::from(r.height).max(1))
+/// Where a text screen's lines are drawn: inside the body's block.
+pub fn text_rows(viewport: Viewport) -> Rect {
+    inner(viewport_bands(viewport).body)
 }

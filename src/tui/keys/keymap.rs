@@ -17,10 +17,13 @@ pub struct Keymap {
     tables: BTreeMap<Table, Vec<Binding>>,
 }
 
-impl Default for Keymap {
-    fn default() -> Keymap {
+impl Keymap {
+    /// The map of every table's `defaults`, before any remapping. The
+    /// console's own is `Keymap::default()`, whose screens' tables the
+    /// screens hold ([`crate::tui::screens`]).
+    pub fn from_defaults(defaults: impl Fn(Table) -> &'static [Binding]) -> Keymap {
         Keymap {
-            tables: TABLES.iter().map(|t| (*t, t.defaults().to_vec())).collect(),
+            tables: TABLES.iter().map(|t| (*t, defaults(*t).to_vec())).collect(),
         }
     }
 }

@@ -6,7 +6,9 @@
 //!
 //! - [`key`]: one key: matching, labels, reading it from text;
 //! - [`action`]: what a key can do, with its name in the settings file;
-//! - [`tables`]: the default tables and the modes made of them;
+//! - [`tables`]: the tables the screens share, every mode and the tables
+//!   it is made of (a screen's own table is the screen's,
+//!   [`crate::tui::screens`]);
 //! - [`keymap`]: the effective map: lookup, hints, help, clash check;
 //! - [`remap`]: the settings file's `keys:` section;
 //! - [`commands`]: the `:` commands, their aliases and completion;

@@ -1,5 +1,6 @@
-//! The default keybindings, as data: one table per mode of the console,
-//! `(key, action, description)` per row. Dispatch, the hint bar, the `?`
+//! The default keybindings, as data: the tables the screens share, and
+//! the modes made of them and of each screen's own table (which the screen
+//! holds, [`crate::tui::screens`]), `(key, action, description)` per row. Dispatch, the hint bar, the `?`
 //! help and `hmc-tui keys` are all generated from these tables (through
 //! [`super::keymap::Keymap`], which applies the user's remapping), so
 //! what the help says is what the keys do.
@@ -186,19 +187,14 @@ impl Table {
         )
     }
 
-    /// The default bindings.
-    pub fn defaults(self) -> &'static [Binding] {
-        match self {
+    /// The default bindings of a table the screens share; `None` for a
+    /// screen's own table, which the screen holds
+    /// ([`crate::tui::screens`]).
+    pub fn shared(self) -> Option<&'static [Binding]> {
+        Some(match self {
             Table::Anywhere => ANYWHERE,
             Table::Global => GLOBAL,
             Table::List => LIST,
-            Table::Clusters => CLUSTERS,
-            Table::Cluster => CLUSTER,
-            Table::Templates => TEMPLATES,
-            Table::Template => TEMPLATE,
-            Table::Rollouts => ROLLOUTS,
-            Table::Board => BOARD,
-            Table::Events => EVENTS,
             Table::Text => TEXT,
             Table::Filter => FILTER,
             Table::Prompt => PROMPT,
@@ -209,45 +205,88 @@ impl Table {
             Table::Discard => DISCARD,
             Table::Conflict => CONFLICT,
             Table::Delete => DELETE,
-        }
+            Table::Clusters
+            | Table::Cluster
+            | Table::Templates
+            | Table::Template
+            | Table::Rollouts
+            | Table::Board
+            | Table::Events => return None,
+        })
     }
+}
+
+/// Every screen's mode, one entry each: its kind, how the help and error
+/// messages name it, and its tables, the first winning.
+const SCREEN_MODES: &[(ScreenKind, &str, &[Table])] = &[
+    (
+        ScreenKind::Clusters,
+        "clusters",
+        &[Table::Clusters, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::ClusterDetail,
+        "cluster",
+        &[Table::Cluster, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::Templates,
+        "templates",
+        &[
+            Table::Templates,
+            Table::List,
+            Table::Global,
+            Table::Anywhere,
+        ],
+    ),
+    (
+        ScreenKind::TemplateDetail,
+        "template",
+        &[Table::Template, Table::List, Table::Global, Table::Anywhere],
+    ),
+    // The editor takes every key, ctrl-c too: it asks before losing changes.
+    (ScreenKind::Editor, "values editor", &[Table::Editor]),
+    (
+        ScreenKind::Rollouts,
+        "rollouts",
+        &[Table::Rollouts, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::RolloutBoard,
+        "rollout board",
+        &[Table::Board, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::Events,
+        "events",
+        &[Table::Events, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (ScreenKind::Yaml, "yaml", TEXT_MODE),
+    (ScreenKind::Values, "values", TEXT_MODE),
+    (
+        ScreenKind::Warnings,
+        "warnings",
+        &[Table::List, Table::Global, Table::Anywhere],
+    ),
+    (ScreenKind::Describe, "describe", TEXT_MODE),
+];
+
+/// The tables of a screen that scrolls text.
+const TEXT_MODE: &[Table] = &[Table::Text, Table::Global, Table::Anywhere];
+
+/// A screen's title and tables (none for a screen not listed).
+fn screen_mode(kind: ScreenKind) -> (&'static str, &'static [Table]) {
+    SCREEN_MODES
+        .iter()
+        .find(|(k, _, _)| *k == kind)
+        .map_or(("", &[]), |(_, title, tables)| (*title, *tables))
 }
 
 impl Mode {
     /// The tables a mode is made of, the first winning.
     pub fn tables(self) -> &'static [Table] {
         match self {
-            Mode::Screen(screen) => match screen {
-                ScreenKind::Clusters => {
-                    &[Table::Clusters, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::ClusterDetail => {
-                    &[Table::Cluster, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::Templates => &[
-                    Table::Templates,
-                    Table::List,
-                    Table::Global,
-                    Table::Anywhere,
-                ],
-                ScreenKind::TemplateDetail => {
-                    &[Table::Template, Table::List, Table::Global, Table::Anywhere]
-                }
-                // The editor takes every key, ctrl-c too: it asks before
-                // losing changes.
-                ScreenKind::Editor => &[Table::Editor],
-                ScreenKind::Rollouts => {
-                    &[Table::Rollouts, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::RolloutBoard => {
-                    &[Table::Board, Table::List, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::Events => &[Table::Events, Table::List, Table::Global, Table::Anywhere],
-                ScreenKind::Yaml | ScreenKind::Values | ScreenKind::Describe => {
-                    &[Table::Text, Table::Global, Table::Anywhere]
-                }
-                ScreenKind::Warnings => &[Table::List, Table::Global, Table::Anywhere],
-            },
+            Mode::Screen(screen) => screen_mode(screen).1,
             Mode::Filter => &[Table::Filter, Table::Anywhere],
             Mode::Prompt => &[Table::Prompt, Table::Anywhere],
             Mode::AbortChoice => &[Table::Abort, Table::Anywhere],
@@ -261,23 +300,9 @@ impl Mode {
 
     /// Every mode, for checking that no key means two things in one.
     pub fn all() -> Vec<Mode> {
-        let screens = [
-            ScreenKind::Clusters,
-            ScreenKind::ClusterDetail,
-            ScreenKind::Templates,
-            ScreenKind::TemplateDetail,
-            ScreenKind::Editor,
-            ScreenKind::Rollouts,
-            ScreenKind::RolloutBoard,
-            ScreenKind::Events,
-            ScreenKind::Yaml,
-            ScreenKind::Values,
-            ScreenKind::Warnings,
-            ScreenKind::Describe,
-        ];
-        screens
-            .into_iter()
-            .map(Mode::Screen)
+        SCREEN_MODES
+            .iter()
+            .map(|(kind, _, _)| Mode::Screen(*kind))
             .chain([
                 Mode::Filter,
                 Mode::Prompt,
@@ -304,20 +329,7 @@ impl Mode {
     /// How the help and error messages name the mode.
     pub fn title(self) -> &'static str {
         match self {
-            Mode::Screen(screen) => match screen {
-                ScreenKind::Clusters => "clusters",
-                ScreenKind::ClusterDetail => "cluster",
-                ScreenKind::Templates => "templates",
-                ScreenKind::TemplateDetail => "template",
-                ScreenKind::Editor => "values editor",
-                ScreenKind::Rollouts => "rollouts",
-                ScreenKind::RolloutBoard => "rollout board",
-                ScreenKind::Events => "events",
-                ScreenKind::Yaml => "yaml",
-                ScreenKind::Values => "values",
-                ScreenKind::Warnings => "warnings",
-                ScreenKind::Describe => "describe",
-            },
+            Mode::Screen(screen) => screen_mode(screen).0,
             Mode::Filter => "filter",
             Mode::Prompt => "command prompt",
             Mode::AbortChoice => "stopping a rollout",
@@ -352,7 +364,7 @@ pub struct Binding {
     pub help: Option<&'static str>,
 }
 
-const fn bind(key: Key, action: Action, description: &'static str, hint: bool) -> Binding {
+pub const fn bind(key: Key, action: Action, description: &'static str, hint: bool) -> Binding {
     Binding {
         key,
         action,
@@ -364,14 +376,14 @@ const fn bind(key: Key, action: Action, description: &'static str, hint: bool) -
 
 impl Binding {
     /// The help's longer text for this binding.
-    const fn explained(self, help: &'static str) -> Binding {
+    pub const fn explained(self, help: &'static str) -> Binding {
         Binding {
             help: Some(help),
             ..self
         }
     }
 
-    const fn hinted(self, hint: Hint) -> Binding {
+    pub const fn hinted(self, hint: Hint) -> Binding {
         Binding { hint, ..self }
     }
 }
@@ -426,109 +438,18 @@ const LIST: &[Binding] = &[
         .explained("rows with the text in any column; /!text: the others"),
 ];
 
-const CLUSTERS: &[Binding] = &[
-    bind(Key::plain(KeyCode::Enter), Action::Open, "details", true),
-    bind(Key::char('y'), Action::Yaml, "yaml", true),
-    bind(Key::char('o'), Action::Rollout, "rollout", true)
-        .explained("the board of the selected cluster's rollout"),
-    DESCRIBE,
-    bind(Key::ctrl('d'), Action::Delete, "delete", false)
-        .explained("delete the cluster, its services first; asks"),
-    SORT_NAME,
-    SORT_AGE,
-    bind(Key::char('S'), Action::SortStatus, "sort by ready", false)
-        .explained("sort by readiness, problems first; again reverses"),
-];
-
-const DESCRIBE: Binding = bind(Key::char('d'), Action::Describe, "describe", true)
+pub const DESCRIBE: Binding = bind(Key::char('d'), Action::Describe, "describe", true)
     .explained("conditions, services, related objects, last events");
-const SORT_NAME: Binding = bind(Key::char('N'), Action::SortName, "sort by name", false)
+pub const SORT_NAME: Binding = bind(Key::char('N'), Action::SortName, "sort by name", false)
     .explained("sort by name; again reverses");
-const SORT_AGE: Binding = bind(Key::char('A'), Action::SortAge, "sort by age", false)
+pub const SORT_AGE: Binding = bind(Key::char('A'), Action::SortAge, "sort by age", false)
     .explained("sort by age, the youngest first; again reverses");
-
-const CLUSTER: &[Binding] = &[
-    bind(Key::plain(KeyCode::Enter), Action::Open, "values", true)
-        .explained("the selected service's merged values, as Helm gets them"),
-    bind(Key::char('e'), Action::Edit, "edit", true)
-        .explained("edit the selected service's values on this cluster"),
-    bind(Key::char('v'), Action::Events, "events", true)
-        .explained("the engine's events about this cluster"),
-    bind(Key::char('y'), Action::Yaml, "yaml", true),
-    // Not in the hint bar, to leave room: the summary line names the
-    // rollout, and the help the key.
-    bind(Key::char('o'), Action::Rollout, "rollout", false)
-        .explained("the board of this cluster's rollout"),
-];
-
-const EVENTS: &[Binding] = &[
-    bind(
-        Key::plain(KeyCode::Enter),
-        Action::Open,
-        "open object",
-        true,
-    )
-    .explained("the screen of the object the event is about"),
-    bind(Key::char('y'), Action::Yaml, "yaml", true),
-];
-
-const TEMPLATES: &[Binding] = &[
-    bind(Key::plain(KeyCode::Enter), Action::Open, "open", true)
-        .explained("a ClusterTemplate's services, a ServiceTemplate's default values"),
-    // Out of the hint bar: it only says where a template's values are
-    // edited (a ServiceTemplate is immutable).
-    bind(Key::char('e'), Action::Edit, "edit", false)
-        .explained("where the selected template's values are edited"),
-    bind(Key::char('y'), Action::Yaml, "yaml", true),
-    DESCRIBE,
-    bind(Key::ctrl('d'), Action::Delete, "delete", false)
-        .explained("delete the template, refused while in use; asks"),
-    RETRY_REPOSITORY.explained("try the selected template's chart repository again now"),
-    SORT_NAME,
-    SORT_AGE,
-    bind(Key::char('S'), Action::SortStatus, "sort by valid", false)
-        .explained("sort by validity, then use; again reverses"),
-];
-
-const TEMPLATE: &[Binding] = &[
-    bind(Key::plain(KeyCode::Enter), Action::Open, "values", true)
-        .explained("the selected service's default values, before a cluster's own"),
-    bind(Key::char('e'), Action::Edit, "edit", true)
-        .explained("edit the selected service's values in this template"),
-    bind(Key::char('y'), Action::Yaml, "yaml", true),
-    RETRY_REPOSITORY.explained("try this template's chart repository again now"),
-];
 
 /// `t` on a template, as on the board: try again, here the template's
 /// chart repository, at once (even while the engine holds it back). Out
 /// of the hint bar, to leave room: the REPOSITORY column says when a
 /// repository is held back, and the help names the key.
-const RETRY_REPOSITORY: Binding = bind(Key::char('t'), Action::Retry, "retry", false);
-
-const ROLLOUTS: &[Binding] = &[
-    bind(Key::plain(KeyCode::Enter), Action::Open, "board", true),
-    bind(Key::char('y'), Action::Yaml, "yaml", true),
-    DESCRIBE,
-    SORT_NAME,
-    SORT_AGE,
-    bind(Key::char('S'), Action::SortStatus, "sort by phase", false)
-        .explained("sort by phase, failed first; again reverses"),
-];
-
-/// The rollout board: the operator's requests first, then the list keys
-/// (`/`, `y` and `:` stay out of the hint bar to leave room).
-const BOARD: &[Binding] = &[
-    bind(Key::char('a'), Action::Approve, "approve", true)
-        .explained("approve the wave that waits for approval"),
-    bind(Key::char('p'), Action::Pause, "pause", true).explained("pause the rollout"),
-    bind(Key::char('r'), Action::Resume, "resume", true).explained("resume a paused rollout"),
-    bind(Key::char('x'), Action::Abort, "abort", true)
-        .explained("abort (clusters stay) or roll back; asks"),
-    bind(Key::char('s'), Action::Skip, "skip", true).explained("skip the selected cluster; asks"),
-    bind(Key::char('t'), Action::Retry, "retry", true)
-        .explained("retry the selected failed cluster"),
-    bind(Key::char('y'), Action::Yaml, "yaml", false),
-];
+pub const RETRY_REPOSITORY: Binding = bind(Key::char('t'), Action::Retry, "retry", false);
 
 const TEXT: &[Binding] = &[
     bind(Key::char('j'), Action::Down, "scroll down", false),

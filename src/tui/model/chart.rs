@@ -13,7 +13,7 @@ use kube::ResourceExt;
 use crate::api::ServiceTemplate;
 pub use crate::plan::chart::{ChartId, ChartValues};
 use crate::plan::services::enabled_services;
-use crate::tui::model::key::{Ctx, Kind, ObjKey};
+use crate::tui::model::key::{Kind, KubeContext, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::services_given;
 
@@ -25,7 +25,7 @@ pub struct ChartSource {
     /// The context of the template: the chart is read from its chart
     /// source there (two management clusters may serve different
     /// archives under one name and version).
-    pub context: Ctx,
+    pub context: KubeContext,
     pub namespace: String,
     /// The ServiceTemplate; its chart source is named after it.
     pub template: String,
@@ -131,7 +131,7 @@ pub fn template_chart(st: &ServiceTemplate) -> Result<ChartSource, String> {
     };
     Ok(ChartSource {
         id: ChartId { name, version },
-        context: Ctx::default(),
+        context: KubeContext::default(),
         namespace: st.namespace().unwrap_or_default(),
         template: st.name_any(),
         chart_ref,

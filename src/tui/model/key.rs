@@ -28,12 +28,12 @@ impl Kind {
 /// The kubeconfig context an object lives in: the console can show
 /// several management clusters at once, and the same namespace and name
 /// can live in two of them. Cheap to clone.
-pub type Ctx = Arc<str>;
+pub type KubeContext = Arc<str>;
 
 /// Names one object: its context, kind, namespace and name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjKey {
-    pub context: Ctx,
+    pub context: KubeContext,
     pub kind: Kind,
     pub namespace: String,
     pub name: String,
@@ -45,7 +45,12 @@ impl ObjKey {
         ObjKey::at(&obj.context, kind, &obj.meta().namespace, &obj.meta().name)
     }
 
-    fn at(context: &Ctx, kind: Kind, namespace: &Option<String>, name: &Option<String>) -> ObjKey {
+    fn at(
+        context: &KubeContext,
+        kind: Kind,
+        namespace: &Option<String>,
+        name: &Option<String>,
+    ) -> ObjKey {
         ObjKey {
             context: context.clone(),
             kind,
@@ -55,7 +60,7 @@ impl ObjKey {
     }
 
     /// A key in `context` of `kind`, named `namespace/name`.
-    pub fn new(context: &Ctx, kind: Kind, namespace: &str, name: &str) -> ObjKey {
+    pub fn new(context: &KubeContext, kind: Kind, namespace: &str, name: &str) -> ObjKey {
         ObjKey {
             context: context.clone(),
             kind,
@@ -76,12 +81,12 @@ impl ObjKey {
 /// as the object itself.
 #[derive(Debug)]
 pub struct Obj<K> {
-    pub context: Ctx,
+    pub context: KubeContext,
     pub object: Arc<K>,
 }
 
 impl<K> Obj<K> {
-    pub fn new(context: &Ctx, object: Arc<K>) -> Obj<K> {
+    pub fn new(context: &KubeContext, object: Arc<K>) -> Obj<K> {
         Obj {
             context: context.clone(),
             object,

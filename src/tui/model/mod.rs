@@ -7,7 +7,8 @@
 //! revision and the templates' usage counts, the patches a values
 //! edit sends, the banner of failing watches, the engine's Events and its
 //! warnings, the namespaces and contexts to switch to, and a service's
-//! chart (read and checked by `plan::chart` and `plan::chart_check`).
+//! chart (read and checked by `plan::chart` and `plan::chart_check`), and
+//! the screens and views of the crumb stack ([`view`]).
 //!
 //! Nothing here draws or reads keys: no ratatui, no crossterm.
 
@@ -31,6 +32,7 @@ pub mod snapshot;
 pub mod sort;
 pub mod usage;
 pub mod values;
+pub mod view;
 pub mod warnings;
 
 #[cfg(test)]

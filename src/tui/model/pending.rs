@@ -10,7 +10,7 @@ use kube::ResourceExt;
 
 use crate::api::{ClusterRolloutState, ManagedCluster, RolloutPhase, TemplateRollout};
 use crate::tui::model::health::Health;
-use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
+use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
 
 /// How a cluster waits for, or takes, a revision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +82,7 @@ impl PendingRevision {
 
 /// The newest rollout of each template, when it still moves.
 fn moving(rollouts: &[Obj<TemplateRollout>]) -> Vec<&Obj<TemplateRollout>> {
-    let mut newest: HashMap<(&Ctx, String, &str), &Obj<TemplateRollout>> = HashMap::new();
+    let mut newest: HashMap<(&KubeContext, String, &str), &Obj<TemplateRollout>> = HashMap::new();
     for r in rollouts {
         let key = (
             &r.context,
@@ -113,7 +113,7 @@ pub fn pending_revisions(
     if moving.is_empty() {
         return out;
     }
-    let by_key: HashMap<(&Ctx, &str, &str), &ManagedCluster> = clusters
+    let by_key: HashMap<(&KubeContext, &str, &str), &ManagedCluster> = clusters
         .iter()
         .filter_map(|mc| {
             let ns = mc.metadata.namespace.as_deref()?;
@@ -238,7 +238,7 @@ mod tests {
         let pending = |r: &TemplateRollout| {
             pending_revisions(
                 &data.clusters,
-                &[Obj::new(&Ctx::default(), Arc::new(r.clone()))],
+                &[Obj::new(&KubeContext::default(), Arc::new(r.clone()))],
             )
         };
         let now = pending(&r);
@@ -272,10 +272,12 @@ mod tests {
             ..Default::default()
         });
         let mut rollouts = data.rollouts.clone();
-        rollouts.push(Obj::new(&Ctx::default(), Arc::new(newer)));
+        rollouts.push(Obj::new(&KubeContext::default(), Arc::new(newer)));
         assert!(pending_revisions(&data.clusters, &rollouts).is_empty());
         // The key leads to the newest rollout that lists the cluster.
-        let dev2 = data.cluster(&Ctx::default(), "demo", "dev-2").unwrap();
+        let dev2 = data
+            .cluster(&KubeContext::default(), "demo", "dev-2")
+            .unwrap();
         assert_eq!(
             rollout_of(dev2, None, &rollouts).map(|k| k.name),
             Some("demo-cluster-3".into())
@@ -284,7 +286,7 @@ mod tests {
         let mut other = ManagedCluster::clone(dev2);
         other.spec.template = "other".into();
         other.status = Some(ManagedClusterStatus::default());
-        let clusters = vec![Obj::new(&Ctx::default(), Arc::new(other))];
+        let clusters = vec![Obj::new(&KubeContext::default(), Arc::new(other))];
         assert!(pending_revisions(&clusters, &data.rollouts).is_empty());
         assert_eq!(rollout_of(&clusters[0], None, &data.rollouts), None);
     }

@@ -7,7 +7,7 @@ use k8s_openapi::api::events::v1::Event;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::tui::model::events;
-use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
+use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
 use crate::tui::model::pending::{PendingRevision, pending_revisions};
 use crate::tui::model::usage::{pending_usage, usage};
 
@@ -37,7 +37,7 @@ pub struct Snapshot {
     pub arrived: bool,
     /// The contexts its objects were read from, in the console's order:
     /// one, unless it merged several.
-    pub contexts: Vec<Ctx>,
+    pub contexts: Vec<KubeContext>,
 }
 
 /// How much of a kind's first list the console has while it loads.
@@ -91,7 +91,7 @@ fn merged_loading(first: &Snapshot, rest: &[Snapshot]) -> Vec<(Kind, Loading)> {
 /// The object of `context` named `namespace/name` in `v`.
 fn find<'a, K: kube::Resource>(
     v: &'a [Obj<K>],
-    context: &Ctx,
+    context: &KubeContext,
     namespace: &str,
     name: &str,
 ) -> Option<&'a Obj<K>> {
@@ -102,7 +102,7 @@ fn find<'a, K: kube::Resource>(
     })
 }
 
-fn in_context<'a, K>(v: &'a [Obj<K>], context: &Ctx) -> Vec<&'a Obj<K>> {
+fn in_context<'a, K>(v: &'a [Obj<K>], context: &KubeContext) -> Vec<&'a Obj<K>> {
     v.iter().filter(|o| o.context == *context).collect()
 }
 
@@ -130,7 +130,7 @@ fn sort_by_key<K: kube::Resource>(v: &mut [Obj<K>]) {
 }
 
 /// Tags the objects of one context.
-fn tagged<K>(context: &Ctx, objects: Vec<Arc<K>>) -> Vec<Obj<K>> {
+fn tagged<K>(context: &KubeContext, objects: Vec<Arc<K>>) -> Vec<Obj<K>> {
     objects.into_iter().map(|o| Obj::new(context, o)).collect()
 }
 
@@ -143,7 +143,7 @@ impl Snapshot {
         service_templates: Vec<Arc<ServiceTemplate>>,
     ) -> Snapshot {
         Snapshot::of(
-            &Ctx::default(),
+            &KubeContext::default(),
             clusters,
             cluster_templates,
             service_templates,
@@ -152,7 +152,7 @@ impl Snapshot {
 
     /// The snapshot of `context`'s objects.
     pub fn of(
-        context: &Ctx,
+        context: &KubeContext,
         clusters: Vec<Arc<ManagedCluster>>,
         cluster_templates: Vec<Arc<ClusterTemplate>>,
         service_templates: Vec<Arc<ServiceTemplate>>,
@@ -235,7 +235,7 @@ impl Snapshot {
     }
 
     /// The context of a snapshot of one (the first, merged).
-    fn context(&self) -> Ctx {
+    fn context(&self) -> KubeContext {
         self.contexts.first().cloned().unwrap_or_default()
     }
 
@@ -246,12 +246,12 @@ impl Snapshot {
     }
 
     /// The clusters of `context`.
-    pub fn clusters_in(&self, context: &Ctx) -> Vec<&Obj<ManagedCluster>> {
+    pub fn clusters_in(&self, context: &KubeContext) -> Vec<&Obj<ManagedCluster>> {
         in_context(&self.clusters, context)
     }
 
     /// The ClusterTemplates of `context`.
-    pub fn cluster_templates_in(&self, context: &Ctx) -> Vec<&Obj<ClusterTemplate>> {
+    pub fn cluster_templates_in(&self, context: &KubeContext) -> Vec<&Obj<ClusterTemplate>> {
         in_context(&self.cluster_templates, context)
     }
 
@@ -294,7 +294,7 @@ impl Snapshot {
 
     pub fn rollout(
         &self,
-        context: &Ctx,
+        context: &KubeContext,
         namespace: &str,
         name: &str,
     ) -> Option<&Obj<TemplateRollout>> {
@@ -303,7 +303,7 @@ impl Snapshot {
 
     pub fn cluster(
         &self,
-        context: &Ctx,
+        context: &KubeContext,
         namespace: &str,
         name: &str,
     ) -> Option<&Obj<ManagedCluster>> {
@@ -312,7 +312,7 @@ impl Snapshot {
 
     pub fn cluster_template(
         &self,
-        context: &Ctx,
+        context: &KubeContext,
         namespace: &str,
         name: &str,
     ) -> Option<&Obj<ClusterTemplate>> {
@@ -321,7 +321,7 @@ impl Snapshot {
 
     pub fn service_template(
         &self,
-        context: &Ctx,
+        context: &KubeContext,
         namespace: &str,
         name: &str,
     ) -> Option<&Obj<ServiceTemplate>> {
@@ -364,14 +364,14 @@ mod tests {
     fn a_merge_keeps_the_same_name_of_two_contexts_apart() {
         let s = sample();
         let mc = s
-            .cluster(&Ctx::default(), "hmc-system", "prod-eu-1")
+            .cluster(&KubeContext::default(), "hmc-system", "prod-eu-1")
             .unwrap();
         let ct = s
-            .cluster_template(&Ctx::default(), "hmc-system", &mc.spec.template)
+            .cluster_template(&KubeContext::default(), "hmc-system", &mc.spec.template)
             .unwrap();
-        let a: Ctx = "mgmt-a".into();
-        let b: Ctx = "mgmt-b".into();
-        let of = |ctx: &Ctx| {
+        let a: KubeContext = "mgmt-a".into();
+        let b: KubeContext = "mgmt-b".into();
+        let of = |ctx: &KubeContext| {
             Snapshot::of(
                 ctx,
                 vec![mc.object.clone()],
@@ -398,11 +398,11 @@ mod tests {
         }
         // Nothing of the empty context is left in the merge.
         assert!(
-            data.cluster(&Ctx::default(), "hmc-system", "prod-eu-1")
+            data.cluster(&KubeContext::default(), "hmc-system", "prod-eu-1")
                 .is_none()
         );
         let none = ObjKey::new(
-            &Ctx::default(),
+            &KubeContext::default(),
             Kind::ClusterTemplate,
             "hmc-system",
             &mc.spec.template,

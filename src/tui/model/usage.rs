@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::api::{ClusterTemplate, ManagedCluster, TemplateService};
 use crate::plan::services::service_templates_of;
-use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
+use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
 use crate::tui::model::pending::PendingRevision;
 
 fn template_of<'a>(
@@ -59,7 +59,7 @@ pub fn usage(
     clusters: &[Obj<ManagedCluster>],
     templates: &[Obj<ClusterTemplate>],
 ) -> HashMap<ObjKey, usize> {
-    let mut counts: HashMap<(&Ctx, Kind, &str, &str), usize> = HashMap::new();
+    let mut counts: HashMap<(&KubeContext, Kind, &str, &str), usize> = HashMap::new();
     for mc in clusters {
         let ns = mc.metadata.namespace.as_deref().unwrap_or_default();
         let ctx = &mc.context;

@@ -20,8 +20,16 @@ use crate::api::{
 use crate::plan::safe_text::mask_value;
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::to_yaml;
-use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
+use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
+
+/// Which values are edited: one service of one object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EditKey {
+    /// A ManagedCluster or a ClusterTemplate.
+    pub object: ObjKey,
+    pub service: String,
+}
 
 /// Whose values: one service of a ManagedCluster or of a ClusterTemplate,
 /// or a ServiceTemplate (no service).
@@ -121,7 +129,7 @@ pub fn shown(data: &Snapshot, key: &ValuesKey) -> Shown {
 /// Finds a ServiceTemplate by name in `ns` of `context`.
 pub(crate) fn lookup<'a>(
     data: &'a Snapshot,
-    context: &'a Ctx,
+    context: &'a KubeContext,
     ns: &'a str,
 ) -> impl Fn(&str) -> Option<&'a ServiceTemplate> {
     move |name| data.service_template(context, ns, name).map(|s| s.as_ref())

@@ -2,29 +2,24 @@
 //! [`update`] returns, and redraws when something changed, at most every
 //! [`FRAME`].
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::Stdout;
-use std::sync::Arc;
 use std::time::Duration;
 
 use color_eyre::eyre::Result;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
-use crate::plan::rollout::Request;
-use crate::tui::model::chart::ChartSource;
-use crate::tui::model::key::{Kind, ObjKey};
-use crate::tui::runtime::charts;
+use crate::tui::model::key::Kind;
 use crate::tui::runtime::live::Live;
-use crate::tui::runtime::writer::Writer;
+use crate::tui::runtime::writer::Writes;
+use crate::tui::screens;
 use crate::tui::state::app::{App, Command, Engine, Msg};
 use crate::tui::state::contexts;
-use crate::tui::state::editor::EditKey;
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::update;
-use crate::tui::views;
+use crate::tui::update::update;
 
 /// The shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -167,138 +162,6 @@ impl Refreshes {
     }
 }
 
-/// Runs the commands that write, each in a task, with the writer of the
-/// object's own context; the result comes back to the loop as a message.
-pub struct Writes {
-    /// The writer of each open context.
-    pub writers: BTreeMap<String, Arc<Writer>>,
-    /// The first context's: for what names no context.
-    pub first: Arc<Writer>,
-    pub tx: UnboundedSender<Msg>,
-}
-
-impl Writes {
-    /// The writers of `live`'s open contexts.
-    pub fn of(live: &Live, tx: UnboundedSender<Msg>) -> Writes {
-        Writes {
-            writers: live.writers(),
-            first: live.open[0].writer.clone(),
-            tx,
-        }
-    }
-
-    /// The writer of `context`; the first context's when it names none.
-    /// A context closed meanwhile has none: the write is not sent.
-    fn writer(&self, context: &str) -> Option<Arc<Writer>> {
-        if context.is_empty() {
-            return Some(self.first.clone());
-        }
-        self.writers.get(context).cloned()
-    }
-
-    /// Says the write was not sent: its context was closed.
-    fn closed(&self, context: &str) -> String {
-        format!("context {context} is no longer open")
-    }
-
-    /// Asks a rollout for `request`; the result comes back as
-    /// [`Msg::Requested`].
-    fn request(&self, context: String, namespace: String, name: String, request: Request) {
-        let Some(writer) = self.writer(&context) else {
-            let result = Err(self.closed(&context));
-            let _ = self.tx.send(Msg::Requested {
-                context,
-                name,
-                request,
-                result,
-            });
-            return;
-        };
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let result = writer.request(&namespace, &name, &request).await;
-            let _ = tx.send(Msg::Requested {
-                context,
-                name,
-                request,
-                result,
-            });
-        });
-    }
-
-    /// Sends a values edit; the result comes back as
-    /// [`Msg::ValuesApplied`].
-    fn apply_values(&self, key: EditKey, patch: serde_json::Value) {
-        let Some(writer) = self.writer(&key.object.context) else {
-            let why = self.closed(&key.object.context);
-            let _ = self.tx.send(Msg::ValuesApplied {
-                key,
-                result: Err(crate::tui::state::editor::SaveError::Failed(why)),
-            });
-            return;
-        };
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let result = writer.apply_values(&key, &patch).await;
-            let _ = tx.send(Msg::ValuesApplied { key, result });
-        });
-    }
-
-    /// Sets annotations on an object; the result comes back as
-    /// [`Msg::Annotated`].
-    fn annotate(&self, key: ObjKey, annotations: BTreeMap<String, String>, asks: String) {
-        let Some(writer) = self.writer(&key.context) else {
-            let result = Err(self.closed(&key.context));
-            let _ = self.tx.send(Msg::Annotated { asks, result });
-            return;
-        };
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let result = writer.annotate(&key, &annotations).await;
-            let _ = tx.send(Msg::Annotated { asks, result });
-        });
-    }
-
-    /// Deletes a cluster or a template; the result comes back as
-    /// [`Msg::Deleted`].
-    fn delete(&self, key: ObjKey) {
-        let Some(writer) = self.writer(&key.context) else {
-            let result = Err(self.closed(&key.context));
-            let _ = self.tx.send(Msg::Deleted { key, result });
-            return;
-        };
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let result = writer.delete(&key).await;
-            let _ = tx.send(Msg::Deleted { key, result });
-        });
-    }
-
-    /// Fetches a chart's values for the editor; the result comes back as
-    /// [`Msg::Chart`].
-    fn fetch_chart(&self, source: ChartSource) {
-        let context = source.context.clone();
-        let Some(writer) = self.writer(&context) else {
-            let result = Err(self.closed(&context));
-            let _ = self.tx.send(Msg::Chart {
-                context,
-                id: source.id,
-                result,
-            });
-            return;
-        };
-        let (client, tx) = (writer.client().clone(), self.tx.clone());
-        tokio::spawn(async move {
-            let result = charts::fetch(&client, &source).await.map(Arc::new);
-            let _ = tx.send(Msg::Chart {
-                context,
-                id: source.id,
-                result,
-            });
-        });
-    }
-}
-
 /// Keeps a context's namespace favourites in the settings file; a
 /// failure is one of the warnings the header counts.
 fn save_favourites(context: String, namespaces: Vec<String>) {
@@ -358,7 +221,7 @@ pub async fn event_loop(
                     msg,
                     Msg::Switched { .. } | Msg::Opened { .. } | Msg::Closed(_)
                 ) {
-                    *writes = Writes::of(live, writes.tx.clone());
+                    *writes = live.writes(writes.tx.clone());
                 }
                 // A context (or a namespace) whose first pages come next.
                 if matches!(msg, Msg::Switched { .. } | Msg::Opened { .. }) {
@@ -378,7 +241,7 @@ pub async fn event_loop(
                         Command::Quit => {
                             if matches!(app.target.engine, Engine::InProcess | Engine::Standby) {
                                 app.flash(FlashLevel::Info, "stopping the engine…");
-                                terminal.draw(|f| views::draw(app, f))?;
+                                terminal.draw(|f| screens::draw(app, f))?;
                             }
                             return Ok(());
                         }
@@ -405,7 +268,7 @@ pub async fn event_loop(
                         Command::AddContext { name, namespace } => live.add(name, namespace),
                         Command::CloseContext(name) => {
                             if let Some(msg) = live.close(&name) {
-                                *writes = Writes::of(live, writes.tx.clone());
+                                *writes = live.writes(writes.tx.clone());
                                 commands.extend(update(app, msg));
                             }
                         }
@@ -432,7 +295,7 @@ pub async fn event_loop(
                 if refresh {
                     update(app, Msg::Data(live.snapshot()));
                 }
-                terminal.draw(|f| views::draw(app, f))?;
+                terminal.draw(|f| screens::draw(app, f))?;
                 // What taking the change in cost: the snapshot, the update
                 // and the frame, whose lists are worked out again from it.
                 if refresh {

@@ -33,7 +33,7 @@ use tokio::task::JoinHandle;
 use crate::api::names::REPORTER;
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
 use crate::store::{self, Scope, Stores, WatchState, Watches, reflected};
-use crate::tui::model::key::{Ctx, Kind};
+use crate::tui::model::key::{Kind, KubeContext};
 use crate::tui::model::snapshot::{Loading, Snapshot};
 use crate::tui::state::app::Msg;
 
@@ -80,7 +80,7 @@ pub struct Readers {
     /// engine's, over all namespaces).
     pub(crate) namespace: Option<String>,
     /// The context the stores read, which every object is tagged with.
-    pub(crate) context: Ctx,
+    pub(crate) context: KubeContext,
     /// Where the first lists stand; `None`: complete (stores filled
     /// beforehand).
     pub(crate) progress: Option<(store::Listed, store::FirstPages)>,
@@ -96,7 +96,7 @@ impl Readers {
             rollouts: stores.rollouts.clone(),
             events: events.store.clone(),
             namespace: None,
-            context: Ctx::default(),
+            context: KubeContext::default(),
             progress: Some((stores.listed.clone(), stores.first_pages.clone())),
         }
     }
@@ -107,7 +107,7 @@ impl Readers {
     }
 
     /// Tags what it reads with `context`.
-    pub fn of_context(self, context: Ctx) -> Readers {
+    pub fn of_context(self, context: KubeContext) -> Readers {
         Readers { context, ..self }
     }
 

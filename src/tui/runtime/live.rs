@@ -45,12 +45,12 @@ use crate::engine::leader::{Fence, LeaseOptions};
 use crate::engine::read_only::Access;
 use crate::engine::{self, Context, Counters, EngineOptions};
 use crate::store::{Kinds, Scope, Stores};
-use crate::tui::model::key::Ctx;
+use crate::tui::model::key::KubeContext;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::runtime::connect::{Connection, Joining, connect};
 use crate::tui::runtime::engine_task::{Stance, installed, spawn_engine, stop_engine};
 use crate::tui::runtime::feeds::{self, EventStore, Readers};
-use crate::tui::runtime::writer::Writer;
+use crate::tui::runtime::writer::{Writer, Writes};
 use crate::tui::state::app::Msg;
 
 /// How many objects of each kind shown the console reads ahead of the
@@ -219,7 +219,7 @@ impl Place {
         feeds.push(tokio::spawn(list_namespaces(client.clone(), tx.clone())));
         let readers = Readers::new(&watched.stores, &watched.events)
             .only(namespace.clone())
-            .of_context(Ctx::from(context.as_str()));
+            .of_context(KubeContext::from(context.as_str()));
         Place {
             client,
             context,
@@ -399,11 +399,7 @@ impl Opened {
                 None
             }
         };
-        let writer = Arc::new(Writer::new(
-            conn.client.clone(),
-            start.readonly_at(&conn.context),
-            conn.kubeconfig_user,
-        ));
+        let writer = Arc::new(Writer::new(conn.client.clone(), conn.kubeconfig_user));
         let place = place_at(
             engine.as_ref(),
             conn.client,
@@ -506,6 +502,11 @@ impl Live {
             .iter()
             .map(|o| (o.place.context.clone(), o.writer.clone()))
             .collect()
+    }
+
+    /// The console's writes, with the writer of each open context.
+    pub fn writes(&self, tx: UnboundedSender<Msg>) -> Writes {
+        Writes::new(self.writers(), self.open[0].writer.clone(), tx)
     }
 
     /// What every open context shows, as one snapshot; every place's

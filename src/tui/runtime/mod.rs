@@ -26,12 +26,12 @@ use tokio::sync::mpsc::unbounded_channel;
 use crate::tui::keys::keymap::Keymap;
 use crate::tui::logging;
 use crate::tui::state::app::{App, Engine, Msg, Target};
-use crate::tui::state::update;
 use crate::tui::theme::Theme;
+use crate::tui::update::update;
 
 use checks::check_crds;
 use connect::Connection;
-use event_loop::{FirstFrame, Writes, event_loop};
+use event_loop::{FirstFrame, event_loop};
 use live::{Live, Start};
 use terminal::{TerminalGuard, install_panic_hook, read_terminal, restore_panic_hook};
 
@@ -140,7 +140,7 @@ pub async fn run(opts: TuiOptions) -> Result<()> {
         live.add(name.clone(), namespace_of(name));
     }
     let terminal_task = tokio::spawn(read_terminal(tx.clone()));
-    let mut writes = Writes::of(&live, tx.clone());
+    let mut writes = live.writes(tx.clone());
 
     let target = Target {
         context: opts.context.clone(),

@@ -1,9 +1,16 @@
-//! The console's writes to the API server, and their errors in plain words.
-//! It does the I/O of [`Command::Request`](crate::tui::state::app::Command::Request),
+//! The console's one write path: [`Writes`] runs every command that
+//! writes ([`Command::Request`](crate::tui::state::app::Command::Request),
 //! [`Command::ApplyValues`](crate::tui::state::app::Command::ApplyValues),
 //! [`Command::Annotate`](crate::tui::state::app::Command::Annotate) and
-//! [`Command::Delete`](crate::tui::state::app::Command::Delete); the event
-//! loop runs each in a task and sends the result back to the app.
+//! [`Command::Delete`](crate::tui::state::app::Command::Delete)) in a task,
+//! with the [`Writer`] of the object's context, and sends the result back to
+//! the app; errors come back in plain words.
+//!
+//! Read-only is guaranteed by the client alone: a read-only context's
+//! client refuses every write before it is sent
+//! ([`Access`](crate::engine::read_only::Access)). The app tells the user
+//! beforehand why a write would be refused; a write refused by the client
+//! still says so in the same words.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -11,34 +18,37 @@ use std::sync::Arc;
 
 use kube::Api;
 use serde::de::DeserializeOwned;
+use tokio::sync::mpsc::UnboundedSender;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
+use crate::engine::read_only::WriteRefused;
 use crate::plan::rollout::Request;
-use crate::tui::model::key::{Ctx, Kind, Obj, ObjKey};
+use crate::tui::model::chart::ChartSource;
+use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
+use crate::tui::runtime::charts;
 use crate::tui::runtime::identity::whoami;
+use crate::tui::state::app::Msg;
 use crate::tui::state::editor::{Base, EditKey, SaveError};
 
 /// The field manager of the console's writes.
 const FIELD_MANAGER: &str = "hmc-tui-console";
 
-/// What the console says when asked to write while read-only.
+/// What the console says when its client refused a write: read-only.
 const READ_ONLY: &str = "the console is read-only (--readonly)";
 
 /// What the console writes: requests on rollouts, values edits, requests
 /// on templates as annotations, and deletes.
 pub struct Writer {
     client: kube::Client,
-    readonly: bool,
     /// Who asks, found once (see [`whoami`]).
     user: tokio::sync::OnceCell<String>,
     kubeconfig_user: Option<String>,
 }
 
 impl Writer {
-    pub fn new(client: kube::Client, readonly: bool, kubeconfig_user: Option<String>) -> Writer {
+    pub fn new(client: kube::Client, kubeconfig_user: Option<String>) -> Writer {
         Writer {
             client,
-            readonly,
             user: tokio::sync::OnceCell::new(),
             kubeconfig_user,
         }
@@ -64,9 +74,6 @@ impl Writer {
         name: &str,
         request: &Request,
     ) -> Result<(), String> {
-        if self.readonly {
-            return Err(READ_ONLY.to_string());
-        }
         let user = self.user().await;
         let api: Api<TemplateRollout> = Api::namespaced(self.client.clone(), namespace);
         let params = kube::api::PatchParams {
@@ -98,9 +105,6 @@ impl Writer {
         key: &EditKey,
         patch: &serde_json::Value,
     ) -> Result<(), SaveError> {
-        if self.readonly {
-            return Err(SaveError::Failed(READ_ONLY.into()));
-        }
         let object = &key.object;
         let (ns, name) = (object.namespace.as_str(), object.name.as_str());
         let client = self.client.clone();
@@ -143,9 +147,6 @@ impl Writer {
     /// Deletes a cluster (the engine uninstalls its services first) or a
     /// template.
     pub async fn delete(&self, key: &ObjKey) -> Result<(), String> {
-        if self.readonly {
-            return Err(READ_ONLY.to_string());
-        }
         let (ns, name) = (key.namespace.as_str(), key.name.as_str());
         let client = self.client.clone();
         let params = kube::api::DeleteParams::default();
@@ -189,9 +190,6 @@ impl Writer {
         key: &ObjKey,
         annotations: &BTreeMap<String, String>,
     ) -> Result<(), String> {
-        if self.readonly {
-            return Err(READ_ONLY.to_string());
-        }
         let (ns, name) = (key.namespace.as_str(), key.name.as_str());
         let client = self.client.clone();
         let params = kube::api::PatchParams {
@@ -233,6 +231,139 @@ impl Writer {
     }
 }
 
+/// Runs the commands that write, each in a task, with the writer of the
+/// object's own context; the result comes back to the loop as a message.
+pub struct Writes {
+    /// The writer of each open context.
+    pub writers: BTreeMap<String, Arc<Writer>>,
+    /// The first context's: for what names no context.
+    pub first: Arc<Writer>,
+    pub tx: UnboundedSender<Msg>,
+}
+
+impl Writes {
+    /// Writes with `writers`, one per open context, and `first` where a
+    /// command names no context.
+    pub fn new(
+        writers: BTreeMap<String, Arc<Writer>>,
+        first: Arc<Writer>,
+        tx: UnboundedSender<Msg>,
+    ) -> Writes {
+        Writes { writers, first, tx }
+    }
+
+    /// The writer of `context`; the first context's when it names none.
+    /// A context closed meanwhile has none: the write is not sent.
+    fn writer(&self, context: &str) -> Option<Arc<Writer>> {
+        if context.is_empty() {
+            return Some(self.first.clone());
+        }
+        self.writers.get(context).cloned()
+    }
+
+    /// Says the write was not sent: its context was closed.
+    fn closed(&self, context: &str) -> String {
+        format!("context {context} is no longer open")
+    }
+
+    /// Asks a rollout for `request`; the result comes back as
+    /// [`Msg::Requested`].
+    pub fn request(&self, context: String, namespace: String, name: String, request: Request) {
+        let Some(writer) = self.writer(&context) else {
+            let result = Err(self.closed(&context));
+            let _ = self.tx.send(Msg::Requested {
+                context,
+                name,
+                request,
+                result,
+            });
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = writer.request(&namespace, &name, &request).await;
+            let _ = tx.send(Msg::Requested {
+                context,
+                name,
+                request,
+                result,
+            });
+        });
+    }
+
+    /// Sends a values edit; the result comes back as
+    /// [`Msg::ValuesApplied`].
+    pub fn apply_values(&self, key: EditKey, patch: serde_json::Value) {
+        let Some(writer) = self.writer(&key.object.context) else {
+            let why = self.closed(&key.object.context);
+            let _ = self.tx.send(Msg::ValuesApplied {
+                key,
+                result: Err(SaveError::Failed(why)),
+            });
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = writer.apply_values(&key, &patch).await;
+            let _ = tx.send(Msg::ValuesApplied { key, result });
+        });
+    }
+
+    /// Sets annotations on an object; the result comes back as
+    /// [`Msg::Annotated`].
+    pub fn annotate(&self, key: ObjKey, annotations: BTreeMap<String, String>, asks: String) {
+        let Some(writer) = self.writer(&key.context) else {
+            let result = Err(self.closed(&key.context));
+            let _ = self.tx.send(Msg::Annotated { asks, result });
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = writer.annotate(&key, &annotations).await;
+            let _ = tx.send(Msg::Annotated { asks, result });
+        });
+    }
+
+    /// Deletes a cluster or a template; the result comes back as
+    /// [`Msg::Deleted`].
+    pub fn delete(&self, key: ObjKey) {
+        let Some(writer) = self.writer(&key.context) else {
+            let result = Err(self.closed(&key.context));
+            let _ = self.tx.send(Msg::Deleted { key, result });
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = writer.delete(&key).await;
+            let _ = tx.send(Msg::Deleted { key, result });
+        });
+    }
+
+    /// Fetches a chart's values for the editor; the result comes back as
+    /// [`Msg::Chart`].
+    pub fn fetch_chart(&self, source: ChartSource) {
+        let context = source.context.clone();
+        let Some(writer) = self.writer(&context) else {
+            let result = Err(self.closed(&context));
+            let _ = self.tx.send(Msg::Chart {
+                context,
+                id: source.id,
+                result,
+            });
+            return;
+        };
+        let (client, tx) = (writer.client().clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = charts::fetch(&client, &source).await.map(Arc::new);
+            let _ = tx.send(Msg::Chart {
+                context,
+                id: source.id,
+                result,
+            });
+        });
+    }
+}
+
 /// The JSON merge patch that sets `annotations` and leaves the object's
 /// other annotations be.
 fn annotations_patch(annotations: &BTreeMap<String, String>) -> serde_json::Value {
@@ -256,7 +387,7 @@ fn delete_error(error: &kube::Error, kind: &str, name: &str) -> String {
 /// now (`None` inside when it is gone), for the editor to reload.
 async fn patch_values<K>(
     api: Api<K>,
-    context: &Ctx,
+    context: &KubeContext,
     name: &str,
     patch: &serde_json::Value,
     base: fn(Obj<K>) -> Base,
@@ -284,6 +415,19 @@ where
     }
 }
 
+/// Whether the console's own read-only client refused the write before it
+/// was sent.
+fn refused_by_client(error: &kube::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if e.is::<WriteRefused>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
 /// Whether the API server refused a write because the object changed.
 fn is_conflict(error: &kube::Error) -> bool {
     matches!(error, kube::Error::Api(e) if e.code == 409)
@@ -303,6 +447,9 @@ fn request_patch(request: &Request, user: &str) -> serde_json::Value {
 
 /// An API error on a write to `kind` `name`, in plain words.
 fn plain_error(error: &kube::Error, kind: &str, name: &str) -> String {
+    if refused_by_client(error) {
+        return READ_ONLY.to_string();
+    }
     match error {
         kube::Error::Api(e) => match e.code {
             401 => "the cluster did not accept the console's credentials".into(),
@@ -344,6 +491,16 @@ mod tests {
             patch["metadata"]["annotations"]["hmc.mirantis.com/request"],
             "skip prod-eu-1"
         );
+    }
+
+    #[test]
+    fn a_write_the_read_only_client_refused_says_so() {
+        let refused = kube::Error::Service(Box::new(WriteRefused {
+            method: http::Method::DELETE,
+            path: "/apis/hmc.mirantis.com/v1alpha1/namespaces/a/managedclusters/b".into(),
+        }));
+        assert_eq!(plain_error(&refused, "ManagedCluster", "b"), READ_ONLY);
+        assert_eq!(delete_error(&refused, "ManagedCluster", "b"), READ_ONLY);
     }
 
     #[test]

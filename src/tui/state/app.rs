@@ -1,5 +1,5 @@
 //! The console's state: the [`App`], the messages that change it and the
-//! commands it asks the loop for. `state::update` applies the
+//! commands it asks the loop for. `update::update` applies the
 //! messages; the files beside this one do the work by topic.
 
 use std::collections::{BTreeMap, HashMap};
@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 use k8s_openapi::jiff::Timestamp;
+use ratatui::layout::Rect;
 
 use crate::plan::rollout::Request;
 use crate::tui::keys::keymap::Keymap;
@@ -14,15 +15,15 @@ use crate::tui::keys::tables::{Mode, ScreenKind};
 use crate::tui::layout::Viewport;
 use crate::tui::model::banner;
 use crate::tui::model::chart::{ChartId, ChartSource, ChartStatus, ChartValues};
-use crate::tui::model::key::{Ctx, Kind, ObjKey};
+use crate::tui::model::key::{Kind, KubeContext, ObjKey};
 use crate::tui::model::listing::{BoardListing, ClusterListing};
 use crate::tui::model::places::Places;
 use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::view::{Screen, View};
 use crate::tui::model::warnings::{Warning, Warnings};
 use crate::tui::state::editor::{EditKey, Editor, SaveError, Stage};
 use crate::tui::state::flash::{Flash, FlashLevel};
 use crate::tui::state::listings::Listings;
-use crate::tui::state::view::{Screen, View};
 use crate::tui::theme::Theme;
 
 /// Everything that can happen to the console.
@@ -118,7 +119,7 @@ pub enum Msg {
     /// A chart's values for the editor, or why they could not be fetched
     /// (the answer to [`Command::FetchChart`]).
     Chart {
-        context: Ctx,
+        context: KubeContext,
         id: ChartId,
         result: Result<Arc<ChartValues>, String>,
     },
@@ -273,6 +274,62 @@ impl OtherContext {
     }
 }
 
+/// The identities of a view's rows after its filter.
+pub type RowIds = fn(&App, &View) -> Vec<String>;
+/// How many rows a view has after its filter.
+pub type RowCount = fn(&App, &View) -> usize;
+/// The identity of a view's row at an index.
+pub type RowId = fn(&App, &View, usize) -> Option<String>;
+/// Where the row of an identity is in a view now.
+pub type FindRow = fn(&App, &View, &str) -> Option<usize>;
+/// The object of a view's selected row, or the one its screen shows.
+pub type SelectedKey = fn(&App, &View) -> Option<ObjKey>;
+/// Where a view's rows (or lines) are drawn; `None` when it has none.
+pub type RowsArea = fn(&Snapshot, Viewport, &View) -> Option<Rect>;
+
+/// A screen's rows, as navigation reaches them: each screen holds its own
+/// (`crate::tui::screens`).
+#[derive(Clone, Copy)]
+pub struct ScreenRows {
+    /// The identities of the rows, so a selection follows its row when
+    /// others come and go.
+    pub ids: RowIds,
+    /// How many: when counting is cheaper than making every id.
+    pub count: Option<RowCount>,
+    /// One row's identity: when a long list makes them one at a time.
+    pub id_at: Option<RowId>,
+    /// Where a row is: likewise.
+    pub find: Option<FindRow>,
+    pub selected: SelectedKey,
+    /// Where they are drawn, for clicks and pages.
+    pub area: RowsArea,
+}
+
+impl ScreenRows {
+    /// Rows known by their identities alone.
+    pub const fn by_ids(ids: RowIds, selected: SelectedKey, area: RowsArea) -> ScreenRows {
+        ScreenRows {
+            ids,
+            count: None,
+            id_at: None,
+            find: None,
+            selected,
+            area,
+        }
+    }
+}
+
+/// Each screen's rows, by its kind. The default is the screens' own, as
+/// `crate::tui::screens` lists them.
+#[derive(Clone, Copy)]
+pub struct RowsOf(pub fn(ScreenKind) -> &'static ScreenRows);
+
+impl std::fmt::Debug for RowsOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RowsOf")
+    }
+}
+
 /// The whole state of the console, owned by one task.
 #[derive(Debug)]
 pub struct App {
@@ -299,7 +356,7 @@ pub struct App {
     pub editor: Option<Editor>,
     /// The charts the editor checks values against, per context and
     /// chart version.
-    pub charts: HashMap<(Ctx, ChartId), ChartStatus>,
+    pub charts: HashMap<(KubeContext, ChartId), ChartStatus>,
     /// The watches that fail, for the banner.
     pub problems: banner::Problems,
     /// The engine's warnings, for the header's count and their screen.
@@ -317,6 +374,8 @@ pub struct App {
     pub quit: bool,
     /// The long lists of the views, for [`App::data`] as it is.
     pub(crate) listings: Listings,
+    /// Each screen's rows.
+    pub rows_of: RowsOf,
 }
 
 impl App {
@@ -345,6 +404,7 @@ impl App {
             engine_scope: None,
             quit: false,
             listings: Listings::default(),
+            rows_of: RowsOf::default(),
         }
     }
 
@@ -486,9 +546,12 @@ pub(crate) fn quit(app: &mut App) -> Vec<Command> {
     vec![Command::Quit]
 }
 
-/// Why the console may not write on `context` (an object's; empty: the
-/// first context's), if it may not.
-pub(crate) fn refuse_writes(app: &App, context: &str, what: &str) -> Option<String> {
+/// What to tell the user before a write on `context` (an object's; empty:
+/// the first context's) that its client would refuse: read-only by
+/// `--readonly` or by the settings file. Only words: the client of a
+/// read-only context refuses every write, whatever is sent
+/// ([`crate::tui::runtime::writer`]).
+pub(crate) fn why_read_only(app: &App, context: &str, what: &str) -> Option<String> {
     let context = if context.is_empty() {
         app.target.context.as_str()
     } else {

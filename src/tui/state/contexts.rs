@@ -10,10 +10,10 @@
 
 use crate::tui::model::banner;
 use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::{App, Command, Engine, Msg, OtherContext};
 use crate::tui::state::flash::{FlashLevel, observing};
 use crate::tui::state::navigation::{back_to_lists, fit_all};
-use crate::tui::state::view::Screen;
 
 /// The names of every open context, the first first.
 pub fn open_names(app: &App) -> Vec<String> {

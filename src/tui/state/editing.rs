@@ -13,21 +13,21 @@ use crate::api::RolloutStrategy;
 use crate::tui::keys::{Action, ScreenKind};
 use crate::tui::layout;
 use crate::tui::model::chart::{ChartId, ChartStatus, ChartValues, chart_source};
-use crate::tui::model::key::{Ctx, Kind};
+use crate::tui::model::key::{Kind, KubeContext};
 use crate::tui::model::rows::{service_rows, template_service_rows};
-use crate::tui::state::app::{App, Command, quit, refuse_writes};
+use crate::tui::model::view::Screen;
+use crate::tui::state::app::{App, Command, quit, why_read_only};
 use crate::tui::state::contexts;
 use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage, Step};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{fit_all, push, selected_key};
-use crate::tui::state::view::Screen;
 
 /// `e` on a service: opens the editor on its values, on the cluster (its
 /// `spec.services` entry, made on save when it has none) or on the
 /// ClusterTemplate. Asks for the service's chart when the console does not
 /// have it yet.
 pub(crate) fn open_editor(app: &mut App) -> Vec<Command> {
-    if let Some(why) = refuse_writes(app, &contexts::of_screen(app), "edit values") {
+    if let Some(why) = why_read_only(app, &contexts::of_screen(app), "edit values") {
         app.flash(FlashLevel::Warn, why);
         return Vec::new();
     }
@@ -145,7 +145,7 @@ fn chart_for(app: &mut App, key: &EditKey) -> (ChartStatus, Option<Command>) {
 /// given to the open one when it waits for it.
 pub(crate) fn chart_fetched(
     app: &mut App,
-    context: Ctx,
+    context: KubeContext,
     id: ChartId,
     result: Result<Arc<ChartValues>, String>,
 ) {
@@ -186,7 +186,7 @@ pub(crate) fn on_editor_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         Step::Apply(patch) => {
             // Checked once more: a question asked before the console became
             // read-only sends nothing.
-            if let Some(why) = refuse_writes(app, &edit_key.object.context, "save values") {
+            if let Some(why) = why_read_only(app, &edit_key.object.context, "save values") {
                 if let Some(editor) = app.editor.as_mut() {
                     editor.stage = Stage::Editing;
                 }

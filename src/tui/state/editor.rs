@@ -41,13 +41,7 @@ use crate::tui::model::values::{self, services_given};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::fleet_review::{FleetReview, Proposed};
 
-/// Which values are edited: one service of one object.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EditKey {
-    /// A ManagedCluster or a ClusterTemplate.
-    pub object: ObjKey,
-    pub service: String,
-}
+pub use crate::tui::model::values::EditKey;
 
 /// The object as the editor opened it: the patch is built from it and
 /// carries its resourceVersion.

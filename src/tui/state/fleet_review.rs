@@ -11,7 +11,7 @@ use crate::plan::chart::ChartValues;
 use crate::plan::chart_check::first_schema_error;
 use crate::plan::impact::{Fleet, Group, Outcome, ServiceImpact, impact_checked, summarize};
 use crate::tui::keys::Action;
-use crate::tui::model::key::{Ctx, Obj};
+use crate::tui::model::key::{KubeContext, Obj};
 use crate::tui::model::snapshot::Snapshot;
 
 /// Where the review's fleet part is.
@@ -41,8 +41,12 @@ pub struct FleetReview {
 }
 
 /// The live fleet of `namespace` in `context`, as the planner takes it.
-fn fleet(data: &Snapshot, context: &Ctx, namespace: &str) -> Fleet {
-    fn ours<K: ResourceExt + Clone>(list: &[Obj<K>], context: &Ctx, namespace: &str) -> Vec<K> {
+fn fleet(data: &Snapshot, context: &KubeContext, namespace: &str) -> Fleet {
+    fn ours<K: ResourceExt + Clone>(
+        list: &[Obj<K>],
+        context: &KubeContext,
+        namespace: &str,
+    ) -> Vec<K> {
         list.iter()
             .filter(|o| o.context == *context && o.namespace().as_deref() == Some(namespace))
             .map(|o| (**o).clone())
@@ -71,7 +75,7 @@ impl FleetReview {
     /// edit blocks nothing (its review shows its diff already).
     pub fn of(
         data: &Snapshot,
-        context: &Ctx,
+        context: &KubeContext,
         proposed: Proposed,
         service_template: Option<&str>,
         chart: Option<&ChartValues>,

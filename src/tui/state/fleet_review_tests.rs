@@ -98,7 +98,7 @@ fn chart() -> ChartValues {
 fn a_template_change_is_grouped_over_the_clusters_of_its_namespace_and_walked_with_the_keys() {
     let mut review = FleetReview::of(
         &data(),
-        &Ctx::default(),
+        &KubeContext::default(),
         Proposed::Template(Box::new(template("controller: {replicaCount: 3}"))),
         Some("nginx"),
         Some(&chart()),
@@ -168,7 +168,7 @@ fn a_template_change_is_grouped_over_the_clusters_of_its_namespace_and_walked_wi
 fn values_the_charts_schema_refuses_block_and_are_counted() {
     let review = FleetReview::of(
         &data(),
-        &Ctx::default(),
+        &KubeContext::default(),
         Proposed::Template(Box::new(template("controller: {replicaCount: 9}"))),
         Some("nginx"),
         Some(&chart()),
@@ -186,7 +186,7 @@ fn values_the_charts_schema_refuses_block_and_are_counted() {
     // The chart of another template checks nothing here.
     let unchecked = FleetReview::of(
         &data(),
-        &Ctx::default(),
+        &KubeContext::default(),
         Proposed::Template(Box::new(template("controller: {replicaCount: 9}"))),
         Some("another"),
         Some(&chart()),
@@ -199,7 +199,7 @@ fn values_the_charts_schema_refuses_block_and_are_counted() {
 fn a_clusters_own_edit_is_its_own_impact_and_no_change_is_none() {
     let review = FleetReview::of(
         &data(),
-        &Ctx::default(),
+        &KubeContext::default(),
         Proposed::Cluster(Box::new(cluster(
             "a",
             Some("controller: {replicaCount: 7}"),
@@ -213,7 +213,7 @@ fn a_clusters_own_edit_is_its_own_impact_and_no_change_is_none() {
     assert_eq!(
         FleetReview::of(
             &data(),
-            &Ctx::default(),
+            &KubeContext::default(),
             Proposed::Template(Box::new(template("controller: {replicaCount: 2}"))),
             None,
             None

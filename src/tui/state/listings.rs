@@ -10,29 +10,29 @@ use crate::tui::model::key::ObjKey;
 use crate::tui::model::listing::{BoardListing, ClusterListing};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::sort::Sort;
-use crate::tui::state::view::{Screen, View};
+use crate::tui::model::view::{Screen, View};
 
 /// More than the views a stack holds of these screens at once.
 const KEPT: usize = 8;
 
-/// What a listing was made for.
+/// What a listing was made for: a view's screen, filter and order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Made {
+struct ListingKey {
     screen: Screen,
     filter: String,
     sort: Option<Sort>,
 }
 
-impl Made {
-    fn of(view: &View) -> Made {
-        Made {
+impl ListingKey {
+    fn of_view(view: &View) -> ListingKey {
+        ListingKey {
             screen: view.screen.clone(),
             filter: view.filter.clone(),
             sort: view.sort,
         }
     }
 
-    fn is(&self, view: &View) -> bool {
+    fn matches(&self, view: &View) -> bool {
         self.screen == view.screen && self.filter == view.filter && self.sort == view.sort
     }
 }
@@ -46,20 +46,20 @@ enum Listing {
 
 /// The listings of the current data, the newest last.
 #[derive(Debug, Default)]
-pub struct Listings(Mutex<Vec<(Made, Listing)>>);
+pub struct Listings(Mutex<Vec<(ListingKey, Listing)>>);
 
 impl Listings {
     /// The listing made for `view`, else `make`'s, kept.
     fn get_or(&self, view: &View, make: impl FnOnce() -> Listing) -> Listing {
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, l)) = kept.iter().find(|(made, _)| made.is(view)) {
+        if let Some((_, l)) = kept.iter().find(|(key, _)| key.matches(view)) {
             return l.clone();
         }
         let listing = make();
         if kept.len() >= KEPT {
             kept.remove(0);
         }
-        kept.push((Made::of(view), listing.clone()));
+        kept.push((ListingKey::of_view(view), listing.clone()));
         listing
     }
 

@@ -1,24 +1,18 @@
-//! Navigation: the rows of each view and which one is selected, moving
-//! through them, the crumbs, and fitting every selection on screen when the
-//! data, the size or the banner changes.
+//! Navigation: which row of each view is selected (the rows are each
+//! screen's own, reached through [`App::rows_of`]), moving through them,
+//! the crumbs, and fitting every selection on screen when the data, the
+//! size or the banner changes.
 
-use std::sync::Arc;
+use ratatui::layout::Rect;
 
-use kube::ResourceExt;
-
-use crate::api::TemplateRolloutStatus;
-use crate::tui::layout;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::listing::BoardListing;
-use crate::tui::model::rows::{
-    self, event_rows, rollout_rows, service_rows, template_rows, template_service_rows,
-};
+use crate::tui::model::rows::{service_rows, template_service_rows};
 use crate::tui::model::snapshot::Snapshot;
-use crate::tui::model::values::{self, ValuesKey};
-use crate::tui::model::{describe, sort};
-use crate::tui::state::app::App;
+use crate::tui::model::values::ValuesKey;
+use crate::tui::model::view::{Screen, View};
+use crate::tui::state::app::{App, FindRow, RowCount, RowId, RowsArea, ScreenRows, SelectedKey};
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::view::{Screen, View};
 
 impl App {
     /// The rows of the current view after its filter.
@@ -27,87 +21,37 @@ impl App {
     }
 }
 
+/// A view's screen's rows.
+fn rows(app: &App, view: &View) -> &'static ScreenRows {
+    (app.rows_of.0)(view.screen.kind())
+}
+
 /// Identities of the rows of a view, so a selection follows its row when
 /// others come and go.
 fn row_ids(app: &App, view: &View) -> Vec<String> {
-    match &view.screen {
-        Screen::Rollouts => sort::rollouts(rollout_rows(&app.data, &view.filter), view.sort)
-            .into_iter()
-            .map(|r| {
-                let ns = r.namespace().unwrap_or_default();
-                format!("{ns}/{}\t{}", r.name_any(), r.context)
-            })
-            .collect(),
-        Screen::Rollout(_) | Screen::Clusters => (0..row_count(app, view))
-            .filter_map(|i| row_id(app, view, i))
-            .collect(),
-        Screen::Templates => sorted_templates(app, view)
-            .into_iter()
-            .filter(|t| view.lists(t.key().kind))
-            .map(|t| {
-                let k = t.key();
-                format!("{:?}/{}/{}\t{}", k.kind, k.namespace, k.name, k.context)
-            })
-            .collect(),
-        Screen::ClusterDetail(key) => app
-            .data
-            .cluster(&key.context, &key.namespace, &key.name)
-            .map(|mc| {
-                service_rows(mc, &view.filter)
-                    .into_iter()
-                    .map(|s| s.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default(),
-        Screen::TemplateDetail(key) => app
-            .data
-            .cluster_template(&key.context, &key.namespace, &key.name)
-            .map(|ct| {
-                template_service_rows(ct, &view.filter)
-                    .into_iter()
-                    .map(|s| s.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default(),
-        Screen::Edit(_) => Vec::new(),
-        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
-            .into_iter()
-            .map(|e| {
-                format!(
-                    "{}/{}",
-                    e.metadata.namespace.as_deref().unwrap_or_default(),
-                    e.metadata.name.as_deref().unwrap_or_default()
-                )
-            })
-            .collect(),
-        Screen::Yaml(key) => {
-            let lines = app.data.yaml(key).map_or(0, |y| y.lines().count());
-            (0..lines).map(|i| i.to_string()).collect()
-        }
-        Screen::Values(key) => {
-            let lines = values::shown(&app.data, key).values.lines().len();
-            (0..lines).map(|i| i.to_string()).collect()
-        }
-        Screen::Warnings => app
-            .warnings
-            .rows(&view.filter)
-            .into_iter()
-            .map(|w| format!("{}/{}/{}/{}", w.kind, w.namespace, w.name, w.message))
-            .collect(),
-        Screen::Describe(key) => {
-            let lines = describe::describe(&app.data, key, app.now).map_or(0, |l| l.len());
-            (0..lines).map(|i| i.to_string()).collect()
-        }
-    }
+    (rows(app, view).ids)(app, view)
 }
 
-/// The templates screen's rows, in the view's order.
-fn sorted_templates<'a>(app: &'a App, view: &View) -> Vec<rows::TemplateRef<'a>> {
-    sort::templates(
-        template_rows(&app.data, &view.filter),
-        view.sort,
-        &app.data.usage,
-    )
+/// The rows of a long list: counted, and their ids made one at a time.
+pub(crate) const fn long_list(
+    count: RowCount,
+    id_at: RowId,
+    find: FindRow,
+    selected: SelectedKey,
+    area: RowsArea,
+) -> ScreenRows {
+    ScreenRows {
+        ids: |app, view| {
+            (0..row_count(app, view))
+                .filter_map(|i| row_id(app, view, i))
+                .collect()
+        },
+        count: Some(count),
+        id_at: Some(id_at),
+        find: Some(find),
+        selected,
+        area,
+    }
 }
 
 /// Changes the current view (its order, say) with the selection kept on
@@ -157,102 +101,34 @@ pub fn selected_values(app: &App) -> Option<ValuesKey> {
 /// How many rows a view has after its filter: as many as [`row_ids`], but
 /// the long lists are counted without making their ids.
 fn row_count(app: &App, view: &View) -> usize {
-    match &view.screen {
-        Screen::Clusters => app.cluster_listing(view).rows.len(),
-        Screen::Rollout(key) => app.board_listing(view, key).map_or(0, |l| l.clusters.len()),
-        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter).len(),
-        Screen::Yaml(key) => app.data.yaml(key).map_or(0, |y| y.lines().count()),
-        _ => row_ids(app, view).len(),
+    match rows(app, view).count {
+        Some(count) => count(app, view),
+        None => row_ids(app, view).len(),
     }
 }
 
 /// The identity of a view's row at `index` (see [`row_ids`]); the long
 /// lists make only this one.
 pub(crate) fn row_id(app: &App, view: &View, index: usize) -> Option<String> {
-    match &view.screen {
-        Screen::Clusters => {
-            let listing = app.cluster_listing(view);
-            let mc = app.data.clusters.get(*listing.rows.get(index)?)?;
-            // The context too: two management clusters may have a
-            // cluster of the same namespace and name.
-            Some(format!(
-                "{}/{}\t{}",
-                mc.namespace().unwrap_or_default(),
-                mc.name_any(),
-                mc.context
-            ))
-        }
-        Screen::Rollout(key) => {
-            let (listing, status) = board_of(app, view, key)?;
-            Some(status.clusters.get(listing.cluster(index)?)?.name.clone())
-        }
-        _ => row_ids(app, view).get(index).cloned(),
+    match rows(app, view).id_at {
+        Some(id_at) => id_at(app, view, index),
+        None => row_ids(app, view).get(index).cloned(),
     }
-}
-
-/// A board's lines and the status they index.
-fn board_of<'a>(
-    app: &'a App,
-    view: &View,
-    key: &ObjKey,
-) -> Option<(Arc<BoardListing>, &'a TemplateRolloutStatus)> {
-    let listing = app.board_listing(view, key)?;
-    let rollout = app.data.rollout(&key.context, &key.namespace, &key.name)?;
-    Some((listing, rollout.status.as_ref()?))
 }
 
 /// Where the row `id` (see [`row_id`]) is in a view now.
 fn find_row(app: &App, view: &View, id: &str) -> Option<usize> {
-    match &view.screen {
-        Screen::Clusters => {
-            let (namespace, rest) = id.split_once('/')?;
-            let (name, context) = rest.split_once('\t')?;
-            let key = ObjKey::new(&context.into(), Kind::ManagedCluster, namespace, name);
-            app.cluster_listing(view).find(&app.data, &key)
-        }
-        Screen::Rollout(key) => {
-            let (listing, status) = board_of(app, view, key)?;
-            (0..listing.clusters.len()).find(|n| {
-                listing
-                    .cluster(*n)
-                    .and_then(|i| status.clusters.get(i))
-                    .is_some_and(|c| c.name == id)
-            })
-        }
-        _ => row_ids(app, view).iter().position(|x| x == id),
+    match rows(app, view).find {
+        Some(find) => find(app, view, id),
+        None => row_ids(app, view).iter().position(|x| x == id),
     }
 }
 
-/// The key of the selected row of a list view.
+/// The key of the selected row of a list view, or of the object the view
+/// shows.
 pub(crate) fn selected_key(app: &App) -> Option<ObjKey> {
     let view = app.view();
-    match &view.screen {
-        Screen::Clusters => app
-            .cluster_listing(view)
-            .rows
-            .get(view.selected)
-            .and_then(|i| app.data.clusters.get(*i))
-            .map(|c| ObjKey::of(Kind::ManagedCluster, c)),
-        Screen::Templates => sorted_templates(app, view)
-            .into_iter()
-            .filter(|t| view.lists(t.key().kind))
-            .nth(view.selected)
-            .map(|t| t.key()),
-        Screen::Rollouts => sort::rollouts(rollout_rows(&app.data, &view.filter), view.sort)
-            .get(view.selected)
-            .map(|r| ObjKey::of(Kind::TemplateRollout, r)),
-        Screen::Events(regarding) => event_rows(&app.data, regarding.as_ref(), &view.filter)
-            .get(view.selected)
-            .map(|e| ObjKey::of(Kind::Event, e)),
-        Screen::ClusterDetail(key)
-        | Screen::Rollout(key)
-        | Screen::Yaml(key)
-        | Screen::Describe(key)
-        | Screen::TemplateDetail(key) => Some(key.clone()),
-        Screen::Edit(key) => Some(key.object.clone()),
-        Screen::Values(key) => Some(key.object.clone()),
-        Screen::Warnings => None,
-    }
+    (rows(app, view).selected)(app, view)
 }
 
 // ---------------------------------------------------------------------------
@@ -438,5 +314,10 @@ pub(crate) fn open_regarded(app: &mut App, event: &ObjKey) {
 
 /// How many rows (or lines) `view` shows at once on the console's screen.
 pub(crate) fn rows_height(app: &App, view: &View) -> usize {
-    layout::rows_height(&app.data, app.viewport(), view)
+    rows_area(app, view).map_or(1, |r| usize::from(r.height).max(1))
+}
+
+/// Where a view's rows (or lines) are drawn.
+pub(crate) fn rows_area(app: &App, view: &View) -> Option<Rect> {
+    (rows(app, view).area)(&app.data, app.viewport(), view)
 }

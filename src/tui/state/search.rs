@@ -7,10 +7,10 @@
 use crate::tui::keys::{Action, Mode};
 use crate::tui::model::filter::Filter;
 use crate::tui::model::values;
+use crate::tui::model::view::{Screen, View};
 use crate::tui::state::app::App;
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::{fit_all, rows_height};
-use crate::tui::state::view::{Screen, View};
 
 /// The lines a text view shows; none for a list.
 pub fn text_lines(app: &App, view: &View) -> Vec<String> {

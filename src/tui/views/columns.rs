@@ -1,9 +1,139 @@
-//! How wide each column of a table is: from each column's widest cell and
-//! the room there is, the columns that give way hidden first (see
+//! A table's columns and how wide each is: from each column's widest cell
+//! and the room there is, the columns that give way hidden first (see
 //! [`Col`]).
 
-use super::{Col, Text, width};
-use crate::plan::safe_text::escaped_len;
+use ratatui::style::Style;
+
+use crate::plan::safe_text::{escape_control, escaped_len};
+
+/// A column of a table: its title, how wide it may be, and its priority
+/// when the terminal is narrow.
+///
+/// Every screen writes its columns in one place, each with a priority:
+/// [`col`] and [`flex`] make an identity column (namespace, name: what
+/// tells one row from another), [`Col::drop`] a column that gives way.
+/// When the columns do not fit, those with the highest drop priority are
+/// hidden first, until the narrowest widths fit; identity columns are never
+/// hidden and keep their whole text while anything else can give way. The
+/// room left goes to the columns in priority order, identity first, and
+/// what remains to the flex column (a description or message), so a
+/// description shrinks before a name does.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Col {
+    pub title: &'static str,
+    /// Narrowest it gets when space is short.
+    pub min: u16,
+    /// Widest it gets.
+    pub max: u16,
+    /// Takes the space that is left (one column per table).
+    pub flex: bool,
+    /// 0: an identity column, always shown; otherwise hidden when even the
+    /// narrowest widths do not fit, highest first, and grown after the
+    /// lower ones.
+    pub drop: u8,
+    /// The sort's arrow, on the column the rows are sorted by.
+    pub arrow: Option<char>,
+}
+
+pub(crate) const fn col(title: &'static str, min: u16, max: u16) -> Col {
+    Col {
+        title,
+        min,
+        max,
+        flex: false,
+        drop: 0,
+        arrow: None,
+    }
+}
+
+pub(crate) const fn flex(title: &'static str, min: u16) -> Col {
+    Col {
+        title,
+        min,
+        max: u16::MAX,
+        flex: true,
+        drop: 0,
+        arrow: None,
+    }
+}
+
+impl Col {
+    /// The column's name in the header, with the sort's arrow.
+    pub(crate) fn heading(&self) -> String {
+        match self.arrow {
+            Some(a) => format!("{}{a}", self.title),
+            None => self.title.to_string(),
+        }
+    }
+
+    /// Gives way when space is short: the higher `priority`, the sooner
+    /// it is hidden and the later it grows. 0 is an identity column.
+    pub(crate) const fn drop(self, priority: u8) -> Col {
+        Col {
+            drop: priority,
+            ..self
+        }
+    }
+
+    /// An identity column: never hidden, cut in the middle when it must
+    /// be cut, so `demo-cluster-1` and `demo-cluster-2` still differ.
+    pub(crate) const fn is_identity(&self) -> bool {
+        self.drop == 0
+    }
+
+    /// A cell's text cut to `w`: an identity column's in the middle.
+    pub(crate) fn cut(&self, s: &str, w: u16) -> String {
+        if self.is_identity() && !self.flex {
+            ellipsize_middle(s, w)
+        } else {
+            ellipsize(s, w)
+        }
+    }
+}
+
+/// A cell: its text and style.
+pub(crate) type Text = (String, Style);
+
+pub(crate) fn width(s: &str) -> u16 {
+    s.chars().count().min(u16::MAX as usize) as u16
+}
+
+/// Cuts `s` to `w` columns in the middle, with `…` when it had to: the
+/// end of a name tells it from its siblings. Control characters are
+/// written out first.
+pub(crate) fn ellipsize_middle(s: &str, w: u16) -> String {
+    let s = &*escape_control(s);
+    let w = usize::from(w);
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
+    }
+    if w < 5 {
+        return ellipsize(s, w as u16);
+    }
+    let tail = (w - 1) / 2;
+    let head = w - 1 - tail;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
+/// Cuts `s` to `w` columns, with `…` when it had to. Control characters
+/// are written out first.
+pub(crate) fn ellipsize(s: &str, w: u16) -> String {
+    let s = &*escape_control(s);
+    let w = usize::from(w);
+    if s.chars().count() <= w {
+        return s.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(w - 1).collect();
+    out.push('…');
+    out
+}
 
 /// The widest cell of each of `cols` columns, as drawn: control
 /// characters written out.

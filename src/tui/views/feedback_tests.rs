@@ -12,7 +12,7 @@ use crate::tui::fixtures::objects::now;
 use crate::tui::fixtures::sample::{app, sample_events};
 use crate::tui::model::warnings::Warning;
 use crate::tui::state::app::{App, Msg};
-use crate::tui::state::update;
+use crate::tui::update::update;
 
 /// The sample with two warnings from the engine, one of them twice.
 fn warned() -> App {

@@ -14,9 +14,9 @@ use crate::tui::fixtures::console::{self, press, type_str};
 use crate::tui::fixtures::rolling::{rolling_app, rolling_in};
 use crate::tui::fixtures::sample::{app as sample_app, board_app};
 use crate::tui::model::key::Kind;
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::App;
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::view::Screen;
 
 /// Whether the hint bar (the last line) shows `entry` dimmed; panics when
 /// the entry is not there.
@@ -213,7 +213,7 @@ fn o_goes_from_a_cluster_to_its_rollout() {
         assert_eq!(key.kind, Kind::TemplateRollout);
         assert_eq!(key.name, "demo-cluster-2");
         assert_eq!(
-            crate::tui::state::board::board_cluster(&app).as_deref(),
+            crate::tui::screens::board::requests::board_cluster(&app).as_deref(),
             Some("dev-2")
         );
         press(&mut app, KeyCode::Esc);

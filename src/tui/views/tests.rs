@@ -16,8 +16,8 @@ use crate::tui::model::key::{Kind, Obj};
 use crate::tui::model::snapshot::{Loading, Snapshot};
 use crate::tui::state::app::{App, Engine, Msg};
 use crate::tui::state::editor::{Base, SaveError};
-use crate::tui::state::update;
 use crate::tui::theme::Theme;
+use crate::tui::update::update;
 
 use crate::plan::yaml::group;
 
@@ -30,7 +30,9 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 pub(super) fn render(app: &mut App, (w, h): (u16, u16)) -> Terminal<TestBackend> {
     update(app, Msg::Resize(w, h));
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| super::draw(app, f)).unwrap();
+    terminal
+        .draw(|f| crate::tui::screens::draw(app, f))
+        .unwrap();
     terminal
 }
 
@@ -917,7 +919,7 @@ fn tables_draw_only_the_rows_on_screen() {
                         .with_offset(offset)
                         .with_selected(selected);
                     let whole = draw(&all, &mut state, height);
-                    let shown = super::on_screen(len, offset, selected, usize::from(height));
+                    let shown = super::table::on_screen(len, offset, selected, usize::from(height));
                     let mut state = TableState::default()
                         .with_selected(selected.map(|s| s.saturating_sub(shown.start)));
                     let part = draw(&all[shown.clone()], &mut state, height);

@@ -10,15 +10,14 @@ use crate::api::{ClusterRolloutState, RolloutPhase, WaveState, WaveStatus};
 use crate::plan::rollout::Request;
 use crate::tui::fixtures::console::{press, type_str};
 use crate::tui::fixtures::sample::{app, board_app, rollout_cluster, sample, waiting_rollout};
-use crate::tui::layout;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::rollout_rows;
+use crate::tui::model::view::Screen;
+use crate::tui::screens::board::requests::board_cluster;
 use crate::tui::state::app::{App, Command, Modal, Msg};
-use crate::tui::state::board::board_cluster;
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::navigation::rows_height;
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::state::navigation::{rows_area, rows_height};
+use crate::tui::update::update;
 
 pub(super) fn request(name: &str, request: Request) -> Command {
     Command::Request {
@@ -412,7 +411,7 @@ fn a_long_board_scrolls_by_lines_and_clicks_select_clusters() {
 
     // A click on a cluster selects it; a click on a heading does nothing.
     press(&mut app, KeyCode::Home);
-    let area = layout::rows_area(&app.data, app.viewport(), app.view()).unwrap();
+    let area = rows_area(&app, app.view()).unwrap();
     let click = |row| {
         Msg::Mouse(MouseEvent {
             kind: MouseEventKind::Down(MouseButton::Left),

@@ -14,7 +14,7 @@ use crate::tui::fixtures::sample::detail_app;
 use crate::tui::model::chart::{ChartId, ChartStatus};
 use crate::tui::state::app::{App, Command, Msg};
 use crate::tui::state::editor::{Editor, Stage};
-use crate::tui::state::update;
+use crate::tui::update::update;
 
 fn editor(app: &App) -> &Editor {
     app.editor.as_ref().expect("the editor is open")

@@ -10,11 +10,11 @@ use crate::tui::fixtures::console::{press, type_str, unreachable};
 use crate::tui::fixtures::sample::{app, open_beside, sample};
 use crate::tui::model::delete;
 use crate::tui::model::key::Kind;
-use crate::tui::state::app::{App, Command, Engine, Msg, refuse_writes};
+use crate::tui::state::app::{App, Command, Engine, Msg, why_read_only};
 use crate::tui::state::contexts::{all_synced, open_names};
 use crate::tui::state::navigation::selected_key;
 use crate::tui::state::places::ContextInfo;
-use crate::tui::state::update;
+use crate::tui::update::update;
 
 fn command(app: &mut App, line: &str) -> Vec<Command> {
     press(app, KeyCode::Char(':'));
@@ -174,10 +174,10 @@ fn the_lists_hold_both_contexts_and_writes_name_theirs() {
     app.places.readonly_contexts.insert("west".into());
     app.others[0].readonly = true;
     assert_eq!(
-        refuse_writes(&app, "west", "delete").as_deref(),
+        why_read_only(&app, "west", "delete").as_deref(),
         Some("context west is read-only (its readonly in config.yaml): cannot delete")
     );
-    assert_eq!(refuse_writes(&app, "kind-hmc", "delete"), None);
+    assert_eq!(why_read_only(&app, "kind-hmc", "delete"), None);
     // The filter sees the context.
     press(&mut app, KeyCode::Char('/'));
     type_str(&mut app, "west");

@@ -9,11 +9,11 @@ use crate::tui::fixtures::console::{ctrl, press, type_str, type_text};
 use crate::tui::fixtures::sample::{app, detail_app, valued, versioned};
 use crate::tui::model::key::{Kind, Obj, ObjKey};
 use crate::tui::model::values::ValuesKey;
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::{App, Command, Input, Msg};
 use crate::tui::state::editor::{Base, EditKey, Editor, SaveError, Stage};
 use crate::tui::state::navigation::rows_height;
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 fn editor(app: &App) -> &Editor {
     app.editor.as_ref().expect("the editor is open")

@@ -6,9 +6,9 @@ use crate::tui::fixtures::console::{press, type_str};
 use crate::tui::fixtures::sample::app;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::rows::event_rows;
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::{App, Command, Msg};
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 fn event_names(app: &App) -> Vec<String> {
     let Screen::Events(regarding) = app.screen() else {

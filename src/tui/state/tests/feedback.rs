@@ -10,12 +10,12 @@ use crate::tui::fixtures::console::{ctrl, press, type_str, type_text};
 use crate::tui::fixtures::objects::now;
 use crate::tui::fixtures::sample::{app, versioned};
 use crate::tui::model::key::Kind;
+use crate::tui::model::view::Screen;
 use crate::tui::model::warnings::Warning;
 use crate::tui::state::app::{Input, Msg};
 use crate::tui::state::editor::Stage;
 use crate::tui::state::navigation::selected_key;
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 #[test]
 fn a_key_that_does_nothing_says_so_until_the_next_key() {

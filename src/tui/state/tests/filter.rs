@@ -7,7 +7,7 @@ use crate::tui::fixtures::console::{press, type_str};
 use crate::tui::fixtures::sample::{app, valued};
 use crate::tui::state::app::{App, Input, Msg};
 use crate::tui::state::search;
-use crate::tui::state::update;
+use crate::tui::update::update;
 
 #[test]
 fn filter_narrows_and_esc_clears() {

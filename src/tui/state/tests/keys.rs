@@ -10,9 +10,9 @@ use crate::plan::rollout::Request;
 use crate::tui::fixtures::console::{ctrl, press, type_str};
 use crate::tui::fixtures::sample::{self, board_app};
 use crate::tui::keys::remap::{self, Section};
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::{Input, Modal, Msg};
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 fn shifted(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::SHIFT))

@@ -15,8 +15,8 @@ use crate::tui::state::app::{App, Command, Msg};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::navigation::rows_height;
 use crate::tui::state::navigation::selected_key;
-use crate::tui::state::update;
 use crate::tui::theme::Theme;
+use crate::tui::update::update;
 
 #[test]
 fn store_messages_ask_for_a_refresh() {

@@ -4,14 +4,14 @@ use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 use super::selected_name;
 use crate::tui::fixtures::sample::app;
-use crate::tui::layout;
 use crate::tui::state::app::Msg;
-use crate::tui::state::update;
+use crate::tui::state::navigation::rows_area;
+use crate::tui::update::update;
 
 #[test]
 fn mouse_selects_and_scrolls() {
     let mut app = app();
-    let area = layout::rows_area(&app.data, app.viewport(), app.view()).unwrap();
+    let area = rows_area(&app, app.view()).unwrap();
     let click = |row| {
         Msg::Mouse(MouseEvent {
             kind: MouseEventKind::Down(MouseButton::Left),

@@ -10,10 +10,10 @@ use crate::tui::fixtures::objects::arcs;
 use crate::tui::fixtures::sample::{app, sample};
 use crate::tui::model::key::{Kind, Obj, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::Msg;
 use crate::tui::state::navigation::rows_height;
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 #[test]
 fn navigation_is_clamped() {

@@ -8,9 +8,9 @@ use crate::tui::fixtures::sample::app;
 use crate::tui::keys::Mode;
 use crate::tui::model::key::{Kind, ObjKey};
 use crate::tui::model::sort::{Sort, SortBy};
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::{App, Command, Modal, Msg};
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 /// The rows' names in the order on screen.
 fn names(app: &mut App) -> Vec<String> {

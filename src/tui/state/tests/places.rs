@@ -5,11 +5,11 @@ use crossterm::event::KeyCode;
 use super::flash_text;
 use crate::tui::fixtures::console::{press, type_str};
 use crate::tui::fixtures::sample::{app, sample};
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::{App, Command, Engine, Input, Msg};
 use crate::tui::state::flash::FlashLevel;
 use crate::tui::state::places::{ContextInfo, remember};
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 fn command(app: &mut App, line: &str) -> Vec<Command> {
     press(app, KeyCode::Char(':'));
@@ -277,7 +277,7 @@ fn a_context_the_settings_make_read_only_writes_nothing_and_runs_no_engine() {
         "another context's charts are not kept"
     );
     assert_eq!(
-        crate::tui::state::app::refuse_writes(&app, "", "delete"),
+        crate::tui::state::app::why_read_only(&app, "", "delete"),
         Some("context prod is read-only (its readonly in config.yaml): cannot delete".into())
     );
     // Back on a context that is not: writes again, and an engine starts.
@@ -285,14 +285,14 @@ fn a_context_the_settings_make_read_only_writes_nothing_and_runs_no_engine() {
     assert!(!app.target.readonly);
     assert_eq!(app.target.engine, Engine::Standby);
     assert_eq!(
-        crate::tui::state::app::refuse_writes(&app, "", "delete"),
+        crate::tui::state::app::why_read_only(&app, "", "delete"),
         None
     );
     // --readonly holds everywhere, and says so.
     app.places.readonly_everywhere = true;
     switched(&mut app, "kind-hmc", None);
     assert_eq!(
-        crate::tui::state::app::refuse_writes(&app, "", "delete"),
+        crate::tui::state::app::why_read_only(&app, "", "delete"),
         Some("read-only console (--readonly): cannot delete".into())
     );
 }

@@ -4,10 +4,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::tui::fixtures::console::{press, type_str};
 use crate::tui::fixtures::sample::app;
+use crate::tui::model::view::Screen;
 use crate::tui::state::app::{Command, Input, Msg};
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 #[test]
 fn command_prompt_completes_and_resolves_aliases() {

@@ -14,11 +14,11 @@ use crate::tui::fixtures::objects::now;
 use crate::tui::fixtures::sample::held;
 use crate::tui::keys::Action;
 use crate::tui::model::key::{Kind, ObjKey};
+use crate::tui::model::view::Screen;
+use crate::tui::screens::applies;
 use crate::tui::state::app::{App, Command, Msg};
-use crate::tui::state::applies::applies;
 use crate::tui::state::flash::FlashLevel;
-use crate::tui::state::update;
-use crate::tui::state::view::Screen;
+use crate::tui::update::update;
 
 /// The templates screen over the sample with two repositories held back.
 fn templates() -> App {

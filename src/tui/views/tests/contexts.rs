@@ -5,7 +5,7 @@ use super::text;
 use crate::tui::fixtures::console::unreachable;
 use crate::tui::fixtures::sample::{app, in_contexts, open_beside};
 use crate::tui::state::app::{App, Msg};
-use crate::tui::state::update;
+use crate::tui::update::update;
 
 fn two() -> App {
     let mut app = app();

@@ -15,7 +15,7 @@ use crate::tui::fixtures::sample::sample;
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::state::app::App;
 use crate::tui::state::app::Msg;
-use crate::tui::state::update;
+use crate::tui::update::update;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (60, 15)];
 
