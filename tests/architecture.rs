@@ -650,7 +650,6 @@ fn no_source_file_has_more_than_800_lines_of_non_test_code() {
 const KNOWN_CYCLES: &[&str] = &[
     "store.rs → store/first_page.rs → store.rs",
     "store.rs → store/watching.rs → store.rs",
-    "tui/views/columns.rs → tui/views/mod.rs → tui/views/columns.rs",
 ];
 
 #[test]
@@ -700,16 +699,87 @@ fn layers() -> Vec<Vec<String>> {
 /// The layers on the page's line that starts with [`LAYERS_LINE`], written
 /// in backticks.
 fn layers_in(page: &str) -> Option<Vec<Vec<String>>> {
-    let line = page
-        .lines()
-        .find(|l| l.trim_start().starts_with(LAYERS_LINE))?;
-    let order = line.split('`').nth(1)?;
-    let layers: Vec<Vec<String>> = order
+    let line = page.lines().find(|l| l.trim_start().starts_with(LAYERS_LINE))?;
+    order_of(line.split('`').nth(1)?)
+}
+
+/// `a, b → c → d`: modules of one layer between commas, layers between
+/// arrows, top first.
+fn order_of(text: &str) -> Option<Vec<Vec<String>>> {
+    let layers: Vec<Vec<String>> = text
         .split('→')
         .map(|layer| layer.split(',').map(|m| m.trim().to_string()).collect())
         .collect();
     let complete = layers.iter().flatten().all(|m| !m.is_empty());
     (complete && layers.len() > 1).then_some(layers)
+}
+
+/// The doc line of a top-level module's `mod.rs` after which the next line
+/// with arrows orders its own child modules, as [`order_of`] reads them
+/// (`tui/mod.rs`: `runtime → update → screens → … → keys`).
+const INNER_LAYERS_MARK: &str = "The layers, each importing only those below it";
+
+/// Each top-level module that orders its children: its name and layers.
+fn inner_layers(sources: &[Source]) -> BTreeMap<String, Vec<Vec<String>>> {
+    let mut found = BTreeMap::new();
+    for source in sources {
+        let Some(top) = source.path.strip_suffix("/mod.rs") else {
+            continue;
+        };
+        if top.contains('/') {
+            continue;
+        }
+        let order = source
+            .text
+            .lines()
+            .skip_while(|l| !l.contains(INNER_LAYERS_MARK))
+            .find(|l| l.contains('→'))
+            .map(|l| l.trim_start().trim_start_matches("//!").trim());
+        if let Some(layers) = order.and_then(order_of) {
+            found.insert(top.to_string(), layers);
+        }
+    }
+    found
+}
+
+/// Every import between two children of a module that orders them that
+/// goes up or sideways: `tui/model/x.rs → tui/state/app.rs (state is
+/// above model in tui)`. A child not in the order, and the module's own
+/// `mod.rs`, are not checked.
+fn inner_upward_imports(
+    inner: &BTreeMap<String, Vec<Vec<String>>>,
+    graph: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<String> {
+    let child = |path: &str| -> Option<String> {
+        let mut parts = path.split('/');
+        parts.next()?;
+        Some(parts.next()?.trim_end_matches(".rs").to_string())
+    };
+    let mut found = Vec::new();
+    for (from, targets) in graph {
+        let Some(layers) = inner.get(top_module(from)) else {
+            continue;
+        };
+        let Some(a) = child(from).filter(|a| a != "mod") else {
+            continue;
+        };
+        let Some(a_layer) = layer_of(layers, &a) else {
+            continue;
+        };
+        for to in targets.iter().filter(|to| top_module(to) == top_module(from)) {
+            let Some(b) = child(to).filter(|b| *b != a) else {
+                continue;
+            };
+            match layer_of(layers, &b) {
+                Some(b_layer) if b_layer <= a_layer => {
+                    let how = if b_layer == a_layer { "beside" } else { "above" };
+                    found.push(format!("{from} → {to} ({b} is {how} {a} in {})", top_module(from)));
+                }
+                _ => {}
+            }
+        }
+    }
+    found
 }
 
 /// The layer of a file under `src/`, by its top-level module; `None` for
@@ -770,7 +840,8 @@ fn every_import_points_down_the_layers() {
             top_module(path)
         );
     }
-    let up = upward_imports(&layers, &graph);
+    let mut up = upward_imports(&layers, &graph);
+    up.extend(inner_upward_imports(&inner_layers(&sources), &graph));
     assert!(
         up.is_empty(),
         "imports that do not point down the layers (paths under src/):\n  {}",
@@ -1051,6 +1122,33 @@ mod checks {
         );
         assert_eq!(layers_in("Layers, top to bottom: `tui → , api`"), None);
         assert_eq!(layers_in("no such line"), None);
+    }
+
+    #[test]
+    fn a_module_that_orders_its_children_has_them_checked() {
+        let files = sources(&[
+            ("lib.rs", "pub mod tui;\n"),
+            (
+                "tui/mod.rs",
+                "//! The layers, each importing only those below it:\n//!\n//! ```text\n\
+                 //! runtime → state → model\n//! ```\npub mod runtime;\npub mod state;\n\
+                 pub mod model;\npub mod config;\n",
+            ),
+            ("tui/runtime.rs", "use crate::tui::state::App;\nuse crate::tui::config;\n"),
+            ("tui/state/mod.rs", "pub mod app;\n"),
+            ("tui/state/app.rs", "use crate::tui::model::Row;\nuse super::super::runtime;\n"),
+            ("tui/model.rs", "use crate::tui::state::app::App;\n"),
+            ("tui/config.rs", "use crate::tui::runtime;\n"),
+        ]);
+        let inner = inner_layers(&files);
+        assert_eq!(inner["tui"], [vec!["runtime"], vec!["state"], vec!["model"]]);
+        assert_eq!(
+            inner_upward_imports(&inner, &import_graph(&analyse(&files))),
+            [
+                "tui/model.rs → tui/state/app.rs (state is above model in tui)",
+                "tui/state/app.rs → tui/runtime.rs (runtime is above state in tui)",
+            ]
+        );
     }
 
     #[test]

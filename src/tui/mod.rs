@@ -19,10 +19,11 @@
 //! [`runtime`] does all of the console's I/O; the other modules are pure
 //! but for [`logging`] and the files [`config`] and [`theme`] read.
 //!
-//! The layers, each importing only those below it, with no cycles:
+//! The layers, each importing only those below it, with no cycles
+//! (`tests/architecture.rs` reads the line below and checks it):
 //!
 //! ```text
-//! runtime → update → screens → state → views → theme, layout → model → keys
+//! runtime → update, logging → screens → state → views, config → theme, layout → model → keys → paths
 //! ```
 //!
 //! - [`runtime`]: the loop, the terminal, the stores, the one write path;
@@ -46,8 +47,6 @@ pub mod config;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod keys;
-#[cfg(test)]
-mod layers_tests;
 pub mod layout;
 pub mod logging;
 pub mod model;
