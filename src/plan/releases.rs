@@ -106,7 +106,7 @@ fn meta(
 /// Name of the chart repository source of a namespace's templates whose
 /// repository settings are `spec`: `repo-<hash of the settings>`. Templates
 /// with equal settings share it, so that an address is fetched once, and
-/// held back once when it does not answer (see `source_gate`).
+/// held back once when it does not answer (see the engine's `source_gate`).
 pub fn repository_name(spec: &HelmRepositorySpec) -> String {
     let settings = HelmRepositorySpec {
         suspend: None,
@@ -127,10 +127,11 @@ pub fn sharing_owner(mut owner: OwnerReference) -> OwnerReference {
 
 /// The repository and chart sources for a template that names its chart by
 /// name, with the chart repository it resolved to (the one it names, or a
-/// copy of the default, see `default_repository`). The chart is the
-/// template's own (`svctmpl-<template>`), fetched once whatever the number
-/// of clusters; the repository is shared by the namespace's templates of
-/// equal repository settings ([`repository_name`]), each an owner of it.
+/// copy of the default, see the engine's `default_repository`). The chart
+/// is the template's own (`svctmpl-<template>`), fetched once whatever the
+/// number of clusters; the repository is shared by the namespace's
+/// templates of equal repository settings ([`repository_name`]), each an
+/// owner of it.
 pub fn chart_sources(
     kind: TemplateKind,
     template: &str,
@@ -172,7 +173,7 @@ pub fn chart_sources(
     Some((repository, chart))
 }
 
-fn owner_of(mc: &ManagedCluster) -> k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+fn owner_of(mc: &ManagedCluster) -> OwnerReference {
     mc.controller_owner_ref(&()).unwrap_or_default()
 }
 
@@ -236,7 +237,8 @@ pub fn cluster_release(
 /// True when `release` is the engine's release of `service` of `cluster`:
 /// our labels name exactly that cluster and service.
 pub fn is_release_of(release: &HelmRelease, cluster: &str, service: &str) -> bool {
-    // The same rule as the check before every write (`apply::conflict`).
+    // The same rule as the engine's check before every write
+    // (`apply::conflict`).
     let want = BTreeMap::from([
         (labels::CLUSTER.to_string(), cluster.to_string()),
         (labels::ROLE.to_string(), "service".to_string()),
