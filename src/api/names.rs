@@ -221,7 +221,7 @@ pub fn service_release_name(cluster: &str, service: &str) -> String {
 
 /// The name service releases had before names could not collide:
 /// `<cluster>-<service>`. A release of that name keeps being used (see
-/// [`choose_service_release_name`]).
+/// `plan::releases::choose_service_release_name`).
 pub fn legacy_service_release_name(cluster: &str, service: &str) -> String {
     format!("{cluster}-{service}")
 }

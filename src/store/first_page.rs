@@ -60,7 +60,8 @@ where
 /// pages are in (they would queue beside them). Its objects are in the
 /// store until the full list replaces them; once the store is listed a
 /// late page is dropped. The engine, which waits for
-/// [`Stores::wait_until_ready`], never reads one.
+/// [`Stores::wait_until_ready`](super::Stores::wait_until_ready), never
+/// reads one.
 pub struct FirstPage<K: 'static + reflector::Lookup + Clone>
 where
     K::DynamicType: Eq + Hash + Clone,
