@@ -203,6 +203,10 @@ pub fn cluster_release(
     let ns = mc.namespace().unwrap_or_default();
     let mut labels = cluster_labels(&ns, &name, options);
     labels.insert(labels::ROLE.into(), "cluster".into());
+    // Objects of the cluster chart that exist already (a Cluster API
+    // Cluster of the same name, made by hand or by another release) are
+    // not taken over: deleting this cluster would delete them.
+    let (install, upgrade) = retried(None, Some(true));
     HelmRelease {
         metadata: meta(name.clone(), &ns, labels, owner_of(mc)),
         spec: HelmReleaseSpec {
@@ -216,18 +220,8 @@ pub fn cluster_release(
                 .as_ref()
                 .filter(|v| !v.is_null())
                 .map(InlineValues::new),
-            // Objects of the cluster chart that exist already (a Cluster API
-            // Cluster of the same name, made by hand or by another release)
-            // are not taken over: deleting this cluster would delete them.
-            install: Some(Install {
-                create_namespace: None,
-                remediation: Some(Remediation { retries: Some(3) }),
-                disable_take_ownership: Some(true),
-            }),
-            upgrade: Some(Upgrade {
-                remediation: Some(Remediation { retries: Some(3) }),
-                disable_take_ownership: Some(true),
-            }),
+            install: Some(install),
+            upgrade: Some(upgrade),
             ..Default::default()
         },
         status: None,
@@ -288,7 +282,11 @@ pub fn service_release(
     let mut labels = cluster_labels(&ns, &cluster, options);
     labels.insert(labels::ROLE.into(), "service".into());
     labels.insert(labels::SERVICE.into(), svc.name.clone());
+    // Objects that exist in the child and belong to no release of this
+    // name stop the install, unless the cluster lets the service take them
+    // over (`takeOwnership`).
     let refuse_existing = (!takes_ownership(mc, &svc.name)).then_some(true);
+    let (install, upgrade) = retried(Some(true), refuse_existing);
     let mut metadata = meta(name, &ns, labels, owner_of(mc));
     if let Some(r) = revision {
         metadata.annotations = Some(BTreeMap::from([(
@@ -310,18 +308,8 @@ pub fn service_release(
                     key: Some("value".into()),
                 },
             }),
-            // Objects that exist in the child and belong to no release of
-            // this name stop the install, unless the cluster lets the
-            // service take them over (`takeOwnership`).
-            install: Some(Install {
-                create_namespace: Some(true),
-                remediation: Some(Remediation { retries: Some(3) }),
-                disable_take_ownership: refuse_existing,
-            }),
-            upgrade: Some(Upgrade {
-                remediation: Some(Remediation { retries: Some(3) }),
-                disable_take_ownership: refuse_existing,
-            }),
+            install: Some(install),
+            upgrade: Some(upgrade),
             // Objects of the service changed by hand in the child cluster
             // are put back at every interval. Turning this on for a release
             // installed before costs no Helm upgrade: only the chart and the
@@ -334,6 +322,23 @@ pub fn service_release(
         },
         status: None,
     }
+}
+
+/// How a release installs and upgrades: a failed attempt retried three
+/// times, and what exists already in the cluster refused when
+/// `refuse_existing` says so.
+fn retried(create_namespace: Option<bool>, refuse_existing: Option<bool>) -> (Install, Upgrade) {
+    let remediation = Some(Remediation { retries: Some(3) });
+    let install = Install {
+        create_namespace,
+        remediation: remediation.clone(),
+        disable_take_ownership: refuse_existing,
+    };
+    let upgrade = Upgrade {
+        remediation,
+        disable_take_ownership: refuse_existing,
+    };
+    (install, upgrade)
 }
 
 /// Whether the cluster lets its service `service` take over what exists in
