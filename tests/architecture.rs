@@ -643,38 +643,14 @@ fn no_source_file_has_more_than_800_lines_of_non_test_code() {
     );
 }
 
-/// Cycles between a parent module and its children that are known and
-/// wait for their modules' restructuring: the parent defines what its
-/// children share and uses what one of them defines. Each must still be
-/// found (take it out of here when it is gone); no other may appear.
-const KNOWN_CYCLES: &[&str] = &[
-    "store.rs → store/first_page.rs → store.rs",
-    "store.rs → store/watching.rs → store.rs",
-];
-
 #[test]
 fn no_source_files_import_each_other_in_a_cycle() {
     let sources = crate_sources();
     let found = cycles(&import_graph(&analyse(&sources)));
-    let new: Vec<&String> = found
-        .iter()
-        .filter(|c| !KNOWN_CYCLES.contains(&c.as_str()))
-        .collect();
     assert!(
-        new.is_empty(),
+        found.is_empty(),
         "import cycles between source files (paths under src/):\n  {}",
-        new.iter()
-            .map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join("\n  ")
-    );
-    let gone: Vec<&&str> = KNOWN_CYCLES
-        .iter()
-        .filter(|c| !found.iter().any(|f| f == *c))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "known cycles that are gone, to take out of KNOWN_CYCLES: {gone:?}"
+        found.join("\n  ")
     );
 }
 

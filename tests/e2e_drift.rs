@@ -162,7 +162,7 @@ async fn changes_made_by_hand_in_the_child_are_reverted() {
     assert!(
         marked
             .annotations()
-            .contains_key(hmc_tui::engine::releases::INSTALLS_AS_GENERATION),
+            .contains_key(hmc_tui::plan::releases::INSTALLS_AS_GENERATION),
         "{:?}",
         marked.metadata.annotations
     );

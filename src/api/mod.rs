@@ -60,4 +60,19 @@ pub mod labels {
     pub const RETRY: &str = "hmc.mirantis.com/retry";
     /// The finalizer on every object of ours that needs cleanup first.
     pub const FINALIZER: &str = "hmc.mirantis.com/cleanup";
+
+    /// The labels that say which object of ours an object is made for. An
+    /// object is ours to write only when each of them is as we would write it.
+    const IDENTITY: [&str; 5] = [CLUSTER, ROLE, SERVICE, TEMPLATE, CLUSTER_TEMPLATE];
+
+    /// Whether an object labelled `have` is the engine's (`None` when it is
+    /// not labelled as the engine's at all) and made for the object whose
+    /// identity labels are `want`.
+    pub fn made_for(
+        have: &std::collections::BTreeMap<String, String>,
+        want: &std::collections::BTreeMap<String, String>,
+    ) -> Option<bool> {
+        let ours = have.get(MANAGED_BY).map(String::as_str) == Some(MANAGED_BY_VALUE);
+        ours.then(|| IDENTITY.iter().all(|k| want.get(*k) == have.get(*k)))
+    }
 }

@@ -221,7 +221,7 @@ pub fn service_release_name(cluster: &str, service: &str) -> String {
 
 /// The name service releases had before names could not collide:
 /// `<cluster>-<service>`. A release of that name keeps being used (see
-/// [`choose_service_release_name`]).
+/// `plan::releases::choose_service_release_name`).
 pub fn legacy_service_release_name(cluster: &str, service: &str) -> String {
     format!("{cluster}-{service}")
 }
@@ -232,72 +232,4 @@ pub fn kubeconfig_secret(cluster: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dns_labels() {
-        for ok in ["a", "x-ingress", "0", "a1-b2"] {
-            assert!(is_dns_label(ok), "{ok}");
-        }
-        for bad in ["", "-a", "a-", "A", "a.b", "a_b", "ä"] {
-            assert!(!is_dns_label(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn cluster_names_at_their_limits() {
-        assert_eq!(cluster_name_problem(&"a".repeat(53)), None);
-        assert_eq!(
-            cluster_name_problem(&"a".repeat(54)),
-            Some(CLUSTER_NAME_LENGTH)
-        );
-        assert_eq!(cluster_name_problem("a.b"), Some(CLUSTER_NAME_CHARACTERS));
-        assert!(service_name_problem(&"s".repeat(53)).is_none());
-        let long = service_name_problem(&"s".repeat(54)).unwrap();
-        assert!(
-            long.contains("54 characters") && long.contains("at most 53"),
-            "{long}"
-        );
-        let dotted = service_name_problem("a.b").unwrap();
-        assert!(dotted.contains("no dots"), "{dotted}");
-    }
-
-    #[test]
-    fn shorten_keeps_short_names_and_hashes_long_ones() {
-        assert_eq!(shorten("abc", 63), "abc");
-        let long = "a".repeat(70);
-        let short = shorten(&long, 63);
-        assert_eq!(short.len(), 63);
-        assert!(short.starts_with("aaaa"));
-        assert_ne!(short, shorten(&"a".repeat(71), 63));
-        // A cut that ends in '-' drops it, so the result stays a valid name.
-        let dashed = format!("{}-{}", "b".repeat(51), "c".repeat(20));
-        let short = shorten(&dashed, 63);
-        assert!(!short.contains("--"), "{short}");
-        assert!(is_dns_label(&short), "{short}");
-    }
-
-    #[test]
-    fn the_rules_are_creation_only_and_say_why() {
-        let rules =
-            serde_json::to_value([cluster_name_length_rule(), cluster_name_characters_rule()])
-                .unwrap();
-        for r in rules.as_array().unwrap() {
-            assert_eq!(r["optionalOldSelf"], true);
-            assert!(
-                r["rule"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("oldSelf.hasValue() || ")
-            );
-        }
-        assert_eq!(rules[0]["message"], CLUSTER_NAME_LENGTH);
-        assert!(
-            rules[1]["rule"]
-                .as_str()
-                .unwrap()
-                .contains(DNS_LABEL_PATTERN)
-        );
-    }
-}
+mod tests;

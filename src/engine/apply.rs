@@ -124,16 +124,6 @@ where
     }
 }
 
-/// The labels that say which object of ours an object is made for. An
-/// object is ours to write only when each of them is as we would write it.
-const IDENTITY: [&str; 5] = [
-    labels::CLUSTER,
-    labels::ROLE,
-    labels::SERVICE,
-    labels::TEMPLATE,
-    labels::CLUSTER_TEMPLATE,
-];
-
 /// Who an object of ours belongs to, from its labels.
 fn holder(labels: &std::collections::BTreeMap<String, String>) -> String {
     let get = |k: &str| labels.get(k).map(String::as_str);
@@ -155,17 +145,6 @@ fn holder(labels: &std::collections::BTreeMap<String, String>) -> String {
     }
 }
 
-/// Whether an object labelled `have` is the engine's (`None` when it is
-/// not labelled as the engine's at all) and made for the object whose
-/// identity labels are `want`.
-pub fn made_for(
-    have: &std::collections::BTreeMap<String, String>,
-    want: &std::collections::BTreeMap<String, String>,
-) -> Option<bool> {
-    let ours = have.get(labels::MANAGED_BY).map(String::as_str) == Some(labels::MANAGED_BY_VALUE);
-    ours.then(|| IDENTITY.iter().all(|k| want.get(*k) == have.get(*k)))
-}
-
 /// Whether `occupant`, which has the name of `desired`, belongs to
 /// something else: it is not labelled as the engine's, or its identity
 /// labels name another cluster, service, role or template.
@@ -179,7 +158,7 @@ fn conflict_with<K: Resource>(
     desired: &K,
     have: &BTreeMap<String, String>,
 ) -> Option<Conflict> {
-    let holder = match made_for(have, desired.labels()) {
+    let holder = match labels::made_for(have, desired.labels()) {
         Some(true) => return None,
         Some(false) => Some(holder(have)),
         None => None,

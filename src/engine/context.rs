@@ -11,6 +11,7 @@ use super::counters::Counters;
 use super::error::Result;
 use super::recorder::{Recorder, Reporter, Tally, Told};
 
+use crate::plan::releases::ReleaseOptions;
 use crate::store::Stores;
 
 /// The one field manager for everything the engine writes.
@@ -56,6 +57,18 @@ pub struct EngineOptions {
     /// (`--max-rollout-status-bytes`): under the API server's storage
     /// limit per object, etcd's `--max-request-bytes` (1.5 MiB by default).
     pub max_rollout_status_bytes: usize,
+}
+
+impl EngineOptions {
+    /// What of these settings the sources and releases the engine writes
+    /// carry.
+    pub fn releases(&self) -> ReleaseOptions<'_> {
+        ReleaseOptions {
+            source_interval: &self.source_interval,
+            release_interval: &self.release_interval,
+            shards: &self.shards,
+        }
+    }
 }
 
 /// A release interval as given to `--release-interval`: a duration the
@@ -114,10 +127,10 @@ impl Default for EngineOptions {
     fn default() -> Self {
         Self {
             deletion_timeout: Duration::from_secs(300),
-            source_interval: "10m".into(),
+            source_interval: ReleaseOptions::DEFAULT.source_interval.into(),
             source_timeout: SOURCE_TIMEOUT.into(),
             source_share: 1,
-            release_interval: "10m".into(),
+            release_interval: ReleaseOptions::DEFAULT.release_interval.into(),
             // The flags' defaults; the binary passes what the command line
             // (or its environment variables) says, to the headless engine
             // and the console's alike.

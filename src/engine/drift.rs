@@ -1,7 +1,7 @@
 //! Changes made by hand in a child cluster to what a service installed.
 //!
 //! The release controller finds and reverts them itself (the services'
-//! releases ask for it, see `releases::service_release`), at every release
+//! releases ask for it, see `plan::releases::service_release`), at every release
 //! interval. It leaves no trace of it in the release's status: while it
 //! works, Ready is Unknown with `correcting cluster drift` for a moment,
 //! and then it is as before, with no new entry in the release's history
@@ -18,7 +18,7 @@ use kube::ResourceExt;
 use crate::api::ServiceState;
 use crate::flux::{self, HelmRelease, words};
 
-use super::releases::Observed;
+use super::release_state::Observed;
 
 /// What the newest drift Event about a release says.
 #[derive(Clone, Debug, PartialEq)]

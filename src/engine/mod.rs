@@ -31,7 +31,7 @@ pub mod leader;
 pub mod metrics;
 pub mod read_only;
 pub mod recorder;
-pub mod releases;
+pub mod release_state;
 pub mod requests;
 pub mod role;
 pub mod rollouts;

@@ -21,7 +21,6 @@ use super::downloads::{DOWNLOAD_RETRY, NAMESPACE_TURNS, TURN_RETRY};
 use super::error::{Error, Result};
 use super::finalizer;
 use super::held_sources::{self, Held};
-use super::releases::chart_sources;
 use crate::api::names::{TemplateKind, source_name, template_label};
 use crate::api::{
     ChartSource, ClusterTemplate, ClusterTemplateStatus, HelmSpec, ServiceTemplate,
@@ -31,6 +30,7 @@ use crate::flux::words::is_fetching;
 use crate::flux::{self, SourceStatus};
 use crate::flux::{HelmRepository, REQUESTED_AT};
 use crate::plan::order::{Node, dependency_problems};
+use crate::plan::releases::{chart_sources, foreign_chart_ref};
 use crate::plan::rollout::check_policy;
 use crate::plan::services::{kube_constraint, kube_version};
 use crate::plan::source_gate::Unreachable;
@@ -341,18 +341,6 @@ fn source_problem(conditions: &[flux::FluxCondition]) -> Option<&flux::FluxCondi
     })
 }
 
-/// Why a template may not use its `chartRef`: it names another namespace.
-/// A template reads, and its releases install, charts of its own namespace
-/// only, as Flux does with cross-namespace references turned off.
-pub fn foreign_chart_ref(helm: &HelmSpec, namespace: &str) -> Option<String> {
-    let other = helm.chart_ref.as_ref()?.namespace.as_deref()?;
-    (other != namespace).then(|| {
-        format!(
-            "chartRef points to namespace {other}; a template may only use charts in its own namespace ({namespace})"
-        )
-    })
-}
-
 /// Creates the chart source if needed and reads what it produced.
 async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
     let ns = obj.namespace().unwrap_or_default();
@@ -394,8 +382,9 @@ async fn chart_status<T: Template>(obj: &T, ctx: &Context) -> Result<Checked> {
         },
     };
     let owner = obj.controller_owner_ref(&()).unwrap_or_default();
-    let sources = repository
-        .and_then(|repo| chart_sources(T::KIND, &name, &ns, helm, repo, owner, &ctx.options));
+    let options = ctx.options.releases();
+    let sources =
+        repository.and_then(|repo| chart_sources(T::KIND, &name, &ns, helm, repo, owner, options));
     let (source, repo_problem, url, timeout, hold) = match sources {
         Some((mut repo, chart)) => {
             let cur_repo = get(&ctx.stores.repositories, &ns, &repo.name_any());
@@ -804,46 +793,8 @@ mod plural_tests {
 #[cfg(test)]
 mod tenancy_tests {
     use super::*;
-    use crate::api::{ChartRef, Repository};
+    use crate::api::Repository;
     use crate::engine::EngineOptions;
-    use crate::engine::releases::chart_ref;
-
-    fn referencing(namespace: Option<&str>) -> HelmSpec {
-        HelmSpec {
-            chart_ref: Some(ChartRef {
-                api_version: None,
-                kind: "HelmChart".into(),
-                name: "shared".into(),
-                namespace: namespace.map(String::from),
-            }),
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn a_chart_ref_to_another_namespace_is_refused_with_both_names() {
-        assert_eq!(
-            foreign_chart_ref(&referencing(Some("team-b")), "team-a").as_deref(),
-            Some(
-                "chartRef points to namespace team-b; a template may only use charts in its own namespace (team-a)"
-            )
-        );
-        assert_eq!(
-            foreign_chart_ref(&referencing(Some("team-a")), "team-a"),
-            None
-        );
-        assert_eq!(foreign_chart_ref(&referencing(None), "team-a"), None);
-        assert_eq!(foreign_chart_ref(&HelmSpec::default(), "team-a"), None);
-    }
-
-    #[test]
-    fn releases_never_point_at_another_namespace() {
-        for ns in [None, Some("team-a"), Some("team-b")] {
-            let r = chart_ref(TemplateKind::Service, "t", "team-a", &referencing(ns));
-            assert_eq!(r.namespace.as_deref(), Some("team-a"), "{ns:?}");
-            assert_eq!(r.name, "shared");
-        }
-    }
 
     #[test]
     fn the_engines_repositories_carry_a_timeout() {
@@ -866,7 +817,7 @@ mod tenancy_tests {
             &helm,
             repository,
             Default::default(),
-            &options,
+            options.releases(),
         )
         .unwrap();
         assert_eq!(

@@ -7,6 +7,7 @@ pub mod doubling;
 pub mod impact;
 pub mod key_places;
 pub mod order;
+pub mod releases;
 pub mod rollout;
 pub mod safe_text;
 pub mod semver_constraint;

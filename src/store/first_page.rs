@@ -4,13 +4,10 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use futures::FutureExt;
 use kube::runtime::{reflector, watcher};
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
-
-use super::{FirstPages, Watches};
 
 /// A store's writer, shared by its watch and its [`FirstPage`].
 pub(crate) struct Shared<K: 'static + reflector::Lookup + Clone>
@@ -63,7 +60,8 @@ where
 /// pages are in (they would queue beside them). Its objects are in the
 /// store until the full list replaces them; once the store is listed a
 /// late page is dropped. The engine, which waits for
-/// [`Stores::wait_until_ready`], never reads one.
+/// [`Stores::wait_until_ready`](super::Stores::wait_until_ready), never
+/// reads one.
 pub struct FirstPage<K: 'static + reflector::Lookup + Clone>
 where
     K::DynamicType: Eq + Hash + Clone,
@@ -143,15 +141,64 @@ where
     }
 }
 
-impl FirstPages {
-    /// The first pages of the kinds the console shows, of `limit` objects
-    /// each: drive them next to the watches.
-    pub fn shown(&self, limit: u32) -> Watches {
-        vec![
-            self.service_templates.clone().read(limit).boxed(),
-            self.cluster_templates.clone().read(limit).boxed(),
-            self.managed_clusters.clone().read(limit).boxed(),
-            self.rollouts.clone().read(limit).boxed(),
-        ]
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::ResourceExt;
+    use kube::runtime::reflector::Store;
+
+    /// A first page shows in the store at once; the full list then
+    /// replaces it, so what the page had and the list has not (deleted in
+    /// between) goes; a page after the list is dropped.
+    #[test]
+    fn a_first_page_shows_until_the_full_list_replaces_it() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let cm = |name: &str, version: &str| {
+            let mut cm = ConfigMap::default();
+            cm.metadata.name = Some(name.into());
+            cm.metadata.namespace = Some("ns".into());
+            cm.metadata.resource_version = Some(version.into());
+            cm
+        };
+        let (store, writer) = reflector::store::<ConfigMap>();
+        let mut shared = Shared {
+            writer,
+            listed: false,
+            total: None,
+        };
+        let names = |store: &Store<ConfigMap>| {
+            let mut v: Vec<(String, String)> = store
+                .state()
+                .iter()
+                .map(|c| (c.name_any(), c.resource_version().unwrap_or_default()))
+                .collect();
+            v.sort();
+            v
+        };
+        // The watch starts its list; the page comes first.
+        shared.watched(&watcher::Event::Init);
+        assert!(shared.first_page(vec![cm("a", "1"), cm("b", "1")], 5));
+        assert_eq!(shared.total, Some(5));
+        assert_eq!(names(&store).len(), 2, "the page shows at once");
+        // The full list: "b" was deleted meanwhile, "a" changed.
+        for o in [cm("a", "2"), cm("c", "1"), cm("d", "1"), cm("e", "1")] {
+            shared.watched(&watcher::Event::InitApply(o));
+        }
+        assert_eq!(names(&store).len(), 2, "the list shows once complete");
+        shared.watched(&watcher::Event::InitDone);
+        assert!(shared.listed);
+        let full = vec![
+            ("a".to_string(), "2".to_string()),
+            ("c".into(), "1".into()),
+            ("d".into(), "1".into()),
+            ("e".into(), "1".into()),
+        ];
+        assert_eq!(names(&store), full);
+        // A late page changes nothing.
+        assert!(!shared.first_page(vec![cm("b", "1")], 2));
+        assert_eq!(names(&store), full);
+        // Changes after the list apply as ever.
+        shared.watched(&watcher::Event::Delete(cm("c", "1")));
+        assert_eq!(names(&store).len(), 3);
     }
 }

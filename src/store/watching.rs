@@ -6,11 +6,12 @@ use kube::runtime::watcher;
 
 use crate::capi;
 
-use super::{
-    Applied, Changes, FirstPages, Health, Listed, Scope, Stores, Watches, cluster_of, index,
-    installer_accounts, is_drift_event, names_only, others_names, ours, reflected_where,
-    reflected_with_applied, release_events, without_managed_fields,
+use super::index;
+use super::reflect::{
+    Scope, Watches, cluster_of, installer_accounts, is_drift_event, names_only, others_names, ours,
+    reflected_where, reflected_with_applied, release_events, without_managed_fields,
 };
+use super::stores::{Applied, Changes, FirstPages, Health, Listed, Stores};
 
 /// Which kinds a set of stores watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,5 +185,39 @@ impl Stores {
             shown.extend(w);
         }
         (stores, shown)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::health::listed;
+
+    /// Stores of the kinds the console shows watch only those; the
+    /// engine's watch every kind. The others never list, and whoever waits
+    /// for them learns so instead of waiting for ever.
+    #[tokio::test]
+    async fn only_the_kinds_asked_for_are_watched() {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        let client = Client::try_from(config).unwrap();
+        let scope = Scope::default();
+        let capi = capi::Version::default();
+        let (all, every) = Stores::watching(&client, &scope, Kinds::All, capi);
+        assert_eq!(every.len(), all.health.all().len());
+        let (shown, watches) = Stores::watching(&client, &scope, Kinds::Shown, capi);
+        assert_eq!(watches.len(), 4);
+        for unread in [
+            shown.listed.releases.clone(),
+            shown.listed.capi_clusters.clone(),
+            shown.listed.other_releases.clone(),
+        ] {
+            assert!(listed(unread).await.is_err());
+        }
+        assert!(!shown.is_ready());
+        // The shown kinds list once their watches are driven: their flags
+        // still have a sender.
+        assert!(shown.listed.managed_clusters.has_changed().is_ok());
+        drop(watches);
+        assert!(shown.listed.managed_clusters.has_changed().is_err());
     }
 }

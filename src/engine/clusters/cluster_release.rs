@@ -13,8 +13,8 @@ use crate::capi;
 use crate::engine::apply::apply_if_changed;
 use crate::engine::context::Context;
 use crate::engine::error::{Error, Result};
-use crate::engine::releases::{carry_installs_as, chart_ref, cluster_release};
 use crate::flux::{self, FluxCondition};
+use crate::plan::releases::{carry_installs_as, chart_ref, cluster_release};
 use crate::store::{WatchHealth, get};
 
 /// The cluster's own release, as this reconcile leaves it.
@@ -53,7 +53,7 @@ pub(super) async fn apply(
         &no_installer,
     ) {
         let chart = chart_ref(TemplateKind::Cluster, &t.name_any(), ns, &t.spec.helm);
-        let mut desired = cluster_release(mc, chart, &ctx.options);
+        let mut desired = cluster_release(mc, chart, ctx.options.releases());
         // Another release interval alone installs nothing again.
         let same_install = carry_installs_as(&mut desired, cluster_release_obj.as_deref());
         let writing = ctx.echoes.writing(&desired);
@@ -147,7 +147,7 @@ fn installer_problem(ns: &str, unseen: Option<&str>) -> String {
     }
 }
 
-/// The Helm release name of the cluster's own release: `releases::cluster_release`
+/// The Helm release name of the cluster's own release: `plan::releases::cluster_release`
 /// names it after the ManagedCluster (a test below holds the two together).
 fn own_release_name(given: &Given) -> &str {
     &given.name
@@ -359,7 +359,7 @@ mod tests {
         }))
         .unwrap();
         let chart = chart_ref(TemplateKind::Cluster, "demo", "team-a", &Default::default());
-        let release = cluster_release(&mc, chart, &Default::default());
+        let release = cluster_release(&mc, chart, Default::default());
         assert_eq!(release.spec.release_name.as_deref(), Some("dev-1"));
         assert_eq!(release.spec.target_namespace, None, "installs into team-a");
     }

@@ -16,11 +16,11 @@ use crate::engine::apply::{apply_if_changed, delete};
 use crate::engine::context::Context;
 use crate::engine::drift;
 use crate::engine::error::{Error, Result};
-use crate::engine::releases::{
-    Observed, carry_installs_as, chart_ref, choose_service_release_name, observe, service_release,
-    takes_ownership, with_ownership,
-};
+use crate::engine::release_state::{Observed, observe, with_ownership};
 use crate::flux::HelmRelease;
+use crate::plan::releases::{
+    carry_installs_as, chart_ref, choose_service_release_name, service_release, takes_ownership,
+};
 use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};
 use crate::store::get;
 
@@ -159,8 +159,14 @@ async fn install(
         None => 'apply: {
             let helm = &st.as_ref().map(|s| s.spec.helm.clone()).unwrap_or_default();
             let chart = chart_ref(TemplateKind::Service, &d.template, ns, helm);
-            let mut desired =
-                service_release(rel_name.to_string(), mc, d, chart, revision, &ctx.options);
+            let mut desired = service_release(
+                rel_name.to_string(),
+                mc,
+                d,
+                chart,
+                revision,
+                ctx.options.releases(),
+            );
             // Only the release controller's settings changed: nothing is
             // installed again, and the status the release has still holds.
             let same_install = carry_installs_as(&mut desired, current.as_deref());
