@@ -3,7 +3,7 @@
 //! the layers of `docs/src/architecture.md`.
 //!
 //! What counts as test code (it is left out of both checks):
-//! - a file named `tests.rs` or `*_tests.rs`, or one under a `tests/` folder;
+//! - a file named `tests.rs`, or one under a `tests/` folder;
 //! - a file whose module its parent declares behind `#[cfg(test)]`, and every
 //!   file below such a module;
 //! - in any other file, an item behind `#[cfg(test)]` (an inline
@@ -76,7 +76,24 @@ fn module_path(path: &str) -> Vec<String> {
 
 fn test_by_name(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
-    file == "tests.rs" || file.ends_with("_tests.rs") || path.split('/').any(|p| p == "tests")
+    file == "tests.rs" || path.split('/').any(|p| p == "tests")
+}
+
+/// Files that break the one layout of unit tests (CONTRIBUTING.md, "Where
+/// unit tests go"): a module's tests are its child `tests`, found where Rust
+/// looks for it, so no `#[path]` attribute and no `*_tests.rs` file.
+fn off_layout(sources: &[Source]) -> Vec<String> {
+    let mut found = Vec::new();
+    for source in sources {
+        if source.path.ends_with("_tests.rs") {
+            found.push(format!("{}: name it <module>/tests.rs", source.path));
+        }
+        let code = blank_comments_and_strings(&source.text);
+        if code.lines().any(|l| l.trim_start().starts_with("#[path")) {
+            found.push(format!("{}: a #[path] attribute", source.path));
+        }
+    }
+    found
 }
 
 /// The binary's files: `main.rs` and the modules it declares, with every
@@ -632,6 +649,16 @@ fn crate_sources() -> Vec<Source> {
 }
 
 #[test]
+fn unit_tests_are_where_the_module_system_looks() {
+    let found = off_layout(&crate_sources());
+    assert!(
+        found.is_empty(),
+        "unit tests off the one layout (paths under src/):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
 fn no_source_file_has_more_than_800_lines_of_non_test_code() {
     let sources = crate_sources();
     let too_long = oversized(&sources, &analyse(&sources));
@@ -675,7 +702,9 @@ fn layers() -> Vec<Vec<String>> {
 /// The layers on the page's line that starts with [`LAYERS_LINE`], written
 /// in backticks.
 fn layers_in(page: &str) -> Option<Vec<Vec<String>>> {
-    let line = page.lines().find(|l| l.trim_start().starts_with(LAYERS_LINE))?;
+    let line = page
+        .lines()
+        .find(|l| l.trim_start().starts_with(LAYERS_LINE))?;
     order_of(line.split('`').nth(1)?)
 }
 
@@ -742,14 +771,24 @@ fn inner_upward_imports(
         let Some(a_layer) = layer_of(layers, &a) else {
             continue;
         };
-        for to in targets.iter().filter(|to| top_module(to) == top_module(from)) {
+        for to in targets
+            .iter()
+            .filter(|to| top_module(to) == top_module(from))
+        {
             let Some(b) = child(to).filter(|b| *b != a) else {
                 continue;
             };
             match layer_of(layers, &b) {
                 Some(b_layer) if b_layer <= a_layer => {
-                    let how = if b_layer == a_layer { "beside" } else { "above" };
-                    found.push(format!("{from} → {to} ({b} is {how} {a} in {})", top_module(from)));
+                    let how = if b_layer == a_layer {
+                        "beside"
+                    } else {
+                        "above"
+                    };
+                    found.push(format!(
+                        "{from} → {to} ({b} is {how} {a} in {})",
+                        top_module(from)
+                    ));
                 }
                 _ => {}
             }
@@ -1050,7 +1089,7 @@ mod checks {
             ),
             ("b/more.rs", "use crate::a::A;\n"),
             ("b/tests.rs", "use crate::a::A;\n"),
-            ("a_tests.rs", "use crate::b::B;\n"),
+            ("a/tests.rs", "use crate::b::B;\n"),
         ]);
         assert!(found.is_empty(), "{found:?}");
     }
@@ -1062,7 +1101,7 @@ mod checks {
         let files = sources(&[
             ("fits.rs", &format!("{code}{tests}")),
             ("over.rs", &format!("{code}\n")),
-            ("fits_tests.rs", &format!("{code}{code}")),
+            ("fits/tests.rs", &format!("{code}{code}")),
             ("main.rs", &format!("mod cli;\n{code}")),
             ("cli.rs", &format!("{code}// one more\n")),
         ]);
@@ -1090,6 +1129,29 @@ mod checks {
     }
 
     #[test]
+    fn a_path_attribute_or_a_tests_suffix_is_off_the_layout() {
+        let files = sources(&[
+            (
+                "plan/a.rs",
+                "#[cfg(test)]\n#[path = \"a_tests.rs\"]\nmod tests;\n",
+            ),
+            ("plan/a_tests.rs", "fn t() {}\n"),
+            (
+                "plan/b.rs",
+                "// #[path = \"x.rs\"] in a comment\n#[cfg(test)]\nmod tests;\n",
+            ),
+            ("plan/b/tests.rs", "fn t() {}\n"),
+        ]);
+        assert_eq!(
+            off_layout(&files),
+            [
+                "plan/a.rs: a #[path] attribute",
+                "plan/a_tests.rs: name it <module>/tests.rs",
+            ]
+        );
+    }
+
+    #[test]
     fn the_layers_are_read_from_the_pages_line() {
         let page = "# A\n\nLayers, top to bottom: `diff, docs → tui → api`.\n";
         assert_eq!(
@@ -1110,14 +1172,23 @@ mod checks {
                  //! runtime → state → model\n//! ```\npub mod runtime;\npub mod state;\n\
                  pub mod model;\npub mod config;\n",
             ),
-            ("tui/runtime.rs", "use crate::tui::state::App;\nuse crate::tui::config;\n"),
+            (
+                "tui/runtime.rs",
+                "use crate::tui::state::App;\nuse crate::tui::config;\n",
+            ),
             ("tui/state/mod.rs", "pub mod app;\n"),
-            ("tui/state/app.rs", "use crate::tui::model::Row;\nuse super::super::runtime;\n"),
+            (
+                "tui/state/app.rs",
+                "use crate::tui::model::Row;\nuse super::super::runtime;\n",
+            ),
             ("tui/model.rs", "use crate::tui::state::app::App;\n"),
             ("tui/config.rs", "use crate::tui::runtime;\n"),
         ]);
         let inner = inner_layers(&files);
-        assert_eq!(inner["tui"], [vec!["runtime"], vec!["state"], vec!["model"]]);
+        assert_eq!(
+            inner["tui"],
+            [vec!["runtime"], vec!["state"], vec!["model"]]
+        );
         assert_eq!(
             inner_upward_imports(&inner, &import_graph(&analyse(&files))),
             [

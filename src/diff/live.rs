@@ -11,10 +11,10 @@ use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::engine::chart_values::fetch;
 use crate::plan::chart::ChartValues;
 use crate::plan::impact::Fleet;
-use crate::tui::model::chart::template_chart;
-use crate::tui::runtime::charts::fetch;
+use crate::plan::service_chart::template_chart;
 
 /// Charts fetched at once: the engine's own share of downloads per
 /// namespace.

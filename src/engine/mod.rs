@@ -15,6 +15,7 @@
 pub mod apply;
 pub mod artifact;
 pub mod backoff;
+pub mod chart_values;
 pub mod claims;
 pub mod clusters;
 pub mod context;

@@ -1,7 +1,9 @@
 //! `--readonly` at the API client: a tower layer that refuses every request
-//! that could change the cluster before it is sent. The console refuses
-//! writes in its key handling and in its writer too; this layer is what
-//! holds when a new write path forgets to ask.
+//! that could change the cluster before it is sent. It is the one guarantee
+//! that a read-only console or engine writes nothing: the console's keys
+//! only say up front why a write would be refused, and a write that reaches
+//! this layer anyway comes back refused, and the console says it is
+//! read-only.
 //!
 //! Allowed: GET, HEAD and OPTIONS (reads, lists, watches), and the POSTs
 //! that only ask the API server a question and store nothing (who am I,

@@ -11,6 +11,7 @@ pub mod releases;
 pub mod rollout;
 pub mod safe_text;
 pub mod semver_constraint;
+pub mod service_chart;
 pub mod services;
 pub mod shard;
 pub mod source_gate;

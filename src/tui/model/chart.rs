@@ -8,30 +8,21 @@
 
 use std::sync::Arc;
 
-use kube::ResourceExt;
-
-use crate::api::ServiceTemplate;
 pub use crate::plan::chart::{ChartId, ChartValues};
+use crate::plan::service_chart::{ServiceChart, template_chart};
 use crate::plan::services::enabled_services;
 use crate::tui::model::key::{Kind, KubeContext, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
 use crate::tui::model::values::services_given;
 
-/// Where the runtime finds a chart's archive: the chart source of a
-/// ServiceTemplate.
+/// Where the runtime finds a chart's archive: the chart of a
+/// ServiceTemplate, in the context the template was read from (two
+/// management clusters may serve different archives under one name and
+/// version).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChartSource {
-    pub id: ChartId,
-    /// The context of the template: the chart is read from its chart
-    /// source there (two management clusters may serve different
-    /// archives under one name and version).
     pub context: KubeContext,
-    pub namespace: String,
-    /// The ServiceTemplate; its chart source is named after it.
-    pub template: String,
-    /// `(kind, name)` of the chart source the template names itself
-    /// (`chartRef`), instead of the one made for it.
-    pub chart_ref: Option<(String, String)>,
+    pub chart: ServiceChart,
 }
 
 /// What the console has of a chart.
@@ -103,38 +94,9 @@ pub fn chart_source(
     let st = data
         .service_template(ctx, ns, &template)
         .ok_or_else(|| format!("service template {template} does not exist"))?;
-    template_chart(st).map(|source| ChartSource {
+    template_chart(st).map(|chart| ChartSource {
         context: st.context.clone(),
-        ..source
-    })
-}
-
-/// The chart a ServiceTemplate installs and where its archive is: the
-/// version its status read, else the one it asks for.
-/// Its context is left empty: [`chart_source`] says whose it is.
-pub fn template_chart(st: &ServiceTemplate) -> Result<ChartSource, String> {
-    let template = st.name_any();
-    let helm = &st.spec.helm;
-    let status = st.status.as_ref();
-    let version = status
-        .and_then(|s| s.chart_version.clone())
-        .or_else(|| helm.chart_version.clone())
-        .unwrap_or_default();
-    let chart_ref = helm
-        .chart_ref
-        .as_ref()
-        .map(|r| (r.kind.clone(), r.name.clone()));
-    let name = match (&helm.chart_name, &chart_ref) {
-        (Some(name), None) => name.clone(),
-        (_, Some((_, name))) => name.clone(),
-        (None, None) => return Err(format!("service template {template} names no chart")),
-    };
-    Ok(ChartSource {
-        id: ChartId { name, version },
-        context: KubeContext::default(),
-        namespace: st.namespace().unwrap_or_default(),
-        template: st.name_any(),
-        chart_ref,
+        chart,
     })
 }
 
@@ -158,16 +120,16 @@ pub(crate) mod tests {
             "ingress-nginx",
         )
         .unwrap();
-        assert_eq!(source.template, "ingress-nginx-4-11-3");
-        assert_eq!(source.id.name, "ingress-nginx");
-        assert_eq!(source.chart_ref, None);
+        assert_eq!(source.chart.template, "ingress-nginx-4-11-3");
+        assert_eq!(source.chart.id.name, "ingress-nginx");
+        assert_eq!(source.chart.chart_ref, None);
         let source = chart_source(
             &data,
             &object(Kind::ClusterTemplate, "aws-standalone-cp"),
             "ingress-nginx",
         )
         .unwrap();
-        assert_eq!(source.template, "ingress-nginx-4-11-3");
+        assert_eq!(source.chart.template, "ingress-nginx-4-11-3");
         let none = chart_source(&data, &object(Kind::ManagedCluster, "prod-eu-1"), "nope");
         assert_eq!(none.unwrap_err(), "nope names no service template here");
     }

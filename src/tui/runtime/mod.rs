@@ -5,10 +5,10 @@
 //! [`engine_task`], switched by `:ns` and `:ctx`, which [`connect`]s), the
 //! [`writer`] (who the console is comes from [`identity`]), the
 //! [`terminal`], then the [`event_loop`](mod@event_loop) until the user
-//! quits; [`charts`] fetches a service's chart for the values
-//! editor. Each of those does one job.
+//! quits; the writer also fetches a service's chart for the values editor
+//! ([`crate::engine::chart_values`], which `hmc-tui diff` uses too). Each
+//! of those does one job.
 
-pub mod charts;
 pub mod checks;
 pub mod connect;
 pub mod engine_task;

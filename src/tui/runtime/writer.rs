@@ -21,11 +21,11 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout, labels};
+use crate::engine::chart_values;
 use crate::engine::read_only::WriteRefused;
 use crate::plan::rollout::Request;
 use crate::tui::model::chart::ChartSource;
 use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
-use crate::tui::runtime::charts;
 use crate::tui::runtime::identity::whoami;
 use crate::tui::state::app::Msg;
 use crate::tui::state::editor::{Base, EditKey, SaveError};
@@ -347,17 +347,19 @@ impl Writes {
             let result = Err(self.closed(&context));
             let _ = self.tx.send(Msg::Chart {
                 context,
-                id: source.id,
+                id: source.chart.id,
                 result,
             });
             return;
         };
         let (client, tx) = (writer.client().clone(), self.tx.clone());
         tokio::spawn(async move {
-            let result = charts::fetch(&client, &source).await.map(Arc::new);
+            let result = chart_values::fetch(&client, &source.chart)
+                .await
+                .map(Arc::new);
             let _ = tx.send(Msg::Chart {
                 context,
-                id: source.id,
+                id: source.chart.id,
                 result,
             });
         });

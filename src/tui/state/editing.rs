@@ -130,11 +130,11 @@ fn chart_for(app: &mut App, key: &EditKey) -> (ChartStatus, Option<Command>) {
         Ok(source) => source,
         Err(why) => return (ChartStatus::Unknown(why), None),
     };
-    let cached = (source.context.clone(), source.id.clone());
+    let cached = (source.context.clone(), source.chart.id.clone());
     match app.charts.get(&cached) {
         Some(known @ (ChartStatus::Ready(_) | ChartStatus::Fetching(_))) => (known.clone(), None),
         _ => {
-            let fetching = ChartStatus::Fetching(source.id.clone());
+            let fetching = ChartStatus::Fetching(source.chart.id.clone());
             app.charts.insert(cached, fetching.clone());
             (fetching, Some(Command::FetchChart(source)))
         }

@@ -571,7 +571,7 @@ impl Editor {
         let mut notes = Vec::new();
         let service_template = chart_source(data, &self.key.object, service)
             .ok()
-            .map(|s| s.template);
+            .map(|s| s.chart.template);
         let proposed;
         let (before, after) = match &self.base {
             Base::Cluster(mc) => {

@@ -213,5 +213,4 @@ impl FleetReview {
 }
 
 #[cfg(test)]
-#[path = "fleet_review_tests.rs"]
 mod tests;

@@ -19,9 +19,4 @@ pub(crate) mod search;
 pub(crate) mod table;
 
 #[cfg(test)]
-mod feedback_tests;
-#[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod state_tests;

@@ -22,8 +22,10 @@ use crate::tui::update::update;
 use crate::plan::yaml::group;
 
 mod contexts;
+mod feedback;
 mod hostile;
 mod narrow;
+mod state;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 

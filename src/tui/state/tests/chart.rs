@@ -23,7 +23,7 @@ fn editor(app: &App) -> &Editor {
 /// Opens the editor on prod-eu-1's ingress-nginx; the chart it asks for.
 fn open(app: &mut App) -> Option<ChartId> {
     match press(app, KeyCode::Char('e')).as_slice() {
-        [Command::FetchChart(source)] => Some(source.id.clone()),
+        [Command::FetchChart(source)] => Some(source.chart.id.clone()),
         [] => None,
         other => panic!("unexpected commands {other:?}"),
     }

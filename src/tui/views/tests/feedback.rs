@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crossterm::event::KeyCode;
 
-use super::tests::{press, render, snap};
+use super::{press, render, snap};
 use crate::tui::fixtures::console::type_str;
 use crate::tui::fixtures::objects::now;
 use crate::tui::fixtures::sample::{app, sample_events};

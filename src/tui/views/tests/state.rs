@@ -8,7 +8,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Modifier;
 
-use super::tests::{render, snap, text};
+use super::{render, snap, text};
 use crate::api::RolloutPhase;
 use crate::tui::fixtures::console::{self, press, type_str};
 use crate::tui::fixtures::rolling::{rolling_app, rolling_in};

@@ -1,19 +1,20 @@
-//! Fetches a service's chart for the values editor: the archive the chart
-//! source of its ServiceTemplate publishes, downloaded the way the engine
-//! downloads charts (the same size and time limits, the digest checked,
-//! only archives of the template's own namespace), then its `Chart.yaml`,
-//! `values.yaml` and `values.schema.json` read and parsed once. The app
-//! keeps the result per chart and version.
+//! Fetches a service's chart for the values editor and `hmc-tui diff`: the
+//! archive the chart source of its ServiceTemplate publishes, downloaded
+//! the way the engine downloads charts (the same size and time limits, the
+//! digest checked, only archives of the template's own namespace), then its
+//! `Chart.yaml`, `values.yaml` and `values.schema.json` read and parsed
+//! once. Its callers keep the result per chart and version.
 
 use crate::api::names::{TemplateKind, source_name};
 use crate::engine::artifact::{
     DownloadLimits, artifact_namespace, download, read_top_files, verify_digest,
 };
 use crate::engine::templates::source_status;
-use crate::tui::model::chart::{ChartSource, ChartValues};
+use crate::plan::chart::ChartValues;
+use crate::plan::service_chart::ServiceChart;
 
 /// The chart of `source`, parsed; `Err` says why not, in plain words.
-pub async fn fetch(client: &kube::Client, source: &ChartSource) -> Result<ChartValues, String> {
+pub async fn fetch(client: &kube::Client, source: &ServiceChart) -> Result<ChartValues, String> {
     let (kind, name) = match &source.chart_ref {
         Some((kind, name)) => (kind.clone(), name.clone()),
         None => (
