@@ -261,3 +261,24 @@ pub async fn secret_finalizers(mgmt: &Client, ns: &str, name: &str) -> Option<Ve
     let s = api.get_metadata_opt(name).await.ok().flatten()?;
     Some(s.metadata.finalizers.unwrap_or_default())
 }
+
+/// Has the release controller reconcile release `name` of `ns` again
+/// (Flux's `reconcile.fluxcd.io/requestedAt`) and waits until it says it
+/// did (`status.lastHandledReconcileAt`): a positive marker that it has
+/// looked at the release since now.
+pub async fn release_reconciled(mgmt: &Client, ns: &str, name: &str) {
+    use kube::api::{DynamicObject, Patch, PatchParams};
+    let api: Api<DynamicObject> = Api::namespaced_with(mgmt.clone(), ns, &helm_release());
+    let token = format!("{:?}", std::time::SystemTime::now());
+    let patch = json!({"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": token}}});
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap_or_else(|e| panic!("ask for a reconcile of release {name}: {e}"));
+    let what = format!("the release controller to reconcile {name} again");
+    eventually(&what, INSTALL, || async {
+        let r = api.get_opt(name).await.ok()??;
+        let handled = r.data.pointer("/status/lastHandledReconcileAt")?.as_str()?;
+        (handled == token).then_some(())
+    })
+    .await;
+}

@@ -179,8 +179,27 @@ pub fn child_kubeconfig_text(i: usize) -> String {
         .expect("child kubeconfig")
 }
 
+/// How often [`eventually`] asks again.
+pub const POLL: Duration = Duration::from_millis(500);
+
 /// Polls `check` until it returns `Some`, or panics with `what` and the logs.
-pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    poll_until(what, timeout, POLL, check, logs_hint).await
+}
+
+/// Polls `check` every `every` until it returns `Some`, or panics with
+/// `what` and what `report` says then (the logs, a console's screen).
+pub async fn poll_until<T, F, Fut>(
+    what: &str,
+    timeout: Duration,
+    every: Duration,
+    mut check: F,
+    report: impl FnOnce() -> String,
+) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
@@ -193,10 +212,10 @@ where
         if start.elapsed() > timeout {
             panic!(
                 "timed out after {timeout:?} waiting for {what}\n{}",
-                logs_hint()
+                report()
             );
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(every).await;
     }
 }
 
@@ -210,6 +229,10 @@ pub struct TestNamespace {
 /// that was killed leaves its namespaces (thousands of clusters) behind,
 /// and the next run removes them first.
 pub const LEFT_BY: &str = "hmc-tui.test/left-by";
+
+/// The annotation [`RunningEngine::look_again`] writes: the engine reads
+/// nothing of it.
+pub const LOOK_AGAIN: &str = "hmc-tui.test/look-again";
 
 impl TestNamespace {
     pub async fn create(client: &Client, prefix: &str) -> Self {
@@ -354,6 +377,16 @@ pub fn helm_repository() -> ApiResource {
         "v1",
         "HelmRepository",
         "helmrepositories",
+    )
+}
+
+/// Flux's releases, for objects a test writes or reads as JSON.
+pub fn helm_release() -> ApiResource {
+    ar(
+        "helm.toolkit.fluxcd.io",
+        "v2",
+        "HelmRelease",
+        "helmreleases",
     )
 }
 
@@ -537,6 +570,42 @@ impl RunningEngine {
             shutdown,
             tasks: vec![feed, run],
         }
+    }
+
+    /// The cluster controller's finished reconciles, and those running now.
+    fn cluster_reconciles(&self) -> (u64, u64) {
+        let stats = self.counters.controllers.snapshot();
+        let c = stats.get("managedclusters").cloned().unwrap_or_default();
+        (c.reconciles, c.in_flight.max(0) as u64)
+    }
+
+    /// Has the engine look at `clusters` of `ns` again, and waits until it
+    /// has: the positive marker before a test trusts that nothing happened.
+    /// Each cluster gets an annotation that no reconcile reads (a user's
+    /// change, so a trigger, not an echo of the engine's own write); the
+    /// wait ends once the cluster controller's store has handed it every
+    /// touched cluster and it has finished one reconcile per cluster more
+    /// than it had finished or was running when they were touched.
+    pub async fn look_again(&self, ns: &str, clusters: &[&str]) {
+        let key = ("managedclusters", "self");
+        let handed = || self.counters.triggers.snapshot().get(&key).copied();
+        let before = handed().unwrap_or_default();
+        let (done, running) = self.cluster_reconciles();
+        let api: Api<hmc_tui::api::ManagedCluster> = Api::namespaced(mgmt().await, ns);
+        let mark = format!("{:?}", std::time::SystemTime::now());
+        let patch = serde_json::json!({"metadata": {"annotations": {LOOK_AGAIN: mark}}});
+        for cluster in clusters {
+            api.patch(cluster, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap_or_else(|e| panic!("annotate {cluster}: {e}"));
+        }
+        let n = clusters.len() as u64;
+        let what = format!("the engine to look at {clusters:?} again");
+        eventually(&what, Duration::from_secs(60), || async {
+            let (finished, _) = self.cluster_reconciles();
+            (handed()? >= before + n && finished >= done + running + n).then_some(())
+        })
+        .await;
     }
 
     /// Stops the engine abruptly, as a crash would: no graceful shutdown,
