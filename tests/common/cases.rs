@@ -267,8 +267,8 @@ pub async fn secret_finalizers(mgmt: &Client, ns: &str, name: &str) -> Option<Ve
 /// did (`status.lastHandledReconcileAt`): a positive marker that it has
 /// looked at the release since now.
 pub async fn release_reconciled(mgmt: &Client, ns: &str, name: &str) {
-    use kube::api::{DynamicObject, Patch, PatchParams};
-    let api: Api<DynamicObject> = Api::namespaced_with(mgmt.clone(), ns, &helm_release());
+    use kube::api::{Patch, PatchParams};
+    let api = releases_as_json(mgmt, ns);
     let token = format!("{:?}", std::time::SystemTime::now());
     let patch = json!({"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": token}}});
     api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
@@ -281,4 +281,21 @@ pub async fn release_reconciled(mgmt: &Client, ns: &str, name: &str) {
         (handled == token).then_some(())
     })
     .await;
+}
+
+/// The releases of `ns` as JSON: what of their status our types leave out.
+pub fn releases_as_json(mgmt: &Client, ns: &str) -> Api<kube::api::DynamicObject> {
+    Api::namespaced_with(mgmt.clone(), ns, &helm_release())
+}
+
+/// How many times in a row the release controller failed to install or
+/// upgrade release `name` (`status.failures`).
+pub async fn release_failures(mgmt: &Client, ns: &str, name: &str) -> Option<i64> {
+    let r = releases_as_json(mgmt, ns).get_opt(name).await.ok()??;
+    Some(
+        r.data
+            .pointer("/status/failures")
+            .and_then(|f| f.as_i64())
+            .unwrap_or(0),
+    )
 }
