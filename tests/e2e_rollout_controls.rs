@@ -143,7 +143,12 @@ async fn pause_resume_skip_and_abort_by_annotation() {
         );
         assert_eq!(targets(&mgmt, &ns.name).await[i], Some(1), "{name}");
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Still so once the engine has looked at every cluster again.
+    look_at_fleet(&engine, &ns.name).await;
+    assert_eq!(
+        targets(&mgmt, &ns.name).await[begun..],
+        vec![Some(1); 3 - begun]
+    );
     let mut want = vec![Some(NEW.to_string()); begun];
     want.extend(vec![Some(OLD.to_string()); 3 - begun]);
     assert_eq!(charts(&ns.name).await, want, "paused after {begun} wave(s)");
@@ -228,7 +233,7 @@ async fn pause_resume_skip_and_abort_by_annotation() {
             .then_some(())
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    look_at_fleet(&engine, &ns.name).await;
     assert_eq!(
         charts(&ns.name).await,
         some(&[OLD, NEW, NEW]),
