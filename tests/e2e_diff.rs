@@ -597,6 +597,8 @@ async fn a_password_in_a_rollouts_preview_is_masked() {
     )
     .await;
     managed_cluster_from(&mgmt, &ns.name, "c1", "prod", json!([])).await;
+    // Revision 2's preview reads the chart: it comes once the chart is read.
+    chart_read(&mgmt, &ns.name, "checked").await;
     let cts: Api<ClusterTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
     let revision = eventually("the template's first revision", INSTALL, || async {
         cts.get_opt("prod").await.ok()??.status?.revision
