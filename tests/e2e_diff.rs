@@ -563,11 +563,18 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
         .wait_text(&["clusters (2)", "shop\\u{1b}"], SCREEN)
         .await;
     assert!(!raw_control(&list), "{list:?}");
+    // The list shows the message too: the cluster's own screen is known by
+    // its title.
     console.keys(&["Enter"]);
-    let detail = console.wait_text(&[&named], SCREEN).await;
+    let title = format!("clusters › {}/evil", ns.name);
+    let detail = console.wait_text(&[&title, &named], SCREEN).await;
     assert!(!raw_control(&detail), "{detail:?}");
     console.keys(&["Escape"]);
-    console.wait_text(&["clusters (2)"], SCREEN).await;
+    console
+        .wait_for("the list again", SCREEN, |s| {
+            s.contains("clusters (2)") && !s.contains(&title)
+        })
+        .await;
     console.keys(&["d"]);
     let described = console.wait_text(&["Conditions", &named], SCREEN).await;
     assert!(!raw_control(&described), "{described:?}");
