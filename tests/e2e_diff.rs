@@ -563,11 +563,18 @@ async fn crafted_names_and_messages_show_escaped_and_passwords_masked() {
         .wait_text(&["clusters (2)", "shop\\u{1b}"], SCREEN)
         .await;
     assert!(!raw_control(&list), "{list:?}");
+    // The list shows the message too: the cluster's own screen is known by
+    // its title.
     console.keys(&["Enter"]);
-    let detail = console.wait_text(&[&named], SCREEN).await;
+    let title = format!("clusters › {}/evil", ns.name);
+    let detail = console.wait_text(&[&title, &named], SCREEN).await;
     assert!(!raw_control(&detail), "{detail:?}");
     console.keys(&["Escape"]);
-    console.wait_text(&["clusters (2)"], SCREEN).await;
+    console
+        .wait_for("the list again", SCREEN, |s| {
+            s.contains("clusters (2)") && !s.contains(&title)
+        })
+        .await;
     console.keys(&["d"]);
     let described = console.wait_text(&["Conditions", &named], SCREEN).await;
     assert!(!raw_control(&described), "{described:?}");
@@ -597,6 +604,8 @@ async fn a_password_in_a_rollouts_preview_is_masked() {
     )
     .await;
     managed_cluster_from(&mgmt, &ns.name, "c1", "prod", json!([])).await;
+    // Revision 2's preview reads the chart: it comes once the chart is read.
+    chart_read(&mgmt, &ns.name, "checked").await;
     let cts: Api<ClusterTemplate> = Api::namespaced(mgmt.clone(), &ns.name);
     let revision = eventually("the template's first revision", INSTALL, || async {
         cts.get_opt("prod").await.ok()??.status?.revision

@@ -206,9 +206,26 @@ async fn hostile_values_cost_only_their_own_service() {
     )
     .await;
 
-    // A few more reconciles of the hostile clusters, then the engine is
-    // still the same process, and small.
-    tokio::time::sleep(Duration::from_secs(15)).await;
+    // Each hostile cluster's values once more (a comment added, the same
+    // bomb, the same excess): once the engine has taken in that change
+    // (`observedGeneration`), it is still the same process, and small.
+    for (name, values) in [("bomb", &bomb), ("wide", &wide)] {
+        let again = format!("{values}# again\n");
+        let services = json!([{"name": "ingress-nginx", "values": again}]);
+        managed_cluster(&mgmt, &ns.name, name, services).await;
+    }
+    for name in ["bomb", "wide"] {
+        eventually(
+            &format!("the engine to read {name}'s new values"),
+            INSTALL,
+            || async {
+                let mc = mcs.get_opt(name).await.ok()??;
+                let seen = mc.status?.observed_generation;
+                (seen.is_some() && seen == mc.metadata.generation).then_some(())
+            },
+        )
+        .await;
+    }
     assert!(
         engine.child.try_wait().unwrap().is_none(),
         "the engine is still running; its log: {}",

@@ -4,7 +4,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::cases::*;
 use common::*;
@@ -163,14 +163,18 @@ async fn a_cluster_named_like_another_clusters_service_gets_releases_of_its_own(
         ("x-ingress".into(), "service".into())
     );
 
-    // No writer fights over anything: 30 s later every release has the
-    // generation it had.
+    // No writer fights over anything: the engine looks at both clusters
+    // again, and 30 s after that began every release has the generation it
+    // had.
     let writes = engine.counters.writes();
-    tokio::time::sleep(Duration::from_secs(30)).await;
+    let window = Instant::now();
+    engine.look_again(&ns.name, &["x", "x-ingress"]).await;
+    let looked = window.elapsed();
+    tokio::time::sleep(Duration::from_secs(30).saturating_sub(looked)).await;
     let second = generations(&releases).await;
     assert_eq!(first, second, "no release is written again");
     eprintln!(
-        "generations {first:?}; the engine wrote {} times in the 30 s",
+        "generations {first:?}; the engine looked again in {looked:?} and wrote {} times in the 30 s",
         engine.counters.writes() - writes
     );
     for name in ["x", "x-ingress"] {
@@ -189,12 +193,7 @@ async fn a_cluster_named_like_another_clusters_service_gets_releases_of_its_own(
 async fn suspended_release(mgmt: &Client, ns: &str, name: &str, labels: serde_json::Value) {
     apply_json(
         mgmt,
-        &ar(
-            "helm.toolkit.fluxcd.io",
-            "v2",
-            "HelmRelease",
-            "helmreleases",
-        ),
+        &helm_release(),
         Some(ns),
         json!({
             "apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
@@ -286,7 +285,7 @@ async fn what_is_not_ours_is_left_alone_and_old_installs_keep_their_release() {
         legacy.spec.target_namespace.as_deref(),
         Some(in_old.as_str())
     );
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    engine.look_again(&ns.name, &["old", "y-ingress"]).await;
     assert!(
         releases
             .get_opt(&service_release_name("old", "ingress"))

@@ -523,7 +523,14 @@ async fn tenants(mgmt: Client, a: String, b: String, hanging: Arc<HangingReposit
     let n = hanging.urls.len();
     tenant_a_objects(&mgmt, &a, &hanging.urls).await;
     eprintln!("tenant A: {n} templates on repositories that never answer");
-    tokio::time::sleep(Duration::from_secs(10)).await;
+    // Tenant B comes once tenant A holds one of the source controller's
+    // workers: it has connected to one of A's repositories.
+    eventually(
+        "the source controller to ask one of tenant A's repositories",
+        Duration::from_secs(60),
+        || async { (hanging.accepted.load(Ordering::SeqCst) > 0).then_some(()) },
+    )
+    .await;
 
     let child = child(CHILD).await;
     let b_sts: Api<ServiceTemplate> = Api::namespaced(mgmt.clone(), &b);
@@ -669,7 +676,8 @@ async fn release(mgmt: &Client, ns: TestNamespace) {
 }
 
 /// Tenant A has many chart repositories that never answer, all made at
-/// once; tenant B, ten seconds later, a cluster whose template and service
+/// once; tenant B, once the source controller is fetching one of them, a
+/// cluster whose template and service
 /// come from a sound repository. B's service is installed in its child
 /// cluster within the bound, with the harness's Flux at its defaults (two
 /// workers in the source controller).

@@ -30,13 +30,29 @@ async fn services_wait_for_the_cluster_to_be_provisioned() {
         msg.contains("waiting for the cluster to be provisioned"),
         "{msg}"
     );
-    // The cluster's own release exists; no service release does.
+    // The cluster's own release exists; no service release does, once the
+    // engine has seen what that release made: the cluster's Cluster API
+    // cluster, not provisioned, which the service still waits for.
     let releases: Api<HelmRelease> = Api::namespaced(mgmt.clone(), &ns.name);
     eventually("the cluster release", Duration::from_secs(60), || async {
         releases.get_opt("later").await.ok()?.map(|_| ())
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    let seen = "control plane not initialized yet";
+    // One status, so that both say what one reconcile saw.
+    let (state, msg) = eventually(
+        "the engine to see the Cluster API cluster",
+        INSTALL,
+        || async {
+            let st = status_of(&mcs, "later").await?;
+            let cluster = st.conditions.iter().find(|c| c.type_ == "ClusterReady")?;
+            let service = st.services.iter().find(|s| s.name == "ingress-nginx")?;
+            let msg = service.message.clone().unwrap_or_default();
+            (cluster.message.contains(seen) && msg.contains(seen)).then_some((service.state, msg))
+        },
+    )
+    .await;
+    assert_eq!(state, ServiceState::Pending, "{msg}");
     assert!(
         releases
             .get_opt(&service_release_name("later", "ingress-nginx"))

@@ -11,27 +11,13 @@ use std::time::{Duration, Instant};
 use common::console::*;
 use common::rollouts::*;
 use common::*;
-use hmc_tui::api::{ClusterRolloutState, ManagedCluster, RolloutPhase, TemplateRollout, WaveState};
+use hmc_tui::api::{ClusterRolloutState, RolloutPhase, TemplateRollout, WaveState};
 use kube::Client;
 use kube::api::Api;
 use serde_json::json;
 
-/// How long a change may take to reach a child cluster.
-const STEP: Duration = Duration::from_secs(180);
-
 const OLD: &str = "ingress-nginx-4.11.3";
 const NEW: &str = "ingress-nginx-4.11.4";
-
-/// The revisions (`status.targetRevision`) of the fleet's clusters.
-async fn targets(mgmt: &Client, ns: &str) -> Vec<Option<i64>> {
-    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), ns);
-    let mut out = Vec::new();
-    for (name, _) in FLEET {
-        let st = mcs.get(name).await.ok().and_then(|m| m.status);
-        out.push(st.and_then(|s| s.target_revision));
-    }
-    out
-}
 
 /// The rollout once its history ends with `action` by `by`.
 async fn recorded(
@@ -157,7 +143,12 @@ async fn pause_resume_skip_and_abort_by_annotation() {
         );
         assert_eq!(targets(&mgmt, &ns.name).await[i], Some(1), "{name}");
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Still so once the engine has looked at every cluster again.
+    look_at_fleet(&engine, &ns.name).await;
+    assert_eq!(
+        targets(&mgmt, &ns.name).await[begun..],
+        vec![Some(1); 3 - begun]
+    );
     let mut want = vec![Some(NEW.to_string()); begun];
     want.extend(vec![Some(OLD.to_string()); 3 - begun]);
     assert_eq!(charts(&ns.name).await, want, "paused after {begun} wave(s)");
@@ -184,8 +175,7 @@ async fn pause_resume_skip_and_abort_by_annotation() {
     eprintln!("[{:>5.1?}] resumed and done", started.elapsed());
 
     // Revision 3, by approval: skip c3, approve wave 1, abort.
-    let manual = json!({"strategy": "Manual", "maxConcurrent": 1});
-    fleet_template(&mgmt, &ns.name, "ingress-nginx-4-11-3", manual).await;
+    fleet_template(&mgmt, &ns.name, "ingress-nginx-4-11-3", manual_policy()).await;
     in_phase(&mgmt, &ns.name, "fleet-3", RolloutPhase::WaitingForApproval).await;
     request(&mgmt, &ns.name, "fleet-3", "skip c3", "carol").await;
     let r = recorded(&mgmt, &ns.name, "fleet-3", "skip", "carol").await;
@@ -243,7 +233,7 @@ async fn pause_resume_skip_and_abort_by_annotation() {
             .then_some(())
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    look_at_fleet(&engine, &ns.name).await;
     assert_eq!(
         charts(&ns.name).await,
         some(&[OLD, NEW, NEW]),
@@ -284,10 +274,7 @@ async fn pause_resume_skip_and_abort_from_the_board() {
     let me = whoami(&mgmt).await;
     let console = Console::start(&ns.name, "");
     console.wait_text(&["engine: in-process"], SCREEN).await;
-    let manual = json!({"strategy": "Manual", "maxConcurrent": 1});
-    fleet_at_4_11_3(&mgmt, &ns.name, manual.clone()).await;
-    fleet_template(&mgmt, &ns.name, "ingress-nginx-4-11-4", manual).await;
-    in_phase(&mgmt, &ns.name, "fleet-2", RolloutPhase::WaitingForApproval).await;
+    manual_fleet_waiting(&mgmt, &ns.name).await;
     eprintln!("[{:>5.1?}] revision 2 waits", started.elapsed());
     console
         .open_board("fleet-2 fleet 2 WaitingForApproval 1/3 0/3")

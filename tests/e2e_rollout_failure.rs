@@ -72,8 +72,9 @@ async fn a_failing_revision_stops_and_rolls_back() {
         "{:?}",
         st.message
     );
-    // Nobody moves further: every child keeps 4.11.3.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Nobody moves further once the engine has looked at every cluster
+    // again: every child keeps 4.11.3, c2 and c3 revision 1.
+    look_at_fleet(&engine, &ns.name).await;
     assert_eq!(charts(&ns.name).await, some(&["ingress-nginx-4.11.3"; 3]));
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
     let revisions = |name: &'static str| {

@@ -4,15 +4,11 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::rollouts::*;
 use common::*;
 use hmc_tui::api::{ManagedCluster, RolloutPhase, WaveState};
 use kube::api::Api;
 use serde_json::json;
-
-const STEP: Duration = Duration::from_secs(180);
 
 /// `late` on child-1, beside c1: its own service namespace, and its own
 /// name for what the chart makes cluster-wide (ClusterRole, IngressClass,
@@ -42,20 +38,8 @@ async fn manual_rollout_moves_one_cluster_per_approved_wave() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "manual").await;
     let engine = RunningEngine::start(&ns.name).await;
-    let policy = json!({"strategy": "Manual", "maxConcurrent": 1});
-    fleet_at_4_11_3(&mgmt, &ns.name, policy.clone()).await;
-
     // A new chart version is revision 2: planned, previewed, not applied.
-    fleet_template(&mgmt, &ns.name, "ingress-nginx-4-11-4", policy).await;
-    let r = rollout_when(
-        &mgmt,
-        &ns.name,
-        "fleet-2",
-        "wave 1 to wait for approval",
-        STEP,
-        |r| phase(r) == RolloutPhase::WaitingForApproval,
-    )
-    .await;
+    let r = manual_fleet_waiting(&mgmt, &ns.name).await;
     let st = r.status.clone().unwrap();
     assert_eq!(st.waves.len(), 3, "maxConcurrent 1: one wave per cluster");
     assert_eq!(st.preview.len(), 1, "one change for all: {:?}", st.preview);
@@ -82,8 +66,14 @@ async fn manual_rollout_moves_one_cluster_per_approved_wave() {
         ],
         "each waiting cluster says why"
     );
-    // Nothing moves without an approval.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Nothing moves without an approval: the engine has planned revision 2
+    // (above) and looked at every cluster since, and each keeps revision 1.
+    look_at_fleet(&engine, &ns.name).await;
+    assert_eq!(
+        targets(&mgmt, &ns.name).await,
+        [Some(1); 3],
+        "no cluster is given revision 2 before wave 1 is approved"
+    );
     assert_eq!(
         charts(&ns.name).await,
         some(&["ingress-nginx-4.11.3"; 3]),

@@ -4,27 +4,18 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::rollouts::*;
 use common::*;
+use hmc_tui::api::labels::REQUEST;
 use hmc_tui::api::{ClusterRolloutState, RolloutPhase, WaveState};
-use serde_json::json;
-
-const STEP: Duration = Duration::from_secs(180);
+use kube::ResourceExt;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_engine_resumes_the_rollout() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "resume").await;
     let engine = RunningEngine::start(&ns.name).await;
-    let policy = json!({"strategy": "Manual", "maxConcurrent": 1});
-    fleet_at_4_11_3(&mgmt, &ns.name, policy.clone()).await;
-    fleet_template(&mgmt, &ns.name, "ingress-nginx-4-11-4", policy).await;
-    rollout_when(&mgmt, &ns.name, "fleet-2", "wave 1 to wait", STEP, |r| {
-        phase(r) == RolloutPhase::WaitingForApproval
-    })
-    .await;
+    manual_fleet_waiting(&mgmt, &ns.name).await;
 
     // Kill the engine the moment wave 1 is under way.
     request(&mgmt, &ns.name, "fleet-2", "approve 1", "alice").await;
@@ -65,10 +56,23 @@ async fn a_killed_engine_resumes_the_rollout() {
         ])
     );
 
-    // An approval given while no engine runs is not lost.
+    // An approval given while no engine runs is not lost: it waits on the
+    // rollout, not recorded, and nobody is given revision 2 meanwhile (what
+    // an engine would write first).
     engine.kill();
     request(&mgmt, &ns.name, "fleet-2", "approve 2", "bob").await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let r = rollout_when(&mgmt, &ns.name, "fleet-2", "the approval", STEP, |r| {
+        r.annotations().get(REQUEST).map(String::as_str) == Some("approve 2")
+    })
+    .await;
+    let st = r.status.unwrap();
+    assert_eq!(st.history.len(), 1, "not recorded: {:?}", st.history);
+    assert_eq!(st.waves[1].state, WaveState::WaitingForApproval);
+    assert_eq!(
+        targets(&mgmt, &ns.name).await,
+        [Some(2), Some(1), Some(1)],
+        "nothing moves while no engine runs"
+    );
     assert_eq!(
         chart_in(&child(2).await, &ns.name).await.as_deref(),
         Some("ingress-nginx-4.11.3"),

@@ -4,29 +4,17 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::rollouts::*;
 use common::*;
 use hmc_tui::api::{ClusterRolloutState, RolloutPhase, WaveState};
-use serde_json::json;
-
-const STEP: Duration = Duration::from_secs(180);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_newer_revision_supersedes_the_running_rollout() {
     let mgmt = mgmt().await;
     let ns = TestNamespace::create(&mgmt, "supersede").await;
     let engine = RunningEngine::start(&ns.name).await;
-    let policy = json!({"strategy": "Manual", "maxConcurrent": 1});
-    fleet_at_4_11_3(&mgmt, &ns.name, policy.clone()).await;
-
     // Revision 2 (4.11.4) reaches c1 only.
-    fleet_template(&mgmt, &ns.name, "ingress-nginx-4-11-4", policy.clone()).await;
-    rollout_when(&mgmt, &ns.name, "fleet-2", "wave 1 to wait", STEP, |r| {
-        phase(r) == RolloutPhase::WaitingForApproval
-    })
-    .await;
+    manual_fleet_waiting(&mgmt, &ns.name).await;
     request(&mgmt, &ns.name, "fleet-2", "approve 1", "alice").await;
     rollout_when(&mgmt, &ns.name, "fleet-2", "wave 1 to finish", STEP, |r| {
         r.status
@@ -41,7 +29,7 @@ async fn a_newer_revision_supersedes_the_running_rollout() {
         &ns.name,
         "ingress-nginx-4-11-4",
         "  replicaCount: 2\n",
-        policy,
+        manual_policy(),
     )
     .await;
     let old = rollout_when(
@@ -91,8 +79,11 @@ async fn a_newer_revision_supersedes_the_running_rollout() {
         "{:?}",
         new.preview
     );
-    // Nothing flaps: c1 keeps 4.11.4, the others keep 4.11.3.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Nothing flaps: once the engine has looked at every cluster since
+    // revision 3 came, c1 keeps revision 2 and 4.11.4, the others 1 and
+    // 4.11.3.
+    look_at_fleet(&engine, &ns.name).await;
+    assert_eq!(targets(&mgmt, &ns.name).await, [Some(2), Some(1), Some(1)]);
     assert_eq!(
         charts(&ns.name).await,
         some(&[

@@ -23,6 +23,7 @@ use common::cases::*;
 use common::rollouts::event_notes;
 use common::*;
 use hmc_tui::api::{ManagedCluster, ServiceState};
+use hmc_tui::engine::releases::service_release_name;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::networking::v1::IngressClass;
@@ -87,6 +88,16 @@ async fn delete_cluster(mcs: &Api<ManagedCluster>) {
         mcs.get_opt("dev-1").await.ok()?.is_none().then_some(())
     })
     .await;
+}
+
+/// The release controller reconciles the releases of `services` of
+/// `dev-1` again, then the engine looks at the cluster again: what both
+/// say after that is what they say for good.
+async fn looked_again(mgmt: &Client, engine: &RunningEngine, ns: &str, services: &[&str]) {
+    for service in services {
+        release_reconciled(mgmt, ns, &service_release_name("dev-1", service)).await;
+    }
+    engine.look_again(ns, &["dev-1"]).await;
 }
 
 /// What Helm or the release controller puts on an object it owns.
@@ -163,9 +174,18 @@ async fn an_object_made_by_hand_is_named_and_left_alone() {
     assert_eq!(state, ServiceState::Failed);
     let (ready, message) = condition(&mcs, "dev-1", "ServicesReady").await.unwrap();
     assert_eq!((ready.as_str(), message), ("False", format!("web: {want}")));
-    // The next attempts say the same (the release controller retries).
-    for _ in 0..6 {
-        tokio::time::sleep(Duration::from_secs(2)).await;
+    // The next attempts say the same: each time the release controller has
+    // tried the install again (its count of failures grew), and the engine
+    // has looked at the cluster since.
+    let release = service_release_name("dev-1", "web");
+    let mut failures = release_failures(&mgmt, &ns.name, &release).await;
+    for _ in 0..2 {
+        failures = eventually("the release controller to try again", INSTALL, || async {
+            let now = release_failures(&mgmt, &ns.name, &release).await;
+            (now > failures).then_some(now)
+        })
+        .await;
+        engine.look_again(&ns.name, &["dev-1"]).await;
         let (state, msg) = service_state(&mcs, "dev-1", "web").await.unwrap();
         assert_eq!((state, msg.as_str()), (ServiceState::Failed, want.as_str()));
     }
@@ -215,7 +235,7 @@ async fn an_object_made_by_hand_is_named_and_left_alone() {
 /// Two services of one cluster whose charts render the same cluster-wide
 /// object (an IngressClass): the second is refused and names the first and
 /// the object; the first keeps it, untouched, and nobody says it was
-/// changed by hand, however many release intervals pass.
+/// changed by hand, however often the release controller reconciles them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_services_rendering_one_object_conflict() {
     let mgmt = mgmt().await;
@@ -263,11 +283,11 @@ async fn two_services_rendering_one_object_conflict() {
     assert_eq!(release_records(&child, &ns_a).await.len(), 1);
     assert!(release_records(&child, &ns_b).await.is_empty());
 
-    // Over several release intervals: nothing changes hands, and nothing is
-    // said to be changed by hand.
-    let watched = Instant::now();
-    while watched.elapsed() < Duration::from_secs(25) {
-        tokio::time::sleep(Duration::from_secs(2)).await;
+    // Over several reconciles of both releases, each followed by a look of
+    // the engine: nothing changes hands, and nothing is said to be changed
+    // by hand.
+    for _ in 0..3 {
+        looked_again(&mgmt, &engine, &ns.name, &["a", "b"]).await;
         let st = status_of(&mcs, "dev-1").await.unwrap();
         for s in &st.services {
             let msg = s.message.as_deref().unwrap_or_default();
@@ -399,8 +419,9 @@ async fn a_release_installed_by_hand_is_reported_as_taken_over() {
     );
     let deployment = deployments.get("web-controller").await.unwrap();
     assert_eq!(deployment.uid(), made.uid());
-    // Still Failed a while later: no further upgrade.
-    tokio::time::sleep(Duration::from_secs(10)).await;
+    // Still Failed once the release controller has reconciled the release
+    // again and the engine has looked since: no further upgrade.
+    looked_again(&mgmt, &engine, &ns.name, &["web"]).await;
     let (state, msg) = service_state(&mcs, "dev-1", "web").await.unwrap();
     assert_eq!((state, msg.as_str()), (ServiceState::Failed, want.as_str()));
     assert_eq!(helm_status(&kubeconfig, "web", &target)["version"], 2);

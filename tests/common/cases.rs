@@ -261,3 +261,41 @@ pub async fn secret_finalizers(mgmt: &Client, ns: &str, name: &str) -> Option<Ve
     let s = api.get_metadata_opt(name).await.ok().flatten()?;
     Some(s.metadata.finalizers.unwrap_or_default())
 }
+
+/// Has the release controller reconcile release `name` of `ns` again
+/// (Flux's `reconcile.fluxcd.io/requestedAt`) and waits until it says it
+/// did (`status.lastHandledReconcileAt`): a positive marker that it has
+/// looked at the release since now.
+pub async fn release_reconciled(mgmt: &Client, ns: &str, name: &str) {
+    use kube::api::{Patch, PatchParams};
+    let api = releases_as_json(mgmt, ns);
+    let token = format!("{:?}", std::time::SystemTime::now());
+    let patch = json!({"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": token}}});
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap_or_else(|e| panic!("ask for a reconcile of release {name}: {e}"));
+    let what = format!("the release controller to reconcile {name} again");
+    eventually(&what, INSTALL, || async {
+        let r = api.get_opt(name).await.ok()??;
+        let handled = r.data.pointer("/status/lastHandledReconcileAt")?.as_str()?;
+        (handled == token).then_some(())
+    })
+    .await;
+}
+
+/// The releases of `ns` as JSON: what of their status our types leave out.
+pub fn releases_as_json(mgmt: &Client, ns: &str) -> Api<kube::api::DynamicObject> {
+    Api::namespaced_with(mgmt.clone(), ns, &helm_release())
+}
+
+/// How many times in a row the release controller failed to install or
+/// upgrade release `name` (`status.failures`).
+pub async fn release_failures(mgmt: &Client, ns: &str, name: &str) -> Option<i64> {
+    let r = releases_as_json(mgmt, ns).get_opt(name).await.ok()??;
+    Some(
+        r.data
+            .pointer("/status/failures")
+            .and_then(|f| f.as_i64())
+            .unwrap_or(0),
+    )
+}

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hmc_tui::api::{ClusterTemplate, ServiceTemplate};
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
@@ -214,20 +214,15 @@ impl Console {
         timeout: Duration,
         check: impl Fn(&str) -> bool,
     ) -> String {
-        let start = Instant::now();
-        loop {
+        let what = format!("the screen to show {what}");
+        let shown = || {
             let screen = self.screen();
-            if check(&screen) {
-                return screen;
-            }
-            if start.elapsed() > timeout {
-                panic!(
-                    "timed out after {timeout:?} waiting for the screen to show {what}\n{}",
-                    self.report()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+            std::future::ready(check(&screen).then_some(screen))
+        };
+        poll_until(&what, timeout, Duration::from_millis(200), shown, || {
+            self.report()
+        })
+        .await
     }
 
     /// Waits until the screen shows every one of `texts`.
@@ -240,24 +235,12 @@ impl Console {
 
     /// Polls the API (or a child cluster) with the screen in the failure
     /// message.
-    pub async fn until<T, F, Fut>(&self, what: &str, timeout: Duration, mut check: F) -> T
+    pub async fn until<T, F, Fut>(&self, what: &str, timeout: Duration, check: F) -> T
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Option<T>>,
     {
-        let start = Instant::now();
-        loop {
-            if let Some(v) = check().await {
-                return v;
-            }
-            if start.elapsed() > timeout {
-                panic!(
-                    "timed out after {timeout:?} waiting for {what}\n{}",
-                    self.report()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
+        poll_until(what, timeout, POLL, check, || self.report()).await
     }
 
     /// `q`: the console exits with 0, and its tmux server goes.

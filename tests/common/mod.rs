@@ -179,8 +179,27 @@ pub fn child_kubeconfig_text(i: usize) -> String {
         .expect("child kubeconfig")
 }
 
+/// How often [`eventually`] asks again.
+pub const POLL: Duration = Duration::from_millis(500);
+
 /// Polls `check` until it returns `Some`, or panics with `what` and the logs.
-pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    poll_until(what, timeout, POLL, check, logs_hint).await
+}
+
+/// Polls `check` every `every` until it returns `Some`, or panics with
+/// `what` and what `report` says then (the logs, a console's screen).
+pub async fn poll_until<T, F, Fut>(
+    what: &str,
+    timeout: Duration,
+    every: Duration,
+    mut check: F,
+    report: impl FnOnce() -> String,
+) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
@@ -193,10 +212,10 @@ where
         if start.elapsed() > timeout {
             panic!(
                 "timed out after {timeout:?} waiting for {what}\n{}",
-                logs_hint()
+                report()
             );
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(every).await;
     }
 }
 
@@ -210,6 +229,10 @@ pub struct TestNamespace {
 /// that was killed leaves its namespaces (thousands of clusters) behind,
 /// and the next run removes them first.
 pub const LEFT_BY: &str = "hmc-tui.test/left-by";
+
+/// The annotation [`RunningEngine::look_again`] writes: the engine reads
+/// nothing of it.
+pub const LOOK_AGAIN: &str = "hmc-tui.test/look-again";
 
 impl TestNamespace {
     pub async fn create(client: &Client, prefix: &str) -> Self {
@@ -357,6 +380,16 @@ pub fn helm_repository() -> ApiResource {
     )
 }
 
+/// Flux's releases, for objects a test writes or reads as JSON.
+pub fn helm_release() -> ApiResource {
+    ar(
+        "helm.toolkit.fluxcd.io",
+        "v2",
+        "HelmRelease",
+        "helmreleases",
+    )
+}
+
 /// Flux's chart sources, for objects a test writes as JSON.
 pub fn helm_chart() -> ApiResource {
     ar("source.toolkit.fluxcd.io", "v1", "HelmChart", "helmcharts")
@@ -465,11 +498,16 @@ pub async fn provision(ns: &str, cluster: &str, child: usize) {
     .await;
 }
 
-/// An engine running in this process, scoped to one namespace.
+/// An engine running in this process, scoped to one namespace, on a
+/// runtime of its own.
 pub struct RunningEngine {
     pub counters: Arc<Counters>,
     shutdown: CancellationToken,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// Everything the engine spawns runs here (its controllers, which the
+    /// lease holder spawns apart, and its client's connections): shut down,
+    /// all of it stops at once.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl RunningEngine {
@@ -478,24 +516,57 @@ impl RunningEngine {
     }
 
     pub async fn start_with(namespace: &str, options: EngineOptions) -> Self {
-        // The engine gets a client of its own, as it has in the binary: its
-        // watches and writes never queue behind the test's requests, and
-        // the binary's timeouts and deadlines apply.
         let counters = Arc::new(Counters::default());
-        let requests = counters.requests.clone();
-        // And it runs as the engine's own ServiceAccount, under the deploy's
+        // It runs as the engine's own ServiceAccount, under the deploy's
         // RBAC and admission policies: what it may not do fails the test.
         accounts::grant_test_lease(&mgmt().await, namespace).await;
-        let client = &answering_client(accounts::engine_kubeconfig().await, |c| {
-            engine::requests::counted_client(c, requests, Default::default())
-                .expect("the engine's client")
-        })
-        .await;
+        let kubeconfig = accounts::engine_kubeconfig().await;
         // RUST_LOG=hmc_tui=debug shows what the engine does, per test.
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
             .with_test_writer()
             .try_init();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("test-engine")
+            .enable_all()
+            .build()
+            .expect("a runtime for the engine");
+        let shutdown = CancellationToken::new();
+        let engine = Self::spawn(
+            namespace.to_string(),
+            kubeconfig,
+            options,
+            counters.clone(),
+            shutdown.clone(),
+        );
+        let tasks = runtime.spawn(engine).await.expect("the engine starts");
+        Self {
+            counters,
+            shutdown,
+            tasks,
+            runtime: Some(runtime),
+        }
+    }
+
+    /// Builds the engine and spawns it on the current runtime: the feed of
+    /// its watches, and the engine under its namespace's lease.
+    async fn spawn(
+        namespace: String,
+        kubeconfig: PathBuf,
+        options: EngineOptions,
+        counters: Arc<Counters>,
+        stop: CancellationToken,
+    ) -> Vec<tokio::task::JoinHandle<()>> {
+        // The engine gets a client of its own, as it has in the binary: its
+        // watches and writes never queue behind the test's requests, and
+        // the binary's timeouts and deadlines apply.
+        let requests = counters.requests.clone();
+        let client = &answering_client(kubeconfig, |c| {
+            engine::requests::counted_client(c, requests, Default::default())
+                .expect("the engine's client")
+        })
+        .await;
         // As the binary does: Cluster API's clusters through the version
         // the API server serves (v1beta2: Cluster API runs in the harness).
         let capi = hmc_tui::capi::discover(client)
@@ -504,25 +575,18 @@ impl RunningEngine {
         let (stores, watches) = Stores::new(
             client,
             &Scope {
-                namespace: Some(namespace.to_string()),
+                namespace: Some(namespace.clone()),
             },
             capi,
         );
-        let ctx = Arc::new(Context::new(
-            client.clone(),
-            stores.clone(),
-            counters.clone(),
-            options,
-        ));
-        let shutdown = CancellationToken::new();
+        let ctx = Arc::new(Context::new(client.clone(), stores, counters, options));
         // It holds its namespace's lease, as a `-n` engine does, so that a
         // cluster-wide engine running meanwhile leaves the namespace alone.
         // The identity is the namespace's: an engine started again after a
         // kill takes its lease back at once, as a restarted pod would.
-        let mut lease = engine::leader::LeaseOptions::for_scope(Some(namespace.to_string()));
+        let mut lease = engine::leader::LeaseOptions::for_scope(Some(namespace.clone()));
         lease.identity = format!("hmc-tui-test-{namespace}");
         let (role, _) = tokio::sync::watch::channel(engine::leader::Role::Starting);
-        let stop = shutdown.clone();
         // The controllers subscribe before the watches start.
         let run = tokio::spawn(async move {
             if let Err(error) = engine::leader::run_with_lease(ctx, lease, role, stop).await {
@@ -532,40 +596,79 @@ impl RunningEngine {
         let feed = tokio::spawn(async move {
             futures::future::join_all(watches).await;
         });
-        Self {
-            counters,
-            shutdown,
-            tasks: vec![feed, run],
+        vec![feed, run]
+    }
+
+    /// The cluster controller's finished reconciles, and those running now.
+    fn cluster_reconciles(&self) -> (u64, u64) {
+        let stats = self.counters.controllers.snapshot();
+        let c = stats.get("managedclusters").cloned().unwrap_or_default();
+        (c.reconciles, c.in_flight.max(0) as u64)
+    }
+
+    /// Has the engine look at `clusters` of `ns` again, and waits until it
+    /// has: the positive marker before a test trusts that nothing happened.
+    /// Each cluster gets an annotation that no reconcile reads (a user's
+    /// change, so a trigger, not an echo of the engine's own write); the
+    /// wait ends once the cluster controller's store has handed it every
+    /// touched cluster and it has finished one reconcile per cluster more
+    /// than it had finished or was running when they were touched.
+    pub async fn look_again(&self, ns: &str, clusters: &[&str]) {
+        let key = ("managedclusters", "self");
+        let handed = || self.counters.triggers.snapshot().get(&key).copied();
+        let before = handed().unwrap_or_default();
+        let (done, running) = self.cluster_reconciles();
+        let api: Api<hmc_tui::api::ManagedCluster> = Api::namespaced(mgmt().await, ns);
+        let mark = format!("{:?}", std::time::SystemTime::now());
+        let patch = serde_json::json!({"metadata": {"annotations": {LOOK_AGAIN: mark}}});
+        for cluster in clusters {
+            api.patch(cluster, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap_or_else(|e| panic!("annotate {cluster}: {e}"));
         }
+        let n = clusters.len() as u64;
+        let what = format!("the engine to look at {clusters:?} again");
+        eventually(&what, Duration::from_secs(60), || async {
+            let (finished, _) = self.cluster_reconciles();
+            (handed()? >= before + n && finished >= done + running + n).then_some(())
+        })
+        .await;
     }
 
     /// Stops the engine abruptly, as a crash would: no graceful shutdown,
-    /// whatever was in flight is dropped.
-    pub fn kill(self) {
-        for t in self.tasks {
-            t.abort();
+    /// whatever was in flight is dropped, its runtime and every task on it
+    /// gone at once.
+    pub fn kill(mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
         }
     }
 
     /// Stops the engine as SIGTERM would, and at most 20 s later as a
-    /// crash would: an engine still running after that (a dropped
-    /// JoinHandle does not stop its task) would put our finalizers back on
-    /// what the test's cleanup lets go of, and leave its namespace
-    /// Terminating.
-    pub async fn stop(self) {
+    /// crash would: an engine still running after that would put our
+    /// finalizers back on what the test's cleanup lets go of, and leave its
+    /// namespace Terminating.
+    pub async fn stop(mut self) {
         self.shutdown.cancel();
-        let mut tasks = self.tasks;
-        let run = tasks.pop().unwrap();
-        let abort = run.abort_handle();
+        let run = self.tasks.pop().expect("the engine's task");
         if tokio::time::timeout(Duration::from_secs(20), run)
             .await
             .is_err()
         {
-            eprintln!("the test engine did not stop within 20 s of its shutdown; aborted");
-            abort.abort();
+            eprintln!(
+                "the test engine did not stop within 20 s of its shutdown; its runtime is shut down"
+            );
         }
-        for t in tasks {
-            t.abort();
+        // What is left stops with the runtime (see `Drop`).
+    }
+}
+
+/// Whatever of the engine still runs stops with its runtime: after
+/// [`RunningEngine::stop`], and when a test fails without stopping it.
+impl Drop for RunningEngine {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
         }
     }
 }

@@ -121,6 +121,51 @@ pub async fn fleet_at_4_11_3_of(
     }
 }
 
+/// How long one step of a rollout (a wave, a phase) may take.
+pub const STEP: Duration = Duration::from_secs(180);
+
+/// The policy of the Manual fleet: every wave, one cluster each, waits for
+/// an approval.
+pub fn manual_policy() -> Value {
+    json!({"strategy": "Manual", "maxConcurrent": 1})
+}
+
+/// The Manual fleet with revision 2 waiting: the fleet at 4.11.3 under
+/// [`manual_policy`], then ingress-nginx 4.11.4 as revision 2, whose
+/// rollout `fleet-2` is returned once wave 1 waits for approval.
+pub async fn manual_fleet_waiting(mgmt: &Client, ns: &str) -> TemplateRollout {
+    fleet_at_4_11_3(mgmt, ns, manual_policy()).await;
+    fleet_template(mgmt, ns, "ingress-nginx-4-11-4", manual_policy()).await;
+    rollout_when(
+        mgmt,
+        ns,
+        "fleet-2",
+        "wave 1 to wait for approval",
+        STEP,
+        |r| phase(r) == RolloutPhase::WaitingForApproval,
+    )
+    .await
+}
+
+/// The revisions (`status.targetRevision`) of the fleet's clusters, in
+/// fleet order.
+pub async fn targets(mgmt: &Client, ns: &str) -> Vec<Option<i64>> {
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), ns);
+    let mut out = Vec::new();
+    for (name, _) in FLEET {
+        let st = mcs.get(name).await.ok().and_then(|m| m.status);
+        out.push(st.and_then(|s| s.target_revision));
+    }
+    out
+}
+
+/// Has `engine` look at every cluster of [`FLEET`] again (see
+/// [`RunningEngine::look_again`]).
+pub async fn look_at_fleet(engine: &RunningEngine, ns: &str) {
+    let names: Vec<&str> = FLEET.iter().map(|(name, _)| *name).collect();
+    engine.look_again(ns, &names).await;
+}
+
 /// The chart (`ingress-nginx-4.11.4`) of the controller Deployment in a child.
 pub async fn chart_in(child: &Client, ns: &str) -> Option<String> {
     chart_of(child, &format!("{ns}-ingress")).await
