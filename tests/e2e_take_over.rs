@@ -210,6 +210,11 @@ async fn an_object_made_by_hand_is_named_and_left_alone() {
         "nothing of the chart installed"
     );
 
+    // Someone asks the release controller to try once more, as
+    // `flux reconcile helmrelease` does: the request it leaves on the
+    // release is not the engine's, and does not keep the engine from
+    // writing the release again.
+    release_reconciled(&mgmt, &ns.name, &release).await;
     // The cluster lets the service take it over: installed, and the same
     // Deployment is now the service's.
     take_ownership(&mgmt, &ns.name, "web", true).await;

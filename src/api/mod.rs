@@ -28,6 +28,15 @@ pub mod labels {
     /// Marks an object as created by the engine.
     pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
     pub const MANAGED_BY_VALUE: &str = "hmc-tui";
+    /// The domain of the engine's own labels and annotations.
+    const DOMAIN: &str = "hmc.mirantis.com/";
+
+    /// Whether a label or annotation key is one the engine writes: the
+    /// managed-by mark, or one of its own domain. Others' keys beside them
+    /// (`flux reconcile`'s request, a person's note) are not the engine's.
+    pub fn is_ours(key: &str) -> bool {
+        key == MANAGED_BY || key.starts_with(DOMAIN)
+    }
     /// The ManagedCluster a release belongs to.
     pub const CLUSTER: &str = "hmc.mirantis.com/managed-cluster";
     /// The service name inside that cluster; absent on the cluster's own release.

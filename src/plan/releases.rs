@@ -284,8 +284,10 @@ pub fn service_release(
     labels.insert(labels::SERVICE.into(), svc.name.clone());
     // Objects that exist in the child and belong to no release of this
     // name stop the install, unless the cluster lets the service take them
-    // over (`takeOwnership`).
-    let refuse_existing = (!takes_ownership(mc, &svc.name)).then_some(true);
+    // over (`takeOwnership`). Said either way, never left out: a release
+    // that refused is then seen to differ from one that takes over, however
+    // else the two compare.
+    let refuse_existing = Some(!takes_ownership(mc, &svc.name));
     let (install, upgrade) = retried(Some(true), refuse_existing);
     let mut metadata = meta(name, &ns, labels, owner_of(mc));
     if let Some(r) = revision {
@@ -380,13 +382,22 @@ pub fn carry_installs_as(desired: &mut HelmRelease, current: Option<&HelmRelease
         .or(current.metadata.generation);
     let mut installs = current.spec.clone();
     settings(desired).put(&mut installs);
-    // Moving to another shard of the release controller installs the same.
+    // Moving to another shard of the release controller installs the same,
+    // and so does what others wrote beside ours, such as the annotation
+    // `flux reconcile` leaves: only the marks the engine writes count.
     let ours = |r: &HelmRelease| {
-        let mut a = r.metadata.annotations.clone().unwrap_or_default();
-        a.remove(INSTALLS_AS_GENERATION);
-        let mut l = r.metadata.labels.clone().unwrap_or_default();
-        l.remove(flux::SHARD_LABEL);
-        (a, l)
+        let engines = |marks: Option<&BTreeMap<String, String>>, skip: &str| {
+            marks
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| k.as_str() != skip && labels::is_ours(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<BTreeMap<_, _>>()
+        };
+        (
+            engines(r.metadata.annotations.as_ref(), INSTALLS_AS_GENERATION),
+            engines(r.metadata.labels.as_ref(), flux::SHARD_LABEL),
+        )
     };
     let same = installs == desired.spec && ours(current) == ours(desired);
     let changed = settings(current) != settings(desired)

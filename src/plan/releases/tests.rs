@@ -291,7 +291,7 @@ fn existing_objects_are_taken_over_only_when_the_cluster_says_so() {
         service_release("r".into(), mc, &svc(), LocalRef::default(), None, options)
     };
     assert_eq!(refuses(&rel(&mc())), (Some(true), Some(true)));
-    assert_eq!(refuses(&rel(&taking)), (None, None));
+    assert_eq!(refuses(&rel(&taking)), (Some(false), Some(false)));
     // The cluster's own release never takes over.
     assert_eq!(
         refuses(&cluster_release(&taking, LocalRef::default(), options)),
@@ -304,6 +304,18 @@ fn existing_objects_are_taken_over_only_when_the_cluster_says_so() {
     let mut refusing = rel(&mc());
     assert!(carry_installs_as(&mut refusing, Some(&installed)));
     assert_eq!(refusing.annotations()[INSTALLS_AS_GENERATION], "3");
+    // What others wrote beside the engine's marks, such as the request
+    // `flux reconcile` leaves, does not make it another install.
+    let mut requested = rel(&mc());
+    requested.metadata.generation = Some(4);
+    requested.annotations_mut().insert(
+        "reconcile.fluxcd.io/requestedAt".into(),
+        "2026-12-07T01:00:00Z".into(),
+    );
+    requested.labels_mut().insert("team".into(), "web".into());
+    let mut taking_over = rel(&taking);
+    assert!(carry_installs_as(&mut taking_over, Some(&requested)));
+    assert_eq!(taking_over.annotations()[INSTALLS_AS_GENERATION], "4");
     let mut old = rel(&mc());
     old.spec.install = None;
     old.spec.upgrade = None;
