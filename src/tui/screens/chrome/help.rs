@@ -1,7 +1,7 @@
 //! The `?` overlay, generated from the key map and the command table.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear};
 
@@ -126,12 +126,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect, applies: &dyn Fn(Action) -
         }
     }
     let height = (lines.len() as u16 + 2).min(area.height);
-    let [popup] = Layout::horizontal([Constraint::Length(width)])
-        .flex(Flex::Center)
-        .areas(area);
-    let [popup] = Layout::vertical([Constraint::Length(height)])
-        .flex(Flex::Center)
-        .areas(popup);
+    let popup = super::modal::centred(area, width, height);
     // Taller than the screen: it scrolls, and the last line says how
     // much is left below.
     let room = usize::from(height.saturating_sub(2));

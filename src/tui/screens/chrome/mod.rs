@@ -414,16 +414,16 @@ pub(crate) fn gone(app: &App, key: &crate::tui::model::key::ObjKey, frame: &mut 
     let block = body_block(app, Vec::new());
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    empty_note(
-        app,
-        frame,
-        inner,
-        format!(
-            "{} {}/{} no longer exists ({} goes back)",
-            key.kind.label(),
-            key.namespace,
-            key.name,
-            back_key(app)
-        ),
-    );
+    empty_note(app, frame, inner, gone_note(app, key));
+}
+
+/// What a screen says of its object once it is gone, and how to go back.
+pub(crate) fn gone_note(app: &App, key: &crate::tui::model::key::ObjKey) -> String {
+    format!(
+        "{} {}/{} no longer exists ({} goes back)",
+        key.kind.label(),
+        key.namespace,
+        key.name,
+        back_key(app)
+    )
 }

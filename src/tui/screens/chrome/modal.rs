@@ -106,6 +106,17 @@ pub(crate) fn popup(
     popup_of(app, frame, area, title, lines, border, POPUP_WIDTH)
 }
 
+/// A `width` × `height` rectangle in the middle of `area`.
+pub(crate) fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let [popup] = Layout::horizontal([Constraint::Length(width)])
+        .flex(Flex::Center)
+        .areas(area);
+    let [popup] = Layout::vertical([Constraint::Length(height)])
+        .flex(Flex::Center)
+        .areas(popup);
+    popup
+}
+
 /// The width of a popup, its border included, on a terminal wide enough.
 pub(crate) const POPUP_WIDTH: u16 = 72;
 
@@ -128,12 +139,7 @@ pub(crate) fn popup_of(
         .map(|l| wrapped_height(&l.to_string(), inner_w))
         .sum();
     let height = (wrapped as u16 + 2).min(area.height);
-    let [popup] = Layout::horizontal([Constraint::Length(width)])
-        .flex(Flex::Center)
-        .areas(area);
-    let [popup] = Layout::vertical([Constraint::Length(height)])
-        .flex(Flex::Center)
-        .areas(popup);
+    let popup = centred(area, width, height);
     let block = Block::bordered()
         .border_style(border)
         .title(safe_line(Line::from(Span::styled(title, t.title()))));

@@ -38,13 +38,7 @@ pub fn draw(app: &App, key: &ObjKey, frame: &mut Frame, area: Rect) {
             app,
             frame,
             inner,
-            format!(
-                "{} {}/{} no longer exists ({} goes back)",
-                key.kind.label(),
-                key.namespace,
-                key.name,
-                crate::tui::screens::chrome::back_key(app)
-            ),
+            crate::tui::screens::chrome::gone_note(app, key),
         );
         return;
     };
