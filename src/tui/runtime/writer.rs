@@ -33,8 +33,12 @@ use crate::tui::state::editor::{Base, EditKey, SaveError};
 /// The field manager of the console's writes.
 const FIELD_MANAGER: &str = "hmc-tui-console";
 
-/// What the console says when its client refused a write: read-only.
-const READ_ONLY: &str = "the console is read-only (--readonly)";
+/// What the console says when its client refused a write: the context is
+/// read-only, by `--readonly` or by its `readonly` in the settings file
+/// (the app says which before it asks for a write; this is what shows if a
+/// write got past that).
+const READ_ONLY: &str =
+    "this context is read-only (--readonly, or its readonly in config.yaml): nothing was sent";
 
 /// What the console writes: requests on rollouts, values edits, requests
 /// on templates as annotations, and deletes.
