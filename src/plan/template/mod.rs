@@ -1,0 +1,7 @@
+//! Values templated from the cluster: Go's `text/template` language, as
+//! Sveltos and k0rdent users write it in a service's values, read and run
+//! by the engine itself, bounded.
+//!
+//! Work in progress: the lexer.
+
+pub mod lex;
