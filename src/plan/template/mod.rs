@@ -2,6 +2,8 @@
 //! Sveltos and k0rdent users write it in a service's values, read and run
 //! by the engine itself, bounded.
 //!
-//! Work in progress: the lexer.
+//! Work in progress: the lexer and the parser; evaluation, the functions
+//! and the bounds of a run come next.
 
 pub mod lex;
+pub mod parse;
