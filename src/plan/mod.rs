@@ -15,6 +15,7 @@ pub mod service_chart;
 pub mod services;
 pub mod shard;
 pub mod source_gate;
+pub mod template;
 pub mod users;
 pub mod values;
 pub mod yaml;
