@@ -6,8 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use super::funcs::{Call, Function};
 use super::parse::{Arg, Branch, Command, Node, Parsed, Pipeline};
 use super::value::Value;
+
+/// The functions the run evaluates itself rather than calling from the
+/// table: `and` and `or` stop at the argument that decides them.
+pub const BUILTINS: &[&str] = &["and", "or"];
 
 /// What one run may cost.
 #[derive(Clone, Copy, Debug)]
@@ -37,14 +42,11 @@ pub struct ExecError {
     pub message: String,
 }
 
-/// A function a template may call: its arguments' values in, a value out.
-pub type Function = fn(&[Value]) -> Result<Value, String>;
-
 /// Runs `parsed` with `data` as the cursor.
 pub fn run(
     parsed: &Parsed,
     data: &Value,
-    functions: &BTreeMap<&str, Function>,
+    functions: &BTreeMap<&'static str, Function>,
     limits: Limits,
 ) -> Result<String, ExecError> {
     let mut state = State {
@@ -70,7 +72,7 @@ enum Flow {
 
 struct State<'a> {
     parsed: &'a Parsed,
-    functions: &'a BTreeMap<&'a str, Function>,
+    functions: &'a BTreeMap<&'static str, Function>,
     limits: Limits,
     steps: usize,
     calls: usize,
@@ -305,7 +307,13 @@ impl State<'_> {
                     args.push(self.arg(arg, dot)?);
                 }
                 args.extend(piped);
-                f(&args).map_err(|why| ExecError {
+                f(
+                    &Call {
+                        limits: &self.limits,
+                    },
+                    &args,
+                )
+                .map_err(|why| ExecError {
                     offset: *at,
                     message: format!("error calling {name}: {why}"),
                 })
@@ -338,7 +346,13 @@ impl State<'_> {
                 let Some(f) = self.functions.get(name.as_str()).copied() else {
                     return fail(*at, format!("function {name:?} not defined"));
                 };
-                f(&[]).map_err(|why| ExecError {
+                f(
+                    &Call {
+                        limits: &self.limits,
+                    },
+                    &[],
+                )
+                .map_err(|why| ExecError {
                     offset: *at,
                     message: format!("error calling {name}: {why}"),
                 })

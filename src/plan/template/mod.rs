@@ -2,11 +2,129 @@
 //! Sveltos and k0rdent users write it in a service's values, read and run
 //! by the engine itself, bounded.
 //!
-//! Work in progress: the lexer, the parser, the values with Go's printing
-//! and a bounded run with `missingkey=error`; the functions (Go's own and
-//! Sprig's), errors with line and column, and the Go oracle come next.
+//! [`render`] is the one entry: a values text in, the text it renders to
+//! out, or a [`TemplateError`] that says the line and column. A text with
+//! no `{{` is returned as it is, without parsing.
+
+use std::fmt;
 
 pub mod exec;
+pub mod funcs;
 pub mod lex;
 pub mod parse;
 pub mod value;
+
+pub use exec::Limits;
+pub use value::Value;
+
+use lex::Pos;
+use parse::{Arg, Node, Parsed, Pipeline};
+
+/// The longest values text the engine reads as a template.
+pub const MAX_SOURCE: usize = 64 * 1024;
+
+/// Why a values text did not render, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateError {
+    /// Where in the text, as a person counts lines and columns.
+    pub pos: Pos,
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// Whether the text is not a template, or a template that failed on the
+/// cluster's data (a missing label, a function's error, a limit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Parse,
+    Exec,
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.pos, self.message)
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+/// Whether `text` holds an action at all: values without one are data
+/// alone, and the engine never parses them.
+pub fn is_template(text: &str) -> bool {
+    text.contains("{{")
+}
+
+/// `text` run as a template over `data`, with the limits of `limits`.
+pub fn render(text: &str, data: &Value, limits: Limits) -> Result<String, TemplateError> {
+    if !is_template(text) {
+        return Ok(text.to_string());
+    }
+    let at = |offset: usize, kind, message: String| TemplateError {
+        pos: Pos::of(text, offset),
+        kind,
+        message,
+    };
+    if text.len() > MAX_SOURCE {
+        return Err(at(
+            0,
+            ErrorKind::Parse,
+            format!(
+                "the template is {} bytes, longer than the {MAX_SOURCE} a values text may be",
+                text.len()
+            ),
+        ));
+    }
+    let parsed = parse::parse(text).map_err(|e| at(e.offset, ErrorKind::Parse, e.message))?;
+    let functions = funcs::all();
+    if let Some((name, offset)) = unknown_function(&parsed, |name| {
+        functions.contains_key(name) || exec::BUILTINS.contains(&name)
+    }) {
+        return Err(at(
+            offset,
+            ErrorKind::Parse,
+            format!("function {name:?} not defined"),
+        ));
+    }
+    exec::run(&parsed, data, functions, limits)
+        .map_err(|e| at(e.offset, ErrorKind::Exec, e.message))
+}
+
+/// The first function `parsed` calls that `known` does not know: Go
+/// refuses such a template when it parses it, before any data is seen.
+fn unknown_function<'a>(
+    parsed: &'a Parsed,
+    known: impl Fn(&str) -> bool + Copy,
+) -> Option<(&'a str, usize)> {
+    parsed
+        .defined
+        .values()
+        .chain(std::iter::once(&parsed.main))
+        .find_map(|nodes| unknown_in_nodes(nodes, known))
+}
+
+fn unknown_in_nodes(nodes: &[Node], known: impl Fn(&str) -> bool + Copy) -> Option<(&str, usize)> {
+    nodes.iter().find_map(|node| match node {
+        Node::Action(p) => unknown_in_pipeline(p, known),
+        Node::If(b) | Node::With(b) | Node::Range(b) => unknown_in_pipeline(&b.pipeline, known)
+            .or_else(|| unknown_in_nodes(&b.then, known))
+            .or_else(|| unknown_in_nodes(&b.otherwise, known)),
+        Node::Template {
+            pipeline: Some(p), ..
+        } => unknown_in_pipeline(p, known),
+        Node::Text(_) | Node::Break(_) | Node::Continue(_) | Node::Template { .. } => None,
+    })
+}
+
+fn unknown_in_pipeline(p: &Pipeline, known: impl Fn(&str) -> bool + Copy) -> Option<(&str, usize)> {
+    p.commands
+        .iter()
+        .flat_map(|c| &c.args)
+        .find_map(|arg| match arg {
+            Arg::Function(name, at) if !known(name) => Some((name.as_str(), *at)),
+            Arg::Chain(inner, _, _) => unknown_in_pipeline(inner, known),
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,9 +1,10 @@
 use serde_json::json;
 
 use super::*;
+use crate::plan::template::funcs::{Call, Function};
 use crate::plan::template::parse::parse;
 
-fn lower(args: &[Value]) -> Result<Value, String> {
+fn lower(_: &Call, args: &[Value]) -> Result<Value, String> {
     match args {
         [Value::String(s)] => Ok(Value::String(s.to_lowercase())),
         _ => Err("expected one string".into()),
@@ -11,7 +12,8 @@ fn lower(args: &[Value]) -> Result<Value, String> {
 }
 
 fn render(text: &str, data: serde_json::Value) -> Result<String, String> {
-    let functions: BTreeMap<&str, Function> = BTreeMap::from([("lower", lower as Function)]);
+    let functions: BTreeMap<&'static str, Function> =
+        BTreeMap::from([("lower", lower as Function)]);
     let parsed = parse(text).map_err(|e| e.message)?;
     run(&parsed, &Value::from(&data), &functions, Limits::default()).map_err(|e| e.message)
 }

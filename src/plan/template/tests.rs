@@ -1,0 +1,52 @@
+use serde_json::json;
+
+use super::*;
+
+fn data() -> Value {
+    Value::from(&json!({"Cluster": {"metadata": {"name": "dev-1", "labels": {}}}}))
+}
+
+#[test]
+fn a_text_without_an_action_is_returned_as_it_is() {
+    let text = "controller:\n  ingressClass: nginx # {not a template}\n";
+    assert_eq!(render(text, &data(), Limits::default()).unwrap(), text);
+}
+
+#[test]
+fn errors_say_the_line_and_column_and_whether_the_text_or_the_data_failed() {
+    let parse = render("a: 1\nb: {{ if }}", &data(), Limits::default()).unwrap_err();
+    assert_eq!((parse.kind, parse.pos.line), (ErrorKind::Parse, 2));
+
+    let exec = render(
+        "a: 1\nregion: {{ .Cluster.metadata.labels.region }}",
+        &data(),
+        Limits::default(),
+    )
+    .unwrap_err();
+    assert_eq!(exec.kind, ErrorKind::Exec);
+    assert_eq!((exec.pos.line, exec.pos.column), (2, 12));
+    assert_eq!(
+        exec.to_string(),
+        "line 2, column 12: map has no entry for key \"region\""
+    );
+}
+
+#[test]
+fn a_function_nobody_defined_is_refused_before_the_data_is_read() {
+    let e = render(
+        "{{ if false }}{{ env \"HOME\" }}{{ end }}",
+        &data(),
+        Limits::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Parse);
+    assert_eq!(e.message, "function \"env\" not defined");
+    assert_eq!(e.pos.column, 18);
+}
+
+#[test]
+fn a_text_past_the_source_limit_is_refused_unread() {
+    let text = format!("{{{{ .x }}}}{}", " ".repeat(MAX_SOURCE));
+    let e = render(&text, &data(), Limits::default()).unwrap_err();
+    assert!(e.message.contains("longer than the 65536"), "{e}");
+}
