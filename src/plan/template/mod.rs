@@ -91,10 +91,7 @@ pub fn render(text: &str, data: &Value, limits: Limits) -> Result<String, Templa
 
 /// The first function `parsed` calls that `known` does not know: Go
 /// refuses such a template when it parses it, before any data is seen.
-fn unknown_function<'a>(
-    parsed: &'a Parsed,
-    known: impl Fn(&str) -> bool + Copy,
-) -> Option<(&'a str, usize)> {
+fn unknown_function(parsed: &Parsed, known: impl Fn(&str) -> bool + Copy) -> Option<(&str, usize)> {
     parsed
         .defined
         .values()
