@@ -79,7 +79,7 @@ fn benches_of(c: &mut Criterion, n: usize) {
     c.bench_function(&name("stores changed: snapshot + update"), |b| {
         let mut app = app(fleet.snapshot());
         update(&mut app, Msg::Resize(120, 40));
-        b.iter(|| update(&mut app, Msg::Data(black_box(readers.snapshot()))));
+        b.iter(|| update(&mut app, Msg::data(black_box(readers.snapshot()))));
     });
 
     // From the stores synced to the first full frame: the snapshot, the
@@ -93,7 +93,7 @@ fn benches_of(c: &mut Criterion, n: usize) {
             },
             |(mut app, mut terminal)| {
                 update(&mut app, Msg::Synced);
-                update(&mut app, Msg::Data(readers.snapshot()));
+                update(&mut app, Msg::data(readers.snapshot()));
                 frame(&app, &mut terminal);
                 (app, terminal)
             },

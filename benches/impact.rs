@@ -52,6 +52,7 @@ fn benches(c: &mut Criterion) {
             cluster_templates: fixture.cluster_templates.clone(),
             service_templates: fixture.service_templates.clone(),
             clusters: fixture.clusters.clone(),
+            capi_clusters: Vec::new(),
         };
         let mut template = fixture
             .cluster_templates

@@ -76,11 +76,15 @@ impl kube::Resource for Cluster {
     }
 }
 
-/// The same in both versions.
+/// The same in both versions. `paused` is what the engine reads itself; the
+/// rest is kept as the API server gives it, because a service's values may
+/// read any of it (`{{ .Cluster.spec.clusterNetwork.pods.cidrBlocks }}`).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct ClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused: Option<bool>,
+    #[serde(flatten)]
+    pub rest: serde_json::Map<String, serde_json::Value>,
 }
 
 /// What the engine reads of a Cluster's status, of either version; each

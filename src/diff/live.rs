@@ -11,6 +11,7 @@ use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::capi;
 use crate::engine::chart_values::fetch;
 use crate::plan::chart::ChartValues;
 use crate::plan::impact::Fleet;
@@ -43,8 +44,22 @@ pub async fn fleet(client: &Client, namespaces: &BTreeSet<String>) -> kube::Resu
                 .await?
                 .items,
         );
+        fleet.capi_clusters.extend(capi_clusters(client, ns).await?);
     }
     Ok(fleet)
+}
+
+/// Cluster API's Clusters of `ns`, which values templates read; none where
+/// Cluster API is not installed or the user may not list them (a template
+/// that reads one then says it waits for its Cluster).
+async fn capi_clusters(client: &Client, ns: &str) -> kube::Result<Vec<capi::Cluster>> {
+    let version = capi::discover(client).await?;
+    let api = Api::<capi::Cluster>::all_with(client.clone(), &version).constrain(ns);
+    match api.list(&ListParams::default()).await {
+        Ok(list) => Ok(list.items),
+        Err(kube::Error::Api(status)) if matches!(status.code, 403 | 404) => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
 }
 
 /// The ServiceTemplates whose charts the proposal's clusters can install,

@@ -32,6 +32,8 @@ use crate::plan::rollout::{
     preview_groups, service_changes, summarize,
 };
 use crate::plan::services::plan_services;
+use crate::plan::values_data::ValuesData;
+use crate::store::get;
 
 /// The shortest time between two looks at a rollout that its clusters
 /// trigger (see `throttle`), per [`CLUSTERS_PER_INTERVAL`] clusters of its
@@ -315,9 +317,11 @@ fn preview(
         .iter()
         .filter_map(|cand| {
             let mc = clusters.iter().find(|c| c.name_any() == cand.name)?;
-            let new = plan_services(&new_spec, &mc.spec, lookup);
+            let capi = get(&ctx.stores.capi_clusters, &ns, &cand.name);
+            let data = ValuesData::of(mc, capi.as_deref());
+            let new = plan_services(&new_spec, &mc.spec, &data, lookup);
             let old = match spec_at(cand.revision) {
-                Some(old_spec) => plan_services(&old_spec, &mc.spec, lookup),
+                Some(old_spec) => plan_services(&old_spec, &mc.spec, &data, lookup),
                 None => Vec::new(),
             };
             Some((cand.name.clone(), service_changes(&old, &new, version)))

@@ -22,9 +22,13 @@ use kube::Resource;
 use serde_json::Value;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ManagedService, ServiceTemplate};
+use crate::capi;
+use crate::plan::parsed_values::ParsedValues;
 use crate::plan::rollout::{candidates, check_policy, needs_approval, plan_waves};
-use crate::plan::services::{ParsedValues, ServicePlan, plan_services_with};
+use crate::plan::services::{ServicePlan, plan_services_with};
+use crate::plan::template;
 use crate::plan::values::{Change, diff};
+use crate::plan::values_data::ValuesData;
 
 /// The objects that decide the clusters' services.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +36,8 @@ pub struct Fleet {
     pub cluster_templates: Vec<ClusterTemplate>,
     pub service_templates: Vec<ServiceTemplate>,
     pub clusters: Vec<ManagedCluster>,
+    /// Cluster API's Clusters, which values templates read (`.Cluster`).
+    pub capi_clusters: Vec<capi::Cluster>,
 }
 
 /// An object's namespace and name (`name_any`'s: its generateName when it
@@ -113,6 +119,7 @@ pub type SchemaCheck<'a> = dyn Fn(&str, &str, &Value) -> Option<String> + 'a;
 struct View<'a> {
     templates: HashMap<Id<'a>, &'a ClusterTemplate>,
     service_templates: HashMap<Id<'a>, &'a ServiceTemplate>,
+    capi_clusters: HashMap<Id<'a>, &'a capi::Cluster>,
 }
 
 /// Objects by (namespace, name); of two of the same, the later.
@@ -134,7 +141,13 @@ impl<'a> View<'a> {
                 fleet
                     .service_templates
                     .iter()
-                    .chain(over.flat_map(|o| &o.service_templates)),
+                    .chain(over.clone().flat_map(|o| &o.service_templates)),
+            ),
+            capi_clusters: index(
+                fleet
+                    .capi_clusters
+                    .iter()
+                    .chain(over.flat_map(|o| &o.capi_clusters)),
             ),
         }
     }
@@ -156,9 +169,11 @@ impl<'a> View<'a> {
             return Plans::default();
         };
         let lookup = |name: &str| self.service_templates.get(&(ns, name)).copied();
+        let capi = self.capi_clusters.get(&id(mc)).copied();
         Plans::by_name(plan_services_with(
             &template.spec,
             &mc.spec,
+            &ValuesData::of(mc, capi),
             lookup,
             parsed,
             !bare,
@@ -251,11 +266,14 @@ fn reached<'a>(fleet: &'a Fleet, proposal: &'a Fleet) -> Vec<Reached<'a>> {
 }
 
 /// What decides a cluster's outcomes: its namespace, and before and after
-/// its template and its services (not its name, nor the rest of its spec).
-/// Clusters alike are planned once.
+/// its template and its services (not its name, nor the rest of its spec,
+/// unless values in its namespace are templates, which may read anything
+/// of it). Clusters alike are planned once.
 #[derive(PartialEq, Eq, Hash)]
 struct Alike<'a> {
     ns: &'a str,
+    /// The cluster's name where values templates may read its data.
+    cluster: Option<&'a str>,
     was: Option<Services<'a>>,
     now: Option<Services<'a>>,
 }
@@ -317,6 +335,7 @@ pub fn impact_checked(
     let after = View::of(fleet, Some(proposal));
     let reached = reached(fleet, proposal);
     let waves = waves(fleet, proposal, &reached);
+    let templated = templated_namespaces([fleet, proposal]);
     let mut parsed = ParsedValues::default();
     // Where the first cluster of each kind has its entries in `out`.
     let mut alike: HashMap<Alike<'_>, std::ops::Range<usize>> =
@@ -326,6 +345,7 @@ pub fn impact_checked(
         let (ns, name) = id;
         let key = Alike {
             ns,
+            cluster: templated.contains(ns).then_some(name),
             was: was.map(Services::of),
             now: now.map(Services::of),
         };
@@ -356,6 +376,38 @@ pub fn impact_checked(
                 }
                 out.extend(found.into_iter().map(impact));
                 first.insert(start..out.len());
+            }
+        }
+    }
+    out
+}
+
+/// The namespaces where some values text is a template: there a cluster's
+/// values depend on its own data, and no two clusters are alike.
+fn templated_namespaces(fleets: [&Fleet; 2]) -> BTreeSet<&str> {
+    let mut out = BTreeSet::new();
+    for fleet in fleets {
+        let texts = fleet
+            .service_templates
+            .iter()
+            .map(|st| (id(st).0, st.spec.values.as_deref()))
+            .chain(fleet.cluster_templates.iter().flat_map(|ct| {
+                let ns = id(ct).0;
+                ct.spec
+                    .services
+                    .iter()
+                    .map(move |s| (ns, s.values.as_deref()))
+            }))
+            .chain(fleet.clusters.iter().flat_map(|mc| {
+                let ns = id(mc).0;
+                mc.spec
+                    .services
+                    .iter()
+                    .map(move |s| (ns, s.values.as_deref()))
+            }));
+        for (ns, text) in texts {
+            if text.is_some_and(template::is_template) {
+                out.insert(ns);
             }
         }
     }

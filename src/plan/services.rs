@@ -13,8 +13,6 @@
 //! states a version (`k8sVersion`) outside them; when either is not stated,
 //! nothing is checked here and the chart's own `kubeVersion` is left to Helm.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::api::{
@@ -22,8 +20,11 @@ use crate::api::{
     TemplateService,
 };
 use crate::plan::order::{Node, dependency_problems, install_order};
+use crate::plan::parsed_values::{LayerError, ParsedValues};
 use crate::plan::semver_constraint::{Constraint, Version};
-use crate::plan::values::{self, merge_layers, merge_overrides};
+use crate::plan::template::ErrorKind;
+use crate::plan::values::{merge_layers, merge_overrides};
+use crate::plan::values_data::ValuesData;
 
 /// A service that can be installed now.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,68 +175,18 @@ pub fn service_templates_of<'a>(
 pub fn plan_services<'a>(
     template: &ClusterTemplateSpec,
     cluster: &ManagedClusterSpec,
+    data: &ValuesData,
     lookup: impl Fn(&str) -> Option<&'a ServiceTemplate>,
 ) -> Vec<ServicePlan> {
     let lookup = |name: &str| lookup(name).map(|st| st as &ServiceTemplate);
     plan_services_with(
         template,
         cluster,
+        data,
         lookup,
         &mut ParsedValues::default(),
         true,
     )
-}
-
-/// Values texts, each parsed once while they are borrowed: planning many
-/// clusters reads the same templates' values again and again. Holds what
-/// [`parse_values`](values::parse_values) gives for each text, error
-/// included, by the text's place in memory (so that a lookup does not
-/// compare texts): the same text borrowed twice, from one object, is
-/// parsed once.
-#[derive(Debug, Default)]
-pub struct ParsedValues<'t> {
-    parsed: HashMap<Text<'t>, Result<Value, values::ValuesError>>,
-}
-
-/// A borrowed text, equal only to itself (its address and length): while
-/// it is borrowed it cannot change, so equal keys hold equal texts.
-#[derive(Clone, Copy, Debug)]
-struct Text<'t>(&'t str);
-
-impl PartialEq for Text<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.0, other.0)
-    }
-}
-
-impl Eq for Text<'_> {}
-
-impl std::hash::Hash for Text<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.as_ptr().hash(state);
-        self.0.len().hash(state);
-    }
-}
-
-impl<'t> ParsedValues<'t> {
-    /// `text` parsed, from memory when it was parsed before.
-    fn parse(&mut self, text: &'t str) -> &Result<Value, values::ValuesError> {
-        self.parsed
-            .entry(Text(text))
-            .or_insert_with(|| values::parse_values(text))
-    }
-
-    /// Lets `texts` go: a text no later plan reads need not be kept.
-    pub fn forget(&mut self, texts: impl IntoIterator<Item = &'t str>) {
-        for text in texts {
-            self.parsed.remove(&Text(text));
-        }
-    }
-
-    /// `text` as [`parse`](Self::parse) left it.
-    fn get(&self, text: &'t str) -> Option<&Value> {
-        self.parsed.get(&Text(text)).and_then(|v| v.as_ref().ok())
-    }
 }
 
 /// [`plan_services`], with the values texts parsed through `parsed`, for
@@ -245,6 +196,7 @@ impl<'t> ParsedValues<'t> {
 pub fn plan_services_with<'t>(
     template: &'t ClusterTemplateSpec,
     cluster: &'t ManagedClusterSpec,
+    data: &ValuesData,
     lookup: impl Fn(&str) -> Option<&'t ServiceTemplate>,
     parsed: &mut ParsedValues<'t>,
     own_values: bool,
@@ -277,12 +229,18 @@ pub fn plan_services_with<'t>(
                         own_namespace.unwrap_or_else(|| ts.target_namespace().to_string());
                     let layers = [("the cluster template", ts.values.as_deref()), own_values];
                     let target = (s.name, namespace, k8s_version);
-                    plan_one(target, template_name, &layers, &lookup, parsed)
+                    plan_one(target, template_name, &layers, &lookup, (parsed, data))
                 }
                 None => {
                     let namespace = own_namespace.unwrap_or_else(|| s.name.to_string());
                     let target = (s.name, namespace, k8s_version);
-                    plan_one(target, template_name, &[own_values], &lookup, parsed)
+                    plan_one(
+                        target,
+                        template_name,
+                        &[own_values],
+                        &lookup,
+                        (parsed, data),
+                    )
                 }
             };
             match plan {
@@ -326,7 +284,7 @@ fn plan_one<'t>(
     template: Option<String>,
     layers: &[(&str, Option<&'t str>)],
     lookup: &impl Fn(&str) -> Option<&'t ServiceTemplate>,
-    parsed: &mut ParsedValues<'t>,
+    (parsed, data): (&mut ParsedValues<'t>, &ValuesData),
 ) -> ServicePlan {
     let blocked = |state, message: String| {
         ServicePlan::Blocked(BlockedService {
@@ -368,28 +326,25 @@ fn plan_one<'t>(
         return blocked(ServiceState::Failed, why);
     }
     let own = st.spec.values.as_deref().unwrap_or("");
-    if let Err(e) = parsed.parse(own) {
-        return blocked(
-            ServiceState::Failed,
-            format!(
-                "values of service template {template_name} {}: {e}",
-                verdict(e)
-            ),
-        );
-    }
-    for (whose, text) in layers {
-        if let Err(e) = parsed.parse(text.unwrap_or("")) {
-            return blocked(
-                ServiceState::Failed,
-                format!("values of service {name} in {whose} {}: {e}", verdict(e)),
-            );
+    let own_whose = format!("service template {template_name}");
+    let texts = std::iter::once((own_whose.as_str(), Some(own))).chain(layers.iter().copied());
+    let mut rendered = Vec::with_capacity(layers.len() + 1);
+    for (whose, text) in texts {
+        match parsed.layer(text.unwrap_or(""), data) {
+            Ok(layer) => rendered.push(layer),
+            Err(e) => {
+                let whose = if whose == own_whose {
+                    whose.to_string()
+                } else {
+                    format!("service {name} in {whose}")
+                };
+                let (state, message) = layer_problem(&whose, &e, data);
+                return blocked(state, message);
+            }
         }
     }
-    // Every text parsed above, and without an error.
-    let layers: Vec<&Value> = std::iter::once(own)
-        .chain(layers.iter().map(|(_, text)| text.unwrap_or("")))
-        .filter_map(|text| parsed.get(text))
-        .collect();
+    // Every layer above, and without an error.
+    let layers: Vec<&Value> = rendered.iter().filter_map(|l| parsed.value(l)).collect();
     let no_defaults = Value::Object(Default::default());
     let defaults = status
         .and_then(|s| s.config.as_ref())
@@ -463,12 +418,36 @@ pub fn k8s_mismatch(
 }
 
 /// What is wrong with values that cannot be used, before the details.
-fn verdict(e: &values::ValuesError) -> &'static str {
-    if e.is_limit() {
-        "are too large"
-    } else {
-        "are not valid"
-    }
+/// What a layer that gives no values means for the service: its state and
+/// the message that names the layer (`whose`), what is wrong, and where.
+/// A template that reads the Cluster before Cluster API made it waits; any
+/// other problem is the text's, and the service fails until it is fixed.
+fn layer_problem(whose: &str, e: &LayerError, data: &ValuesData) -> (ServiceState, String) {
+    let verdict = match e {
+        LayerError::Template(t) if t.kind == ErrorKind::Parse => "are not a valid template",
+        LayerError::Template(_) if !data.has_cluster() => {
+            return (
+                ServiceState::Pending,
+                format!("values of {whose} are a template; they render for each cluster: {e}"),
+            );
+        }
+        LayerError::Template(_) if !data.has_capi_cluster() => {
+            return (
+                ServiceState::Pending,
+                format!(
+                    "values of {whose} wait for Cluster {} to exist, as they read the cluster: {e}",
+                    data.cluster_name()
+                ),
+            );
+        }
+        LayerError::Template(_) => "do not render for this cluster",
+        e if e.is_limit() => "are too large",
+        _ => "are not valid",
+    };
+    (
+        ServiceState::Failed,
+        format!("values of {whose} {verdict}: {e}"),
+    )
 }
 
 #[cfg(test)]
@@ -553,8 +532,15 @@ mod tests {
         for template in &templates {
             for mc in clusters.iter().chain(&clusters) {
                 assert_eq!(
-                    plan_services_with(template, mc, lookup, &mut parsed, true),
-                    plan_services(template, mc, lookup)
+                    plan_services_with(
+                        template,
+                        mc,
+                        &ValuesData::none(),
+                        lookup,
+                        &mut parsed,
+                        true
+                    ),
+                    plan_services(template, mc, &ValuesData::none(), lookup)
                 );
                 // Without its own values: as if its entries set none.
                 let mut bare = mc.clone();
@@ -562,8 +548,15 @@ mod tests {
                     s.values = None;
                 }
                 assert_eq!(
-                    plan_services_with(template, mc, lookup, &mut parsed, false),
-                    plan_services(template, &bare, lookup)
+                    plan_services_with(
+                        template,
+                        mc,
+                        &ValuesData::none(),
+                        lookup,
+                        &mut parsed,
+                        false
+                    ),
+                    plan_services(template, &bare, &ValuesData::none(), lookup)
                 );
             }
         }
@@ -601,7 +594,7 @@ mod tests {
             ["ingress-nginx-4-11-4", "external-dns-1-15-0"]
         );
         // The planner plans exactly the selected services.
-        let plans = plan_services(&template, &mc, |_| None);
+        let plans = plan_services(&template, &mc, &ValuesData::none(), |_| None);
         let planned: Vec<&str> = plans.iter().map(ServicePlan::name).collect();
         assert_eq!(planned, names);
     }
@@ -622,6 +615,7 @@ mod tests {
         let plans = plan_services(
             &template("controller:\n  service:\n    type: ClusterIP\n"),
             &mc,
+            &ValuesData::none(),
             lookup,
         );
         let ServicePlan::Install(d) = &plans[0] else {
@@ -658,7 +652,7 @@ mod tests {
                 ..Default::default()
             },
         ]);
-        let plans = plan_services(&template(""), &mc, lookup);
+        let plans = plan_services(&template(""), &mc, &ValuesData::none(), lookup);
         assert_eq!(plans.len(), 1);
         let ServicePlan::Install(d) = &plans[0] else {
             panic!("{plans:?}")
@@ -697,7 +691,7 @@ mod tests {
                 ..Default::default()
             },
         ]);
-        let plans = plan_services(&template(""), &mc, lookup);
+        let plans = plan_services(&template(""), &mc, &ValuesData::none(), lookup);
         let msgs: Vec<(ServiceState, String)> = plans
             .iter()
             .map(|p| match p {
@@ -871,7 +865,7 @@ mod tests {
         let mc = cluster(vec![service("old", "old-1"), service("new", "annotated-1")]);
         let mut template = template("");
         template.k8s_version = Some("1.29.0".into());
-        let plans = plan_services(&template, &mc, lookup);
+        let plans = plan_services(&template, &mc, &ValuesData::none(), lookup);
         let ServicePlan::Blocked(b) = &plans[0] else {
             panic!("{plans:?}")
         };
@@ -891,7 +885,7 @@ mod tests {
         );
         // A cluster template that states no version: nothing is checked.
         template.k8s_version = None;
-        let plans = plan_services(&template, &mc, lookup);
+        let plans = plan_services(&template, &mc, &ValuesData::none(), lookup);
         assert!(plans.iter().all(|p| matches!(p, ServicePlan::Install(_))));
     }
 
@@ -926,7 +920,7 @@ mod tests {
                 ..Default::default()
             },
         ]);
-        let plans = plan_services(&template(""), &mc, lookup);
+        let plans = plan_services(&template(""), &mc, &ValuesData::none(), lookup);
         let blocked = |i: usize| match &plans[i] {
             ServicePlan::Blocked(b) => (b.state, b.message.clone()),
             ServicePlan::Install(d) => panic!("{d:?} should be blocked"),
@@ -994,7 +988,7 @@ mod order_tests {
             .into_iter()
             .map(valid)
             .collect();
-        plan_services(template, cluster, |n| {
+        plan_services(template, cluster, &ValuesData::none(), |n| {
             sts.iter().find(|s| s.metadata.name.as_deref() == Some(n))
         })
     }

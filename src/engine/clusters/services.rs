@@ -22,6 +22,7 @@ use crate::plan::releases::{
     carry_installs_as, chart_ref, choose_service_release_name, service_release, takes_ownership,
 };
 use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};
+use crate::plan::values_data::ValuesData;
 use crate::store::get;
 
 /// The services as this reconcile leaves them.
@@ -98,7 +99,9 @@ fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> Vec<ServicePlan> {
         Some(spec) => {
             let st_store = &ctx.stores.service_templates;
             let all = st_store.state_filter(|s| s.namespace().as_deref() == Some(&given.ns));
-            plan_services(spec, &mc.spec, |n| {
+            let capi = get(&ctx.stores.capi_clusters, &given.ns, &given.name);
+            let data = ValuesData::of(mc, capi.as_deref());
+            plan_services(spec, &mc.spec, &data, |n| {
                 all.iter()
                     .find(|s| s.metadata.name.as_deref() == Some(n))
                     .map(|s| s.as_ref())

@@ -102,6 +102,7 @@ fn fleet() -> Fleet {
             cluster("c", "prod", Some("controller: {replicaCount: 5}")),
             cluster("d", "old", None),
         ],
+        capi_clusters: Vec::new(),
     }
 }
 

@@ -7,33 +7,13 @@
 use std::collections::BTreeMap;
 
 use super::funcs::{Call, Function};
+pub use super::limits::Limits;
 use super::parse::{Arg, Branch, Command, Node, Parsed, Pipeline};
 use super::value::Value;
 
 /// The functions the run evaluates itself rather than calling from the
 /// table: `and` and `or` stop at the argument that decides them.
 pub const BUILTINS: &[&str] = &["and", "or"];
-
-/// What one run may cost.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Nodes, commands and iterations together.
-    pub steps: usize,
-    /// Bytes of output.
-    pub output: usize,
-    /// How deep `template` calls may nest.
-    pub calls: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            steps: 1_000_000,
-            output: 1 << 20,
-            calls: 32,
-        }
-    }
-}
 
 /// Why a run failed, and at which byte of the template.
 #[derive(Clone, Debug, PartialEq, Eq)]

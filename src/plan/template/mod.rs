@@ -11,10 +11,11 @@ use std::fmt;
 pub mod exec;
 pub mod funcs;
 pub mod lex;
+pub mod limits;
 pub mod parse;
 pub mod value;
 
-pub use exec::Limits;
+pub use limits::Limits;
 pub use value::Value;
 
 use lex::Pos;
@@ -59,34 +60,56 @@ pub fn render(text: &str, data: &Value, limits: Limits) -> Result<String, Templa
     if !is_template(text) {
         return Ok(text.to_string());
     }
-    let at = |offset: usize, kind, message: String| TemplateError {
-        pos: Pos::of(text, offset),
-        kind,
-        message,
-    };
-    if text.len() > MAX_SOURCE {
-        return Err(at(
-            0,
-            ErrorKind::Parse,
-            format!(
-                "the template is {} bytes, longer than the {MAX_SOURCE} a values text may be",
-                text.len()
-            ),
-        ));
+    Template::parse(text)?.render(data, limits)
+}
+
+/// A values text read as a template once, to be run over many clusters'
+/// data.
+#[derive(Clone, Debug)]
+pub struct Template {
+    text: String,
+    parsed: Parsed,
+}
+
+impl Template {
+    /// `text` parsed, or why it is not a template (a function it calls that
+    /// does not exist included, as Go refuses it before any data is seen).
+    pub fn parse(text: &str) -> Result<Template, TemplateError> {
+        let at = |offset: usize, message: String| TemplateError {
+            pos: Pos::of(text, offset),
+            kind: ErrorKind::Parse,
+            message,
+        };
+        if text.len() > MAX_SOURCE {
+            return Err(at(
+                0,
+                format!(
+                    "the template is {} bytes, longer than the {MAX_SOURCE} a values text may be",
+                    text.len()
+                ),
+            ));
+        }
+        let parsed = parse::parse(text).map_err(|e| at(e.offset, e.message))?;
+        let functions = funcs::all();
+        if let Some((name, offset)) = unknown_function(&parsed, |name| {
+            functions.contains_key(name) || exec::BUILTINS.contains(&name)
+        }) {
+            return Err(at(offset, format!("function {name:?} not defined")));
+        }
+        Ok(Template {
+            text: text.to_string(),
+            parsed,
+        })
     }
-    let parsed = parse::parse(text).map_err(|e| at(e.offset, ErrorKind::Parse, e.message))?;
-    let functions = funcs::all();
-    if let Some((name, offset)) = unknown_function(&parsed, |name| {
-        functions.contains_key(name) || exec::BUILTINS.contains(&name)
-    }) {
-        return Err(at(
-            offset,
-            ErrorKind::Parse,
-            format!("function {name:?} not defined"),
-        ));
+
+    /// The text this template renders to over `data`.
+    pub fn render(&self, data: &Value, limits: Limits) -> Result<String, TemplateError> {
+        exec::run(&self.parsed, data, funcs::all(), limits).map_err(|e| TemplateError {
+            pos: Pos::of(&self.text, e.offset),
+            kind: ErrorKind::Exec,
+            message: e.message,
+        })
     }
-    exec::run(&parsed, data, functions, limits)
-        .map_err(|e| at(e.offset, ErrorKind::Exec, e.message))
 }
 
 /// The first function `parsed` calls that `known` does not know: Go

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use k8s_openapi::api::events::v1::Event;
 
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use crate::capi;
 use crate::tui::model::events;
 use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
 use crate::tui::model::pending::{PendingRevision, pending_revisions};
@@ -38,6 +39,9 @@ pub struct Snapshot {
     /// The contexts its objects were read from, in the console's order:
     /// one, unless it merged several.
     pub contexts: Vec<KubeContext>,
+    /// Cluster API's Clusters, which values templates read: the merged
+    /// values a screen shows are each cluster's own.
+    pub capi_clusters: Vec<Obj<capi::Cluster>>,
 }
 
 /// How much of a kind's first list the console has while it loads.
@@ -187,6 +191,7 @@ impl Snapshot {
             loading: Vec::new(),
             arrived: true,
             contexts: Vec::new(),
+            capi_clusters: Vec::new(),
         }
     }
 
@@ -224,6 +229,7 @@ impl Snapshot {
             all.usage.extend(part.usage);
             all.pending_usage.extend(part.pending_usage);
             all.pending.extend(part.pending);
+            all.capi_clusters.extend(part.capi_clusters);
             all.arrived |= part.arrived;
         }
         sort_by_key(&mut all.clusters);
@@ -280,6 +286,30 @@ impl Snapshot {
         events::sort(&mut events);
         self.events = events;
         self
+    }
+
+    /// The same snapshot with these Cluster API Clusters.
+    pub fn with_capi_clusters(mut self, clusters: Vec<Arc<capi::Cluster>>) -> Snapshot {
+        self.capi_clusters = tagged(&self.context(), clusters);
+        self
+    }
+
+    /// Cluster API's Cluster of the ManagedCluster `name` (they share the
+    /// name and namespace), of `context`.
+    pub fn capi_cluster(
+        &self,
+        context: &KubeContext,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&capi::Cluster> {
+        self.capi_clusters
+            .iter()
+            .find(|c| {
+                c.context == *context
+                    && c.metadata.namespace.as_deref() == Some(namespace)
+                    && c.metadata.name.as_deref() == Some(name)
+            })
+            .map(|c| &**c)
     }
 
     /// The same snapshot with these rollouts.

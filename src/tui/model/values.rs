@@ -20,6 +20,7 @@ use crate::api::{
 use crate::plan::safe_text::mask_value;
 use crate::plan::services::{ServicePlan, plan_services};
 use crate::plan::values::to_yaml;
+use crate::plan::values_data::ValuesData;
 use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
 use crate::tui::model::snapshot::Snapshot;
 
@@ -178,7 +179,14 @@ pub fn cluster(data: &Snapshot, mc: &Obj<ManagedCluster>, service: &str) -> Show
         ));
     };
     let (revision, spec) = services_given(ct, mc);
-    let plans = plan_services(&spec, &mc.spec, lookup(data, &mc.context, &ns));
+    let capi = data.capi_cluster(&mc.context, &ns, &mc.name_any());
+    let values_data = ValuesData::of(mc, capi);
+    let plans = plan_services(
+        &spec,
+        &mc.spec,
+        &values_data,
+        lookup(data, &mc.context, &ns),
+    );
     let Some((template, values)) = from_plans(&plans, service) else {
         let disabled = mc
             .spec
@@ -229,7 +237,12 @@ pub fn template(data: &Snapshot, ct: &Obj<ClusterTemplate>, service: &str) -> Sh
         template: ct.name_any(),
         ..Default::default()
     };
-    let plans = plan_services(&ct.spec, &cluster, lookup(data, &ct.context, &ns));
+    let plans = plan_services(
+        &ct.spec,
+        &cluster,
+        &ValuesData::none(),
+        lookup(data, &ct.context, &ns),
+    );
     match from_plans(&plans, service) {
         Some((template, values)) => Shown {
             layers: layers(
@@ -256,7 +269,8 @@ pub fn service_template(st: &ServiceTemplate) -> Shown {
         }],
         ..Default::default()
     };
-    let plans = plan_services(&spec, &ManagedClusterSpec::default(), |n| {
+    let no_cluster = ValuesData::none();
+    let plans = plan_services(&spec, &ManagedClusterSpec::default(), &no_cluster, |n| {
         (n == name).then_some(st)
     });
     match from_plans(&plans, &name) {

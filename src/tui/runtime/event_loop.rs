@@ -293,7 +293,7 @@ pub async fn event_loop(
                     .due(last_frame + FRAME)
                     .is_some_and(|due| now >= due);
                 if refresh {
-                    update(app, Msg::Data(live.snapshot()));
+                    update(app, Msg::data(live.snapshot()));
                 }
                 terminal.draw(|f| screens::draw(app, f))?;
                 // What taking the change in cost: the snapshot, the update

@@ -32,6 +32,7 @@ use tokio::task::JoinHandle;
 
 use crate::api::names::REPORTER;
 use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use crate::capi;
 use crate::store::{self, Scope, Stores, WatchState, Watches, reflected};
 use crate::tui::model::key::{Kind, KubeContext};
 use crate::tui::model::snapshot::{Loading, Snapshot};
@@ -74,6 +75,8 @@ pub struct Readers {
     pub(crate) cluster_templates: Store<ClusterTemplate>,
     pub(crate) service_templates: Store<ServiceTemplate>,
     pub(crate) rollouts: Store<TemplateRollout>,
+    /// What values templates read.
+    pub(crate) capi_clusters: Store<capi::Cluster>,
     /// The console's own: the engine does not watch Events.
     pub(crate) events: Store<Event>,
     /// Only this namespace's objects, when the stores hold more (the
@@ -94,6 +97,7 @@ impl Readers {
             cluster_templates: stores.cluster_templates.clone(),
             service_templates: stores.service_templates.clone(),
             rollouts: stores.rollouts.clone(),
+            capi_clusters: stores.capi_clusters.clone(),
             events: events.store.clone(),
             namespace: None,
             context: KubeContext::default(),
@@ -155,6 +159,7 @@ impl Readers {
             service_templates,
         )
         .with_rollouts(rollouts)
+        .with_capi_clusters(self.read(&self.capi_clusters))
         .with_events(self.read(&self.events))
         .loading(loading, arrived)
     }

@@ -38,8 +38,9 @@ pub enum Msg {
     Changed(Kind),
     /// Every store has its first full list.
     Synced,
-    /// A fresh snapshot of the stores.
-    Data(Snapshot),
+    /// A fresh snapshot of the stores (boxed: it is by far the largest
+    /// message, and the others are many more).
+    Data(Box<Snapshot>),
     /// A warning or error from the log: counted in the header, listed on
     /// the warnings screen, never on the status line.
     Log(Warning),
@@ -123,6 +124,13 @@ pub enum Msg {
         id: ChartId,
         result: Result<Arc<ChartValues>, String>,
     },
+}
+
+impl Msg {
+    /// [`Msg::Data`] of `snapshot`.
+    pub fn data(snapshot: Snapshot) -> Msg {
+        Msg::Data(Box::new(snapshot))
+    }
 }
 
 /// Side effects `update` asks the loop for.

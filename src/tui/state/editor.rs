@@ -31,7 +31,9 @@ use tui_textarea::{CursorMove, TextArea};
 use crate::api::{ClusterTemplate, ManagedCluster, ManagedClusterSpec};
 use crate::plan::chart_check::{self, Finding, Level};
 use crate::plan::services::{ServicePlan, plan_services};
+use crate::plan::template::{self, Template};
 use crate::plan::values::{ValuesError, diff, parse_values};
+use crate::plan::values_data::ValuesData;
 use crate::tui::keys::{Action, Keymap, Mode, ScreenKind};
 use crate::tui::model::chart::{ChartStatus, chart_source};
 use crate::tui::model::key::{Kind, Obj, ObjKey};
@@ -216,7 +218,20 @@ fn textarea(text: &str) -> TextArea<'static> {
 }
 
 /// The text checked: its syntax, then against the chart when there is one.
+/// A template is checked as a template here (its line and column when it
+/// is not one); what it renders to is each cluster's, which the review of
+/// the save shows cluster by cluster.
 fn check(text: &str, chart: &ChartStatus) -> (Result<(), ValuesError>, Vec<Finding>) {
+    if template::is_template(text) {
+        let checked = Template::parse(text)
+            .map(drop)
+            .map_err(|e| ValuesError::Syntax {
+                line: e.pos.line,
+                column: e.pos.column,
+                message: format!("template: {}", e.message),
+            });
+        return (checked, Vec::new());
+    }
     match parse_values(text) {
         Err(e) => (Err(e), Vec::new()),
         Ok(values) => {
@@ -588,10 +603,12 @@ impl Editor {
                 }
                 let mut new = (**mc).clone();
                 new.spec = spec.clone();
+                let capi = data.capi_cluster(ctx, &ns, &mc.name_any());
+                let values_data = ValuesData::of(mc, capi);
                 proposed = Proposed::Cluster(Box::new(new));
                 (
-                    plan_services(&template, &mc.spec, &lookup),
-                    plan_services(&template, &spec, &lookup),
+                    plan_services(&template, &mc.spec, &values_data, &lookup),
+                    plan_services(&template, &spec, &values_data, &lookup),
                 )
             }
             Base::Template(ct) => {
@@ -622,8 +639,8 @@ impl Editor {
                     ),
                 });
                 (
-                    plan_services(&ct.spec, &cluster, &lookup),
-                    plan_services(&spec, &cluster, &lookup),
+                    plan_services(&ct.spec, &cluster, &ValuesData::none(), &lookup),
+                    plan_services(&spec, &cluster, &ValuesData::none(), &lookup),
                 )
             }
         };

@@ -56,6 +56,7 @@ fn fleet(data: &Snapshot, context: &KubeContext, namespace: &str) -> Fleet {
         cluster_templates: ours(&data.cluster_templates, context, namespace),
         service_templates: ours(&data.service_templates, context, namespace),
         clusters: ours(&data.clusters, context, namespace),
+        capi_clusters: ours(&data.capi_clusters, context, namespace),
     }
 }
 

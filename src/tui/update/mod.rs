@@ -35,7 +35,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.synced = true;
             return vec![Command::Refresh];
         }
-        Msg::Data(snapshot) => navigation::set_data(app, snapshot),
+        Msg::Data(snapshot) => navigation::set_data(app, *snapshot),
         // Never the status line: it keeps the answer to the user's last key.
         Msg::Log(warning) => app.warnings.add(warning),
         Msg::EngineLeading(leading) => {

@@ -98,14 +98,14 @@ fn cluster_detail() {
 fn cluster_values() {
     snap("cluster_values", || {
         let mut app = app();
-        update(&mut app, Msg::Data(valued()));
+        update(&mut app, Msg::data(valued()));
         press(&mut app, KeyCode::Enter);
         app
     });
     // staging-1 is still given revision 1.
     snap("cluster_values_given_revision", || {
         let mut app = app();
-        update(&mut app, Msg::Data(valued()));
+        update(&mut app, Msg::data(valued()));
         press(&mut app, KeyCode::Down);
         press(&mut app, KeyCode::Enter);
         app
@@ -118,7 +118,7 @@ fn cluster_values() {
             .spec
             .services[0]
             .values = Some("controller:\n  service: {type: [ClusterIP}\n".into());
-        update(&mut app, Msg::Data(data));
+        update(&mut app, Msg::data(data));
         press(&mut app, KeyCode::Enter);
         app
     });
@@ -160,7 +160,7 @@ fn long_values() -> App {
     config["defaultBackend"] = serde_json::json!({"enabled": false});
     config["tcp"] = serde_json::json!({});
     st.status.as_mut().unwrap().config = Some(config);
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     press(&mut app, KeyCode::Enter);
     app
 }
@@ -325,7 +325,7 @@ fn board_colours_come_from_the_theme() {
 fn template_detail() {
     snap("template_detail", || {
         let mut app = app();
-        update(&mut app, Msg::Data(versioned()));
+        update(&mut app, Msg::data(versioned()));
         press(&mut app, KeyCode::Char(':'));
         type_str(&mut app, "tmpl");
         press(&mut app, KeyCode::Enter);
@@ -348,7 +348,7 @@ fn template_detail_shows_the_install_order() {
     });
     let template = ct.metadata.name.clone().unwrap();
     let mut app = app();
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     press(&mut app, KeyCode::Char(':'));
     type_str(&mut app, "tmpl");
     press(&mut app, KeyCode::Enter);
@@ -370,7 +370,7 @@ fn template_detail_shows_the_install_order() {
 fn template_values() {
     snap("template_values", || {
         let mut app = app();
-        update(&mut app, Msg::Data(valued()));
+        update(&mut app, Msg::data(valued()));
         press(&mut app, KeyCode::Char(':'));
         type_str(&mut app, "tmpl");
         press(&mut app, KeyCode::Enter);
@@ -379,7 +379,7 @@ fn template_values() {
     });
     snap("template_values_screen", || {
         let mut app = app();
-        update(&mut app, Msg::Data(valued()));
+        update(&mut app, Msg::data(valued()));
         press(&mut app, KeyCode::Char(':'));
         type_str(&mut app, "tmpl");
         press(&mut app, KeyCode::Enter);
@@ -390,7 +390,7 @@ fn template_values() {
     // A ServiceTemplate: its chart's defaults under its own values.
     snap("service_template_defaults", || {
         let mut app = app();
-        update(&mut app, Msg::Data(valued()));
+        update(&mut app, Msg::data(valued()));
         press(&mut app, KeyCode::Char(':'));
         type_str(&mut app, "tmpl");
         press(&mut app, KeyCode::Enter);
@@ -433,7 +433,7 @@ fn editor() {
             values: Some("controller:\n  replicaCount: 3\n".into()),
             ..Default::default()
         }];
-        update(&mut app, Msg::Data(data));
+        update(&mut app, Msg::data(data));
         press(&mut app, KeyCode::Enter);
         press(&mut app, KeyCode::Char('e'));
         type_text(&mut app, "# three for the peak\n");
@@ -443,7 +443,7 @@ fn editor() {
     // A ClusterTemplate's entry: a new revision, rolled out to its clusters.
     snap("editor_template_review", || {
         let mut app = app();
-        update(&mut app, Msg::Data(versioned()));
+        update(&mut app, Msg::data(versioned()));
         press(&mut app, KeyCode::Char(':'));
         type_str(&mut app, "tmpl");
         press(&mut app, KeyCode::Enter);
@@ -803,16 +803,16 @@ fn themes_change_colours_only() {
 fn any_size_draws() {
     let setups: [fn(&mut App); 13] = [
         |a| {
-            update(a, Msg::Data(valued()));
+            update(a, Msg::data(valued()));
             press(a, KeyCode::Enter);
         },
         |a| {
-            update(a, Msg::Data(valued()));
+            update(a, Msg::data(valued()));
             press(a, KeyCode::Enter);
             press(a, KeyCode::Enter);
         },
         |a| {
-            update(a, Msg::Data(valued()));
+            update(a, Msg::data(valued()));
             press(a, KeyCode::Char(':'));
             type_str(a, "tmpl");
             press(a, KeyCode::Enter);
@@ -1033,7 +1033,7 @@ fn delete_asks_what_goes_and_where() {
 fn loading_app(loading: Vec<(Kind, Loading)>) -> App {
     let mut app = App::new(target(), Theme::default(), now());
     let data = crate::tui::fixtures::sample::sample();
-    update(&mut app, Msg::Data(data.loading(loading, true)));
+    update(&mut app, Msg::data(data.loading(loading, true)));
     app
 }
 
@@ -1112,7 +1112,7 @@ fn the_loading_indicator_counts_what_is_at_hand() {
 #[test]
 fn connecting_until_something_arrives() {
     let mut app = App::new(target(), Theme::default(), now());
-    update(&mut app, Msg::Data(Snapshot::default()));
+    update(&mut app, Msg::data(Snapshot::default()));
     assert!(text(&mut app, (120, 40)).contains("connecting…"));
     let data = crate::tui::fixtures::sample::sample().loading(
         vec![(
@@ -1124,6 +1124,6 @@ fn connecting_until_something_arrives() {
         )],
         true,
     );
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     assert!(!text(&mut app, (120, 40)).contains("connecting…"));
 }

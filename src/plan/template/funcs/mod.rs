@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use super::exec::Limits;
+use super::limits::Limits;
 use super::value::Value;
 
 pub mod encode;

@@ -337,7 +337,7 @@ fn the_board_follows_the_store() {
     status.waves[1].state = WaveState::Progressing;
     status.clusters.remove(1);
     let data = sample().with_rollouts(vec![Arc::new(r)]);
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     assert_eq!(board_cursor(&app).as_deref(), Some("prod-us-1"));
     assert_eq!(app.view().selected, 1);
     assert!(press(&mut app, KeyCode::Char('a')).is_empty());
@@ -346,7 +346,7 @@ fn the_board_follows_the_store() {
         "no wave waits for approval (the rollout is Progressing)"
     );
     // The rollout goes away: keys say so, nothing is sent.
-    update(&mut app, Msg::Data(sample().with_rollouts(vec![])));
+    update(&mut app, Msg::data(sample().with_rollouts(vec![])));
     assert_eq!(app.row_count(), 0);
     assert!(press(&mut app, KeyCode::Char('p')).is_empty());
     assert_eq!(flash_text(&app), "aws-standalone-cp-3 no longer exists");
@@ -376,7 +376,7 @@ fn a_long_board_scrolls_by_lines_and_clicks_select_clusters() {
     let mut app = board_app();
     update(
         &mut app,
-        Msg::Data(sample().with_rollouts(vec![Arc::new(r)])),
+        Msg::data(sample().with_rollouts(vec![Arc::new(r)])),
     );
     let height = rows_height(&app, app.view());
     assert!(height >= 5, "{height}");

@@ -249,7 +249,7 @@ fn a_conflict_without_the_newer_object_waits_for_the_store() {
         values: Some("b: 2\n".into()),
         ..Default::default()
     }];
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     press(&mut app, KeyCode::Char('r'));
     assert_eq!(editor(&app).stage, Stage::Editing);
     assert_eq!(editor(&app).text(), "b: 2\n");
@@ -266,7 +266,7 @@ fn the_editor_sees_when_the_object_changes_under_it() {
         Arc::make_mut(&mut data.clusters[0].object)
             .metadata
             .resource_version = Some(rv.into());
-        update(app, Msg::Data(data));
+        update(app, Msg::data(data));
     };
     bump(&mut app, "300");
     assert!(editor(&app).changed_since_opened(&app.data));
@@ -351,7 +351,7 @@ fn a_read_only_console_does_not_open_the_editor() {
 #[test]
 fn enter_on_a_service_shows_all_its_values() {
     let mut app = app();
-    update(&mut app, Msg::Data(valued()));
+    update(&mut app, Msg::data(valued()));
     // prod-eu-1, then its second service.
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('j'));
@@ -396,13 +396,13 @@ fn enter_on_a_service_shows_all_its_values() {
         .map(|i| (format!("key{i:03}"), serde_json::json!(i)))
         .collect();
     st.status.as_mut().unwrap().config = Some(serde_json::Value::Object(many));
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.row_count(), 102);
     press(&mut app, KeyCode::Char('G'));
     let height = rows_height(&app, app.view());
     assert_eq!(app.view().offset, 102 - height);
-    update(&mut app, Msg::Data(valued()));
+    update(&mut app, Msg::data(valued()));
     assert_eq!(app.view().offset, 0);
 
     // enter on a cluster without services says so.
@@ -415,7 +415,7 @@ fn enter_on_a_service_shows_all_its_values() {
 
     // On a ClusterTemplate: the selected service's defaults.
     let mut app = self::app();
-    update(&mut app, Msg::Data(valued()));
+    update(&mut app, Msg::data(valued()));
     press(&mut app, KeyCode::Char(':'));
     type_str(&mut app, "tmpl");
     press(&mut app, KeyCode::Enter);
@@ -434,7 +434,7 @@ fn enter_on_a_service_shows_all_its_values() {
 #[test]
 fn the_template_detail_edits_the_template_entry() {
     let mut app = app();
-    update(&mut app, Msg::Data(versioned()));
+    update(&mut app, Msg::data(versioned()));
     press(&mut app, KeyCode::Char(':'));
     type_str(&mut app, "tmpl");
     press(&mut app, KeyCode::Enter);
@@ -523,7 +523,7 @@ fn the_review_uses_the_merged_values() {
     let ct = Arc::make_mut(&mut data.cluster_templates[0].object);
     ct.spec.services[0].values = Some("controller:\n  kind: DaemonSet\n".into());
     let mut app = app();
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('e'));
     type_text(&mut app, "controller:\n  replicaCount: 4\n  kind: null");

@@ -119,7 +119,7 @@ fn ct_and_st_list_one_kind_of_template() {
 #[test]
 fn ctrl_u_erases_the_line_before_the_cursor_in_every_text_field() {
     let mut app = app();
-    update(&mut app, Msg::Data(versioned()));
+    update(&mut app, Msg::data(versioned()));
     // The `:` prompt and the filter: the cursor is at the end.
     press(&mut app, KeyCode::Char(':'));
     type_str(&mut app, "rollouts");
@@ -144,7 +144,7 @@ fn ctrl_u_erases_the_line_before_the_cursor_in_every_text_field() {
 #[test]
 fn a_save_says_saved_and_what_happens_next() {
     let mut app = app();
-    update(&mut app, Msg::Data(versioned()));
+    update(&mut app, Msg::data(versioned()));
     press(&mut app, KeyCode::Char(':'));
     type_str(&mut app, "ct");
     press(&mut app, KeyCode::Enter);
@@ -170,6 +170,6 @@ fn a_save_says_saved_and_what_happens_next() {
          (wave by wave; :rollouts)"
     );
     // It stays through data changes and time, until a key.
-    update(&mut app, Msg::Data(versioned()));
+    update(&mut app, Msg::data(versioned()));
     assert!(flash_text(&app).starts_with("saved "));
 }

@@ -191,7 +191,7 @@ fn a_search_far_down_scrolls_to_it_and_says_when_nothing_matches() {
 #[test]
 fn slash_searches_the_values_view_too() {
     let mut app = app();
-    update(&mut app, Msg::Data(valued()));
+    update(&mut app, Msg::data(valued()));
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Enter);
     assert!(app.screen().scrolls(), "{:?}", app.screen());

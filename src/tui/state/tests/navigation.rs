@@ -46,11 +46,11 @@ fn selection_follows_its_row_when_data_changes() {
     assert_eq!(selected_name(&app), "staging-1");
     let mut data = sample();
     data.clusters.remove(0);
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     assert_eq!(selected_name(&app), "staging-1");
     assert_eq!(app.view().selected, 0);
     // The selected row went away: the selection stays in range.
-    update(&mut app, Msg::Data(Snapshot::default()));
+    update(&mut app, Msg::data(Snapshot::default()));
     assert_eq!(app.view().selected, 0);
     assert_eq!(app.row_count(), 0);
 }
@@ -89,7 +89,7 @@ fn yaml_hides_managed_fields_and_scrolls() {
     mc.metadata.managed_fields = Some(vec![Default::default()]);
     data.clusters[0] = Obj::new(&Default::default(), Arc::new(mc));
     let mut app = app();
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     press(&mut app, KeyCode::Char('y'));
     let Screen::Yaml(key) = app.screen().clone() else {
         panic!("not on the yaml screen");
@@ -117,7 +117,7 @@ fn long_lists_scroll_to_keep_the_selection_visible() {
         })
         .collect();
     let mut app = app();
-    update(&mut app, Msg::Data(Snapshot::new(clusters, vec![], vec![])));
+    update(&mut app, Msg::data(Snapshot::new(clusters, vec![], vec![])));
     let height = rows_height(&app, app.view());
     assert!(height > 5);
     for _ in 0..height {
@@ -167,7 +167,7 @@ fn rows_stay_put_as_pages_arrive() {
         crate::tui::fixtures::objects::now(),
     );
     update(&mut app, Msg::Resize(120, 40));
-    update(&mut app, Msg::Data(page(100)));
+    update(&mut app, Msg::data(page(100)));
     assert_eq!(app.row_count(), 100);
     for _ in 0..60 {
         press(&mut app, KeyCode::Char('j'));
@@ -175,7 +175,7 @@ fn rows_stay_put_as_pages_arrive() {
     let (selected, offset, name) = (app.view().selected, app.view().offset, selected_name(&app));
     assert!(offset > 0, "scrolled");
     for n in [500, 900, 1000] {
-        update(&mut app, Msg::Data(page(n)));
+        update(&mut app, Msg::data(page(n)));
         assert_eq!(app.row_count(), n);
         assert_eq!(selected_name(&app), name, "the selection stays on its row");
         assert_eq!(
@@ -185,15 +185,15 @@ fn rows_stay_put_as_pages_arrive() {
         );
     }
     update(&mut app, Msg::Synced);
-    update(&mut app, Msg::Data(all.clone()));
+    update(&mut app, Msg::data(all.clone()));
     assert_eq!(selected_name(&app), name);
     assert_eq!((app.view().selected, app.view().offset), (selected, offset));
 
     // Sorted by age, a page that arrives may put rows above the
     // selection: it follows its row.
-    update(&mut app, Msg::Data(page(100)));
+    update(&mut app, Msg::data(page(100)));
     press(&mut app, KeyCode::Char('A'));
     let name = selected_name(&app);
-    update(&mut app, Msg::Data(page(1000)));
+    update(&mut app, Msg::data(page(1000)));
     assert_eq!(selected_name(&app), name);
 }

@@ -231,7 +231,7 @@ fn ctx_connects_and_a_failure_changes_nothing() {
     );
     // The data comes again, from the new stores.
     update(&mut app, Msg::Synced);
-    update(&mut app, Msg::Data(sample()));
+    update(&mut app, Msg::data(sample()));
     assert!(app.synced);
 }
 

@@ -70,7 +70,7 @@ fn the_header_and_the_lists_name_each_context() {
 
     // One context again: no CONTEXT column.
     update(&mut app, Msg::Closed("west".into()));
-    update(&mut app, Msg::Data(in_contexts(&["kind-hmc"])));
+    update(&mut app, Msg::data(in_contexts(&["kind-hmc"])));
     let screen = text(&mut app, (120, 40));
     assert!(!screen.contains("CONTEXT"), "{screen}");
     assert!(

@@ -77,7 +77,7 @@ fn a_chart_being_fetched_is_not_a_red_warning() {
     ev.reason = Some("ChartNotReady".into());
     ev.note = Some("fetching chart ingress-nginx 4.11.4 from https://charts.example".into());
     let data = app.data.clone().with_events(vec![Arc::new(ev)]);
-    update(&mut app, Msg::Data(data));
+    update(&mut app, Msg::data(data));
     press(&mut app, KeyCode::Char(':'));
     type_str(&mut app, "events");
     press(&mut app, KeyCode::Enter);

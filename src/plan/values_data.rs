@@ -1,0 +1,128 @@
+//! What a service's values template reads of its cluster, under the names
+//! hmc and Sveltos users already write:
+//!
+//! - `.Cluster`: the Cluster API `Cluster` (`apiVersion`, `kind`,
+//!   `metadata` with name, namespace, labels and annotations, and `spec`);
+//! - `.ManagedCluster`: the ManagedCluster, the same parts;
+//! - `.Template`: the name of the ClusterTemplate the cluster is made from.
+//!
+//! The status and the fields the API server keeps changing
+//! (`resourceVersion`, `managedFields`, …) are left out on purpose: values
+//! that read them would change, and so roll out, on every status update.
+//! A template that reads `.Cluster.status` is told the key is missing.
+//!
+//! Built at most once per plan and only when a values text is a template:
+//! planning ten thousand clusters whose values are plain builds nothing.
+
+use std::cell::OnceCell;
+
+use kube::api::ObjectMeta;
+use serde_json::{Map, Value as Json, json};
+
+use crate::api::ManagedCluster;
+use crate::capi;
+use crate::plan::template::Value;
+
+/// One cluster's data for its values templates.
+#[derive(Debug, Default)]
+pub struct ValuesData<'a> {
+    managed: Option<&'a ManagedCluster>,
+    capi: Option<&'a capi::Cluster>,
+    root: OnceCell<Value>,
+}
+
+impl<'a> ValuesData<'a> {
+    /// The data of `managed`, whose Cluster API Cluster is `capi` (`None`
+    /// while Cluster API has not made it).
+    pub fn of(managed: &'a ManagedCluster, capi: Option<&'a capi::Cluster>) -> Self {
+        ValuesData {
+            managed: Some(managed),
+            capi,
+            root: OnceCell::new(),
+        }
+    }
+
+    /// No cluster at all: a template's values seen on their own.
+    pub fn none() -> Self {
+        ValuesData::default()
+    }
+
+    /// Whether there is a cluster to render for.
+    pub fn has_cluster(&self) -> bool {
+        self.managed.is_some()
+    }
+
+    /// Whether Cluster API's Cluster is known.
+    pub fn has_capi_cluster(&self) -> bool {
+        self.capi.is_some()
+    }
+
+    /// The cluster's name, for messages.
+    pub fn cluster_name(&self) -> &str {
+        self.managed
+            .and_then(|m| m.metadata.name.as_deref())
+            .unwrap_or_default()
+    }
+
+    /// The root a template's `.` is: `.Cluster`, `.ManagedCluster` and
+    /// `.Template`. `.Cluster` is nil while the Cluster does not exist.
+    pub fn root(&self) -> &Value {
+        self.root.get_or_init(|| {
+            let cluster = self.capi.map_or(Json::Null, |c| {
+                object(&c.api_version, &c.kind, &c.metadata, spec_of(&c.spec))
+            });
+            let managed = self.managed.map_or(Json::Null, |m| {
+                let spec = serde_json::to_value(&m.spec).unwrap_or(Json::Null);
+                object(
+                    "hmc.mirantis.com/v1alpha1",
+                    "ManagedCluster",
+                    &m.metadata,
+                    spec,
+                )
+            });
+            let template = self.managed.map_or("", |m| m.spec.template.as_str());
+            Value::from(&json!({
+                "Cluster": cluster,
+                "ManagedCluster": managed,
+                "Template": template,
+            }))
+        })
+    }
+}
+
+/// A Cluster's spec as the API server gave it, `paused` included.
+fn spec_of(spec: &capi::ClusterSpec) -> Json {
+    let mut out = spec.rest.clone();
+    if let Some(paused) = spec.paused {
+        out.insert("paused".into(), Json::Bool(paused));
+    }
+    Json::Object(out)
+}
+
+/// An object as a template reads it: its kind, the metadata people name
+/// things by, and its spec.
+fn object(api_version: &str, kind: &str, meta: &ObjectMeta, spec: Json) -> Json {
+    let mut metadata = Map::new();
+    let mut put = |key: &str, value: Json| {
+        metadata.insert(key.to_string(), value);
+    };
+    put("name", json!(meta.name.as_deref().unwrap_or_default()));
+    put(
+        "namespace",
+        json!(meta.namespace.as_deref().unwrap_or_default()),
+    );
+    put("labels", json!(meta.labels.clone().unwrap_or_default()));
+    put(
+        "annotations",
+        json!(meta.annotations.clone().unwrap_or_default()),
+    );
+    json!({
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": metadata,
+        "spec": spec,
+    })
+}
+
+#[cfg(test)]
+mod tests;

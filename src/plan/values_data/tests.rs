@@ -1,0 +1,93 @@
+use serde_json::json;
+
+use super::*;
+use crate::api::ManagedClusterSpec;
+use crate::plan::template::{Limits, render};
+
+fn managed() -> ManagedCluster {
+    let mut mc = ManagedCluster::new(
+        "dev-1",
+        ManagedClusterSpec {
+            template: "aws-1-0".into(),
+            ..Default::default()
+        },
+    );
+    mc.metadata.namespace = Some("team-a".into());
+    mc.metadata.resource_version = Some("42".into());
+    mc
+}
+
+fn cluster() -> capi::Cluster {
+    serde_json::from_value(json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta2",
+        "kind": "Cluster",
+        "metadata": {"name": "dev-1", "namespace": "team-a", "resourceVersion": "7",
+                     "labels": {"region": "eu-west"}},
+        "spec": {"paused": false, "clusterNetwork": {"pods": {"cidrBlocks": ["10.0.0.0/16"]}}},
+        "status": {"phase": "Provisioned"},
+    }))
+    .unwrap()
+}
+
+fn rendered(text: &str, data: &ValuesData) -> Result<String, String> {
+    render(text, data.root(), Limits::default()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_template_reads_the_cluster_the_managed_cluster_and_the_template_name() {
+    let (mc, c) = (managed(), cluster());
+    let data = ValuesData::of(&mc, Some(&c));
+    assert_eq!(
+        rendered(
+            "{{ .Cluster.metadata.name }}/{{ .Cluster.metadata.labels.region }}/\
+             {{ range .Cluster.spec.clusterNetwork.pods.cidrBlocks }}{{ . }}{{ end }}/{{ .Cluster.spec.paused }}/\
+             {{ .ManagedCluster.metadata.namespace }}/{{ .ManagedCluster.spec.template }}/{{ .Template }}",
+            &data
+        )
+        .as_deref(),
+        Ok("dev-1/eu-west/10.0.0.0/16/false/team-a/aws-1-0/aws-1-0")
+    );
+}
+
+#[test]
+fn what_changes_on_every_update_is_not_there_to_read() {
+    let (mc, c) = (managed(), cluster());
+    let data = ValuesData::of(&mc, Some(&c));
+    for text in [
+        "{{ .Cluster.status.phase }}",
+        "{{ .Cluster.metadata.resourceVersion }}",
+        "{{ .ManagedCluster.metadata.resourceVersion }}",
+    ] {
+        let e = rendered(text, &data).unwrap_err();
+        assert!(e.contains("map has no entry for key"), "{text}: {e}");
+    }
+    let Value::Map(root) = data.root() else {
+        panic!("the root is a map");
+    };
+    assert_eq!(
+        root.keys().collect::<Vec<_>>(),
+        ["Cluster", "ManagedCluster", "Template"]
+    );
+}
+
+#[test]
+fn before_cluster_api_made_the_cluster_it_is_nil() {
+    let mc = managed();
+    let data = ValuesData::of(&mc, None);
+    assert!(!data.has_capi_cluster());
+    let e = rendered("{{ .Cluster.metadata.name }}", &data).unwrap_err();
+    assert!(e.contains("nil pointer evaluating"), "{e}");
+    assert_eq!(rendered("{{ .Template }}", &data).as_deref(), Ok("aws-1-0"));
+    // Labels and annotations are there, empty, when the object has none.
+    let (mc, mut c) = (managed(), cluster());
+    c.metadata.labels = None;
+    let data = ValuesData::of(&mc, Some(&c));
+    assert_eq!(
+        rendered(
+            "{{ .Cluster.metadata.labels }}{{ .ManagedCluster.metadata.annotations }}",
+            &data
+        )
+        .as_deref(),
+        Ok("map[]map[]")
+    );
+}
