@@ -228,7 +228,7 @@ def build_local(component: str) -> None:
     _, binary = LOCAL[component]
     out_dir = bin_dir(component)
     if (out_dir / binary).exists():
-        log(f"{component} {out_dir.name}: cached in {out_dir}")
+        log(f"{component} {version_of(component)}: cached in {out_dir}")
         return
     started = time.time()
     work = cache_root() / "build" / out_dir.name
