@@ -10,6 +10,7 @@ the build entirely.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import re
@@ -100,7 +101,15 @@ EXTRA_CRDS = {"sveltos": [("github.com/projectsveltos/libsveltos", "config/crd/b
 CRD_SOURCES = {"cluster-api": "core/config/crd/bases"}
 WEBHOOK_SOURCES = {"cluster-api": "core/config/webhook/manifests.yaml"}
 
+# Go programs of this repository, built like the components: name ->
+# (directory in the repository, binary name). Their cache key is a hash of
+# their source (source_key), so an edit builds them again.
+LOCAL = {"template-oracle": ("tests/template_oracle", "template-oracle")}
+
+REPO = Path(__file__).resolve().parents[2]
+
 BINARIES = {b: comp for comp, (_, _, pkgs) in COMPONENTS.items() for _, b in pkgs}
+BINARIES.update({b: comp for comp, (_, b) in LOCAL.items()})
 
 # Tools from the crates registry, for the checks in the test command
 # (tests/supply_chain.rs, tests/docs.rs): crate -> version. Each is installed
@@ -113,9 +122,31 @@ def cache_root() -> Path:
     return Path(base) / "hmc-tui"
 
 
+def source_files(component: str) -> list[Path]:
+    """What a local component is built from: go.mod, go.sum and its .go
+    files (not the test data beside them)."""
+    src = REPO / LOCAL[component][0]
+    return sorted(p for p in src.iterdir() if p.is_file() and (p.suffix == ".go" or p.name in ("go.mod", "go.sum")))
+
+
+def source_key(component: str) -> str:
+    """The hash of a local component's source. tests/template_oracle.rs
+    computes the same (name, NUL, bytes, NUL per file) to refuse a binary
+    built from other sources."""
+    h = hashlib.sha256()
+    for path in source_files(component):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def version_of(component: str) -> str:
+    if component in LOCAL:
+        return "src-" + source_key(component)
+    return COMPONENTS[component][1]
+
+
 def bin_dir(component: str) -> Path:
-    module, version, _ = COMPONENTS[component]
-    return cache_root() / "bin" / f"{component}-{version}"
+    return cache_root() / "bin" / f"{component}-{version_of(component)}"
 
 
 def crd_dir(component: str) -> Path:
@@ -190,7 +221,41 @@ def replaces(gomod_text: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def build_local(component: str) -> None:
+    """Builds a Go program of this repository from a copy of its source (the
+    tree's go.sum is never rewritten); the key stamped in with -X lets a test
+    check it runs the binary of the source it has."""
+    _, binary = LOCAL[component]
+    out_dir = bin_dir(component)
+    if (out_dir / binary).exists():
+        log(f"{component} {version_of(component)}: cached in {out_dir}")
+        return
+    started = time.time()
+    work = cache_root() / "build" / out_dir.name
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    for path in source_files(component):
+        shutil.copy(path, work / path.name)
+    tmp_out = out_dir.with_name(out_dir.name + ".tmp")
+    tmp_out.mkdir(parents=True, exist_ok=True)
+    ldflags = f"-s -w -X main.sourceKey={source_key(component)}"
+    run(["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(tmp_out / binary), "."], work, go_env())
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    tmp_out.rename(out_dir)
+    shutil.rmtree(work)
+    # Builds of earlier source are of no use any more.
+    for old in out_dir.parent.glob(f"{component}-src-*"):
+        if old != out_dir:
+            shutil.rmtree(old)
+    log(f"{component}: built in {time.time() - started:.0f}s -> {out_dir}")
+
+
 def build_component(component: str) -> None:
+    if component in LOCAL:
+        build_local(component)
+        return
     module, version, pkgs = COMPONENTS[component]
     out_dir = bin_dir(component)
     if all((out_dir / b).exists() for _, b in pkgs):
@@ -321,6 +386,7 @@ def needed_components() -> list[str]:
             continue
         if not all(env_override(b) for _, b in pkgs):
             comps.append(comp)
+    comps += [comp for comp, (_, b) in LOCAL.items() if not env_override(b)]
     return comps
 
 

@@ -798,6 +798,9 @@ def cmd_env(_args) -> None:
     print(f"export HMC_CHART_REPO=http://127.0.0.1:{CHART_REPO_PORT}")
     print(f"export HMC_UPSTREAM_CHART_REPO=http://127.0.0.1:{CHART_REPO_PORT}/upstream")
     print(f"export HMC_HARNESS_LOGS={LOGS}")
+    # Go's text/template with Sprig, which tests/template_oracle.rs holds
+    # the values template interpreter against.
+    print(f"export HMC_TEMPLATE_ORACLE_BIN={build.binary_path('template-oracle')}")
 
 
 # The harness's provider kinds (tests/fixtures/crds/harness-provider.yaml):
