@@ -440,7 +440,16 @@ fn layer_problem(whose: &str, e: &LayerError, data: &ValuesData) -> (ServiceStat
                 ),
             );
         }
-        LayerError::Template(_) => "do not render for this cluster",
+        LayerError::Template(t) => {
+            let why = match &t.missing {
+                Some(missing) => format!("{}: {}", t.pos, data.explain(missing)),
+                None => t.to_string(),
+            };
+            return (
+                ServiceState::Failed,
+                format!("values of {whose} do not render for this cluster: {why}"),
+            );
+        }
         e if e.is_limit() => "are too large",
         _ => "are not valid",
     };

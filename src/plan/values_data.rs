@@ -22,6 +22,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::api::ManagedCluster;
 use crate::capi;
 use crate::plan::template::Value;
+use crate::plan::template::missing::MissingKey;
 
 /// One cluster's data for its values templates.
 #[derive(Debug, Default)]
@@ -87,6 +88,34 @@ impl<'a> ValuesData<'a> {
                 "Template": template,
             }))
         })
+    }
+}
+
+impl ValuesData<'_> {
+    /// What a key missing at `missing.path` means for this cluster, in its
+    /// own words: "label region is not set on Cluster dev-3".
+    pub fn explain(&self, missing: &MissingKey) -> String {
+        let key = &missing.key;
+        let path: Vec<&str> = missing.path.iter().map(String::as_str).collect();
+        let name = self.cluster_name();
+        let (kind, rest) = match path.as_slice() {
+            ["Cluster", rest @ ..] => ("Cluster", rest),
+            ["ManagedCluster", rest @ ..] => ("ManagedCluster", rest),
+            [] => {
+                return format!(
+                    ".{key} is not something a values template reads: it reads .Cluster, .ManagedCluster and .Template"
+                );
+            }
+            _ => return format!(".{}.{key} is not set", path.join(".")),
+        };
+        match rest {
+            ["metadata", "labels"] => format!("label {key} is not set on {kind} {name}"),
+            ["metadata", "annotations"] => format!("annotation {key} is not set on {kind} {name}"),
+            [] if key == "status" => {
+                format!("a values template does not read the status of {kind} {name}")
+            }
+            _ => format!(".{}.{key} is not set on {kind} {name}", path.join(".")),
+        }
     }
 }
 

@@ -457,3 +457,73 @@ proptest::proptest! {
         }
     }
 }
+
+fn capi_cluster(name: &str, region: Option<&str>) -> capi::Cluster {
+    serde_json::from_value(json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+        "metadata": {"name": name, "namespace": NS,
+                     "labels": region.map(|r| json!({"region": r})).unwrap_or(json!({}))},
+        "spec": {},
+    }))
+    .unwrap()
+}
+
+/// A template whose values read the cluster: the review shows each cluster
+/// what it will get, and the cluster the template cannot render for as
+/// blocked, with why.
+#[test]
+fn templated_values_are_planned_for_each_cluster_with_its_own_data() {
+    let values = |extra: &str| {
+        format!(
+            "controller:\n  region: \"{{{{ .Cluster.metadata.labels.region }}}}-{{{{ .Cluster.metadata.name }}}}\"\n{extra}"
+        )
+    };
+    let mut live = fleet();
+    live.cluster_templates[0] =
+        cluster_template("prod", &[("ingress", "nginx-1", &values(""))], None);
+    live.capi_clusters = vec![
+        capi_cluster("a", Some("eu")),
+        capi_cluster("b", Some("us")),
+        capi_cluster("c", None),
+    ];
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[("ingress", "nginx-1", &values("  replicaCount: 3\n"))],
+            None,
+        )],
+        ..Default::default()
+    };
+    let impacts = impact(&live, &proposal);
+    let found = outcomes(&impacts);
+    let change = Outcome::Changes {
+        changes: vec![Change {
+            path: "controller.replicaCount".into(),
+            old: Some(json!(1)),
+            new: Some(json!(3)),
+        }],
+        chart: None,
+    };
+    // c's Cluster has no region label: its service is blocked before and
+    // after, and the change does not reach it.
+    assert_eq!(found, vec![("a", &change), ("b", &change)]);
+    // The merged values the review shows for one cluster are its own.
+    let before = View::of(&live, None);
+    let mut parsed = ParsedValues::default();
+    let plans = before.plan(NS, live.clusters.first(), false, &mut parsed);
+    match plans.get("ingress") {
+        Some(ServicePlan::Install(d)) => {
+            assert_eq!(d.effective["controller"]["region"], "eu-a")
+        }
+        other => panic!("{other:?}"),
+    }
+    let c = live.clusters.iter().find(|c| c.name_any() == "c");
+    match before.plan(NS, c, false, &mut parsed).get("ingress") {
+        Some(ServicePlan::Blocked(b)) => assert!(
+            b.message.ends_with("label region is not set on Cluster c"),
+            "{}",
+            b.message
+        ),
+        other => panic!("{other:?}"),
+    }
+}

@@ -135,7 +135,10 @@ fn a_template_that_fails_for_one_cluster_blocks_that_cluster_alone() {
         ),
         "{message}"
     );
-    assert!(message.contains("\"region\""), "{message}");
+    assert!(
+        message.ends_with(": label region is not set on Cluster dev-3"),
+        "{message}"
+    );
 }
 
 #[test]

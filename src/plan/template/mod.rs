@@ -12,6 +12,7 @@ pub mod exec;
 pub mod funcs;
 pub mod lex;
 pub mod limits;
+pub mod missing;
 pub mod parse;
 pub mod value;
 
@@ -31,6 +32,8 @@ pub struct TemplateError {
     pub pos: Pos,
     pub kind: ErrorKind,
     pub message: String,
+    /// The key a lookup from the data's root did not find, and where.
+    pub missing: Option<missing::MissingKey>,
 }
 
 /// Whether the text is not a template, or a template that failed on the
@@ -79,6 +82,7 @@ impl Template {
             pos: Pos::of(text, offset),
             kind: ErrorKind::Parse,
             message,
+            missing: None,
         };
         if text.len() > MAX_SOURCE {
             return Err(at(
@@ -107,6 +111,7 @@ impl Template {
         exec::run(&self.parsed, data, funcs::all(), limits).map_err(|e| TemplateError {
             pos: Pos::of(&self.text, e.offset),
             kind: ErrorKind::Exec,
+            missing: missing::missing_key(&self.parsed, e.offset, &e.message),
             message: e.message,
         })
     }

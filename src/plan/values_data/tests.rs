@@ -2,6 +2,7 @@ use serde_json::json;
 
 use super::*;
 use crate::api::ManagedClusterSpec;
+use crate::plan::template::missing::MissingKey;
 use crate::plan::template::{Limits, render};
 
 fn managed() -> ManagedCluster {
@@ -89,5 +90,37 @@ fn before_cluster_api_made_the_cluster_it_is_nil() {
         )
         .as_deref(),
         Ok("map[]map[]")
+    );
+}
+
+#[test]
+fn a_missing_key_is_said_in_the_clusters_words() {
+    let (mc, c) = (managed(), cluster());
+    let data = ValuesData::of(&mc, Some(&c));
+    let said = |path: &[&str], key: &str| {
+        data.explain(&MissingKey {
+            path: path.iter().map(|p| p.to_string()).collect(),
+            key: key.into(),
+        })
+    };
+    assert_eq!(
+        said(&["Cluster", "metadata", "labels"], "tier"),
+        "label tier is not set on Cluster dev-1"
+    );
+    assert_eq!(
+        said(&["ManagedCluster", "metadata", "annotations"], "owner"),
+        "annotation owner is not set on ManagedCluster dev-1"
+    );
+    assert_eq!(
+        said(&["Cluster", "spec"], "topology"),
+        ".Cluster.spec.topology is not set on Cluster dev-1"
+    );
+    assert_eq!(
+        said(&["Cluster"], "status"),
+        "a values template does not read the status of Cluster dev-1"
+    );
+    assert_eq!(
+        said(&[], "Values"),
+        ".Values is not something a values template reads: it reads .Cluster, .ManagedCluster and .Template"
     );
 }
