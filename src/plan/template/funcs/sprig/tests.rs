@@ -126,3 +126,79 @@ fn sprig_functions_answer_as_go_does() {
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn what_would_outgrow_a_limit_fails_naming_it_before_it_is_built() {
+    let small = Limits {
+        output: 1000,
+        ..Limits::default()
+    };
+    let data = Value::from(&serde_json::json!({}));
+    for template in [
+        r#"{{ repeat 1000000000000 "ab" }}"#,
+        r#"{{ indent 100000 "a\nb" }}"#,
+        r#"{{ list 1 2 3 | join (repeat 600 "x") }}"#,
+        r#"{{ replace "a" (repeat 400 "y") "aaa" }}"#,
+        r#"{{ regexReplaceAll "" (repeat 900 "z") (repeat 900 "w") }}"#,
+        r#"{{ toYaml (list (repeat 900 "v") (repeat 900 "v")) }}"#,
+        r#"{{ toJson (list (repeat 900 "v") (repeat 900 "v")) }}"#,
+    ] {
+        let e = render(template, &data, small).unwrap_err();
+        assert!(e.message.contains("limit of 1000 bytes"), "{template}: {e}");
+    }
+    for template in [
+        "{{ until 100000000 }}",
+        "{{ untilStep 0 1000000000 1 }}",
+        "{{ seq 1000000 }}",
+    ] {
+        let e = render(template, &data, Limits::default()).unwrap_err();
+        assert!(e.message.contains("limit of 10000"), "{template}: {e}");
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_never_a_panic() {
+    for template in [
+        "{{ div 1 0 }}",
+        "{{ mod 1 0 }}",
+        "{{ divf 1 0 }}",
+        r#"{{ trunc 2 "héllo" }}"#,
+        r#"{{ substr 5 2 "abc" }}"#,
+        r#"{{ regexFind "(" "x" }}"#,
+        r#"{{ regexFind "a{1000}{1000}" "x" }}"#,
+        r#"{{ first "abc" }}"#,
+        r#"{{ slice (list 1 2) 2 9 }}"#,
+        r#"{{ dig "a" "b" "d" (dict "a" 1) }}"#,
+        r#"{{ upper 3 }}"#,
+        r#"{{ semverCompare ">=1" "x" }}"#,
+        "{{ fail \"stop\" }}",
+    ] {
+        assert!(
+            run(template).starts_with("ERR"),
+            "{template}: {}",
+            run(template)
+        );
+    }
+}
+
+#[test]
+fn what_reads_the_world_is_not_there() {
+    for name in [
+        "env",
+        "expandenv",
+        "getHostByName",
+        "now",
+        "date",
+        "randAlpha",
+        "uuidv4",
+        "genCA",
+        "derivePassword",
+        "htpasswd",
+        "encryptAES",
+        "toToml",
+        "fromToml",
+    ] {
+        let e = render(&format!("{{{{ {name} }}}}"), &Value::Nil, Limits::default()).unwrap_err();
+        assert!(e.message.contains("not defined"), "{name}: {e}");
+    }
+}
