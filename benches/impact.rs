@@ -17,7 +17,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 use hmc_tui::plan::chart::{ChartId, ChartValues};
 use hmc_tui::plan::chart_check::first_schema_error;
-use hmc_tui::plan::impact::{Fleet, impact_checked, summarize};
+use hmc_tui::plan::impact::{Fleet, Outcome, impact_checked, summarize};
 use hmc_tui::tui::fixtures::fleet::{FLEET_TEMPLATE, fleet};
 
 const SIZES: [usize; 2] = [1_000, 10_000];
@@ -88,7 +88,66 @@ fn benches(c: &mut Criterion) {
         c.bench_function(&format!("{n}/impact, every cluster its own values"), |b| {
             b.iter(|| black_box(impact_checked(&unlike, &proposal, &check)))
         });
+        // Values templated from the cluster: the template's values read
+        // each cluster's name and a label of its Cluster, so every
+        // cluster's values are its own and are rendered before and after.
+        let (templated, templated_proposal) = templated(&live, &proposal);
+        let found = impact_checked(&templated, &templated_proposal, &check);
+        let reached: std::collections::BTreeSet<&str> =
+            found.iter().map(|i| i.cluster.as_str()).collect();
+        let of_template = templated
+            .clusters
+            .iter()
+            .filter(|c| c.spec.template == FLEET_TEMPLATE)
+            .count();
+        assert_eq!(reached.len(), of_template, "every cluster of the template");
+        assert!(
+            found
+                .iter()
+                .any(|i| matches!(i.outcome, Outcome::Changes { .. })),
+            "the change reaches the fleet"
+        );
+        c.bench_function(
+            &format!("{n}/impact, values templated from the cluster"),
+            |b| b.iter(|| black_box(impact_checked(&templated, &templated_proposal, &check))),
+        );
     }
+}
+
+/// `live` and `proposal` with the changed service's values a template over
+/// the cluster, and a Cluster API Cluster with a `region` label for every
+/// cluster.
+fn templated(live: &Fleet, proposal: &Fleet) -> (Fleet, Fleet) {
+    const VALUES: &str = "controller:\n  ingressClassResource:\n    \
+        name: \"{{ .Cluster.metadata.name }}-nginx\"\n  config:\n    \
+        region: {{ .Cluster.metadata.labels.region | quote }}\n";
+    let with_values = |fleet: &Fleet, extra: &str| {
+        let mut fleet = fleet.clone();
+        for ct in &mut fleet.cluster_templates {
+            if ct.metadata.name.as_deref() == Some(FLEET_TEMPLATE) {
+                ct.spec.services[0].values = Some(format!("{VALUES}{extra}"));
+            }
+        }
+        fleet
+    };
+    let mut live = with_values(live, "");
+    live.capi_clusters = live
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(i, mc)| {
+            let region = ["eu", "us", "ap"][i % 3];
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+                "metadata": {"name": mc.metadata.name, "namespace": mc.metadata.namespace,
+                             "labels": {"region": region}},
+                "spec": {"clusterNetwork": {"pods": {"cidrBlocks": ["10.0.0.0/16"]}}},
+            }))
+            .expect("a Cluster")
+        })
+        .collect();
+    let proposal = with_values(proposal, "  replicaCount: 3\n");
+    (live, proposal)
 }
 
 criterion_group! {
