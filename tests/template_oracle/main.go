@@ -69,30 +69,40 @@ type Result struct {
 	Partial string   `json:"partial,omitempty"`
 }
 
-// Sprig's functions hmc-tui does not offer: whatever reads the clock, the
-// environment, the network or a random source (sprig's own
-// nonhermeticFunctions and the rest of its date group, the rand* family,
-// shuffle, bcrypt's salt, key and certificate generation), and the ones
-// whose result cannot be a template value here (dates). A template calling
-// one is refused at parse time, by Go and by us alike.
-var excluded = []string{
-	"ago", "date", "date_in_zone", "date_modify", "dateInZone", "dateModify", "duration",
-	"durationRound", "htmlDate", "htmlDateInZone", "must_date_modify", "mustDateModify",
-	"mustToDate", "now", "toDate", "unixEpoch",
-	"randAlphaNum", "randAlpha", "randAscii", "randNumeric", "randBytes", "randInt", "shuffle",
-	"uuidv4", "env", "expandenv", "getHostByName",
-	"bcrypt", "htpasswd", "genPrivateKey", "derivePassword", "buildCustomCert", "genCA",
-	"genCAWithKey", "genSelfSignedCert", "genSelfSignedCertWithKey", "genSignedCert",
-	"genSignedCertWithKey", "encryptAES", "decryptAES",
+// The Sprig functions hmc-tui offers (docs/src/concepts/values-templates.md):
+// those people use in values, and none that reads the clock, the
+// environment, the network or a random source. Every other Sprig name is
+// not defined, here as in hmc-tui, and a template calling one is refused
+// at parse time by both.
+var offered = []string{
+	"default", "empty", "coalesce", "ternary", "fail",
+	"quote", "squote", "upper", "lower", "title", "untitle", "trim", "nospace", "trimAll",
+	"trimPrefix", "trimSuffix", "contains", "hasPrefix", "hasSuffix", "trunc", "abbrev",
+	"substr", "replace", "repeat", "cat", "indent", "nindent", "split", "splitList", "join",
+	"toString", "toStrings",
+	"list", "append", "prepend", "concat", "first", "last", "rest", "initial", "reverse",
+	"uniq", "without", "has", "compact", "slice", "sortAlpha",
+	"dict", "get", "set", "unset", "hasKey", "keys", "values", "pluck", "pick", "omit",
+	"merge", "mergeOverwrite", "dig", "deepCopy",
+	"add", "add1", "sub", "mul", "div", "mod", "max", "min", "floor", "ceil", "round",
+	"int", "int64", "float64", "atoi", "addf", "subf", "mulf", "divf", "until", "untilStep", "seq",
+	"regexMatch", "regexFind", "regexReplaceAll", "b64enc", "b64dec", "sha256sum", "sha1sum",
+	"semver", "semverCompare", "typeOf", "kindOf", "kindIs",
+	"toPrettyJson", "toRawJson",
 }
 
-// funcs is Sveltos' function map (libsveltos lib/funcmap SveltosFuncMap,
-// v1.14.0, without toToml/fromToml) less the excluded functions, plus
-// Helm's `required`.
+// funcs is the offered part of Sprig's map, Sveltos' YAML and JSON
+// functions (libsveltos lib/funcmap SveltosFuncMap, v1.14.0, without
+// toToml/fromToml) and Helm's `required`.
 func funcs() template.FuncMap {
-	fm := sprig.TxtFuncMap()
-	for _, n := range excluded {
-		delete(fm, n)
+	all := sprig.TxtFuncMap()
+	fm := template.FuncMap{}
+	for _, n := range offered {
+		f, ok := all[n]
+		if !ok {
+			panic("sprig has no function " + n)
+		}
+		fm[n] = f
 	}
 	fm["toYaml"] = func(v interface{}) string {
 		data, err := yaml.Marshal(v)
