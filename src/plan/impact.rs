@@ -158,7 +158,7 @@ impl<'a> View<'a> {
     fn plan(
         &self,
         ns: &str,
-        mc: Option<&'a ManagedCluster>,
+        (mc, data): (Option<&'a ManagedCluster>, &ValuesData),
         bare: bool,
         parsed: &mut ParsedValues<'a>,
     ) -> Plans {
@@ -169,15 +169,22 @@ impl<'a> View<'a> {
             return Plans::default();
         };
         let lookup = |name: &str| self.service_templates.get(&(ns, name)).copied();
-        let capi = self.capi_clusters.get(&id(mc)).copied();
         Plans::by_name(plan_services_with(
             &template.spec,
             &mc.spec,
-            &ValuesData::of(mc, capi),
+            data,
             lookup,
             parsed,
             !bare,
         ))
+    }
+
+    /// What `mc`'s values templates read in this fleet.
+    fn values_data(&self, mc: Option<&'a ManagedCluster>) -> ValuesData<'a> {
+        match mc {
+            Some(mc) => ValuesData::of(mc, self.capi_clusters.get(&id(mc)).copied()),
+            None => ValuesData::none(),
+        }
     }
 
     fn chart(&self, ns: &str, template: &str) -> Option<&'a str> {
@@ -434,9 +441,28 @@ fn outcomes<'a>(
     check: &SchemaCheck<'_>,
     parsed: &mut ParsedValues<'a>,
 ) -> Vec<(String, Outcome)> {
+    // The cluster's data once for all its plans (built only if a values
+    // text is a template), and once for both sides when it stays the same.
+    let was_data = before.values_data(was);
+    let now_own;
+    let same_capi = |mc: &ManagedCluster| {
+        match (before.capi_clusters.get(&id(mc)), after.capi_clusters.get(&id(mc))) {
+            (Some(b), Some(a)) => std::ptr::eq(*b, *a),
+            (b, a) => b.is_none() && a.is_none(),
+        }
+    };
+    let now_data = if was
+        .zip(now)
+        .is_some_and(|(w, n)| std::ptr::eq(w, n) && same_capi(w))
+    {
+        &was_data
+    } else {
+        now_own = after.values_data(now);
+        &now_own
+    };
     let (old_plans, new_plans) = (
-        before.plan(ns, was, false, parsed),
-        after.plan(ns, now, false, parsed),
+        before.plan(ns, (was, &was_data), false, parsed),
+        after.plan(ns, (now, now_data), false, parsed),
     );
     let mut services: Vec<&str> = old_plans.names().chain(new_plans.names()).collect();
     services.sort_unstable();
@@ -460,8 +486,8 @@ fn outcomes<'a>(
             }
             let (bare_was, bare_now) = bare.get_or_insert_with(|| {
                 (
-                    before.plan(ns, was, true, parsed),
-                    after.plan(ns, now, true, parsed),
+                    before.plan(ns, (was, &was_data), true, parsed),
+                    after.plan(ns, (now, now_data), true, parsed),
                 )
             });
             let paths = match (bare_was.get(service), bare_now.get(service)) {

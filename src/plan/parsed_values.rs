@@ -83,7 +83,10 @@ impl<'t> ParsedValues<'t> {
             .as_ref()
             .map_err(|e| LayerError::Template(e.clone()))?;
         let rendered = template
-            .render(data.root(), template::Limits::default())
+            .render(
+                data.root_for(template.may_read("ManagedCluster")),
+                template::Limits::default(),
+            )
             .map_err(LayerError::Template)?;
         values::parse_values(&rendered)
             .map(Layer::Rendered)

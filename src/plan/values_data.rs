@@ -15,9 +15,10 @@
 //! planning ten thousand clusters whose values are plain builds nothing.
 
 use std::cell::OnceCell;
+use std::collections::BTreeMap;
 
 use kube::api::ObjectMeta;
-use serde_json::{Map, Value as Json, json};
+use serde_json::Value as Json;
 
 use crate::api::ManagedCluster;
 use crate::capi;
@@ -29,7 +30,11 @@ use crate::plan::template::missing::MissingKey;
 pub struct ValuesData<'a> {
     managed: Option<&'a ManagedCluster>,
     capi: Option<&'a capi::Cluster>,
+    /// The root without `.ManagedCluster`'s spec, and with it: the spec
+    /// (every service's values texts) is built only for a template that
+    /// may read it.
     root: OnceCell<Value>,
+    root_with_managed: OnceCell<Value>,
 }
 
 impl<'a> ValuesData<'a> {
@@ -39,7 +44,7 @@ impl<'a> ValuesData<'a> {
         ValuesData {
             managed: Some(managed),
             capi,
-            root: OnceCell::new(),
+            ..Default::default()
         }
     }
 
@@ -68,12 +73,27 @@ impl<'a> ValuesData<'a> {
     /// The root a template's `.` is: `.Cluster`, `.ManagedCluster` and
     /// `.Template`. `.Cluster` is nil while the Cluster does not exist.
     pub fn root(&self) -> &Value {
-        self.root.get_or_init(|| {
-            let cluster = self.capi.map_or(Json::Null, |c| {
+        self.root_for(true)
+    }
+
+    /// The root, with `.ManagedCluster`'s spec only when `managed_spec`
+    /// (a template that may read `.ManagedCluster`).
+    pub fn root_for(&self, managed_spec: bool) -> &Value {
+        let cell = if managed_spec {
+            &self.root_with_managed
+        } else {
+            &self.root
+        };
+        cell.get_or_init(|| {
+            let cluster = self.capi.map_or(Value::Nil, |c| {
                 object(&c.api_version, &c.kind, &c.metadata, spec_of(&c.spec))
             });
-            let managed = self.managed.map_or(Json::Null, |m| {
-                let spec = serde_json::to_value(&m.spec).unwrap_or(Json::Null);
+            let managed = self.managed.map_or(Value::Nil, |m| {
+                let spec = if managed_spec {
+                    Value::from(&serde_json::to_value(&m.spec).unwrap_or(Json::Null))
+                } else {
+                    Value::Map(Default::default())
+                };
                 object(
                     "hmc.mirantis.com/v1alpha1",
                     "ManagedCluster",
@@ -82,11 +102,11 @@ impl<'a> ValuesData<'a> {
                 )
             });
             let template = self.managed.map_or("", |m| m.spec.template.as_str());
-            Value::from(&json!({
-                "Cluster": cluster,
-                "ManagedCluster": managed,
-                "Template": template,
-            }))
+            Value::Map(BTreeMap::from([
+                ("Cluster".to_string(), cluster),
+                ("ManagedCluster".to_string(), managed),
+                ("Template".to_string(), Value::String(template.to_string())),
+            ]))
         })
     }
 }
@@ -120,37 +140,42 @@ impl ValuesData<'_> {
 }
 
 /// A Cluster's spec as the API server gave it, `paused` included.
-fn spec_of(spec: &capi::ClusterSpec) -> Json {
-    let mut out = spec.rest.clone();
+fn spec_of(spec: &capi::ClusterSpec) -> Value {
+    let mut out: BTreeMap<String, Value> = spec
+        .rest
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::from(v)))
+        .collect();
     if let Some(paused) = spec.paused {
-        out.insert("paused".into(), Json::Bool(paused));
+        out.insert("paused".into(), Value::Bool(paused));
     }
-    Json::Object(out)
+    Value::Map(out)
 }
 
 /// An object as a template reads it: its kind, the metadata people name
 /// things by, and its spec.
-fn object(api_version: &str, kind: &str, meta: &ObjectMeta, spec: Json) -> Json {
-    let mut metadata = Map::new();
-    let mut put = |key: &str, value: Json| {
-        metadata.insert(key.to_string(), value);
+fn object(api_version: &str, kind: &str, meta: &ObjectMeta, spec: Value) -> Value {
+    let strings = |m: &Option<BTreeMap<String, String>>| {
+        Value::Map(
+            m.iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect(),
+        )
     };
-    put("name", json!(meta.name.as_deref().unwrap_or_default()));
-    put(
-        "namespace",
-        json!(meta.namespace.as_deref().unwrap_or_default()),
-    );
-    put("labels", json!(meta.labels.clone().unwrap_or_default()));
-    put(
-        "annotations",
-        json!(meta.annotations.clone().unwrap_or_default()),
-    );
-    json!({
-        "apiVersion": api_version,
-        "kind": kind,
-        "metadata": metadata,
-        "spec": spec,
-    })
+    let text = |s: &Option<String>| Value::String(s.clone().unwrap_or_default());
+    let metadata = BTreeMap::from([
+        ("name".to_string(), text(&meta.name)),
+        ("namespace".to_string(), text(&meta.namespace)),
+        ("labels".to_string(), strings(&meta.labels)),
+        ("annotations".to_string(), strings(&meta.annotations)),
+    ]);
+    Value::Map(BTreeMap::from([
+        ("apiVersion".to_string(), Value::String(api_version.into())),
+        ("kind".to_string(), Value::String(kind.into())),
+        ("metadata".to_string(), Value::Map(metadata)),
+        ("spec".to_string(), spec),
+    ]))
 }
 
 #[cfg(test)]

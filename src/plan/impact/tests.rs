@@ -510,7 +510,8 @@ fn templated_values_are_planned_for_each_cluster_with_its_own_data() {
     // The merged values the review shows for one cluster are its own.
     let before = View::of(&live, None);
     let mut parsed = ParsedValues::default();
-    let plans = before.plan(NS, live.clusters.first(), false, &mut parsed);
+    let first = live.clusters.first();
+    let plans = before.plan(NS, (first, &before.values_data(first)), false, &mut parsed);
     match plans.get("ingress") {
         Some(ServicePlan::Install(d)) => {
             assert_eq!(d.effective["controller"]["region"], "eu-a")
@@ -518,7 +519,10 @@ fn templated_values_are_planned_for_each_cluster_with_its_own_data() {
         other => panic!("{other:?}"),
     }
     let c = live.clusters.iter().find(|c| c.name_any() == "c");
-    match before.plan(NS, c, false, &mut parsed).get("ingress") {
+    match before
+        .plan(NS, (c, &before.values_data(c)), false, &mut parsed)
+        .get("ingress")
+    {
         Some(ServicePlan::Blocked(b)) => assert!(
             b.message.ends_with("label region is not set on Cluster c"),
             "{}",

@@ -72,6 +72,17 @@ pub fn render(text: &str, data: &Value, limits: Limits) -> Result<String, Templa
 pub struct Template {
     text: String,
     parsed: Parsed,
+    reads: Reads,
+}
+
+/// Which of the root's keys a template may read: those it names after the
+/// root's `.` or `$`, or all of them when it hands the root on whole (to a
+/// variable, a function, `with`, `range` or `template`). The data of a key
+/// no template reads need not be built.
+#[derive(Clone, Debug, Default)]
+struct Reads {
+    keys: std::collections::BTreeSet<String>,
+    everything: bool,
 }
 
 impl Template {
@@ -100,10 +111,18 @@ impl Template {
         }) {
             return Err(at(offset, format!("function {name:?} not defined")));
         }
+        let mut reads = Reads::default();
+        reads_nodes(&parsed.main, true, &mut reads);
         Ok(Template {
             text: text.to_string(),
             parsed,
+            reads,
         })
+    }
+
+    /// Whether the template may read the root's `key`.
+    pub fn may_read(&self, key: &str) -> bool {
+        self.reads.everything || self.reads.keys.contains(key)
     }
 
     /// The text this template renders to over `data`.
@@ -114,6 +133,49 @@ impl Template {
             missing: missing::missing_key(&self.parsed, e.offset, &e.message),
             message: e.message,
         })
+    }
+}
+
+/// What `nodes` read of the root, the cursor being the root or not. A
+/// `define`'s body reads what its caller hands it, counted at the call.
+fn reads_nodes(nodes: &[Node], dot_is_root: bool, reads: &mut Reads) {
+    for node in nodes {
+        match node {
+            Node::Action(p) => reads_pipeline(p, dot_is_root, reads),
+            Node::If(b) => {
+                reads_pipeline(&b.pipeline, dot_is_root, reads);
+                reads_nodes(&b.then, dot_is_root, reads);
+                reads_nodes(&b.otherwise, dot_is_root, reads);
+            }
+            Node::With(b) | Node::Range(b) => {
+                reads_pipeline(&b.pipeline, dot_is_root, reads);
+                reads_nodes(&b.then, false, reads);
+                reads_nodes(&b.otherwise, dot_is_root, reads);
+            }
+            Node::Template {
+                pipeline: Some(p), ..
+            } => reads_pipeline(p, dot_is_root, reads),
+            Node::Text(_) | Node::Break(_) | Node::Continue(_) | Node::Template { .. } => {}
+        }
+    }
+}
+
+fn reads_pipeline(p: &Pipeline, dot_is_root: bool, reads: &mut Reads) {
+    for arg in p.commands.iter().flat_map(|c| &c.args) {
+        match arg {
+            Arg::Dot(_) if dot_is_root => reads.everything = true,
+            Arg::Field(fields, _) if dot_is_root => {
+                reads.keys.extend(fields.first().cloned());
+            }
+            Arg::Variable(name, fields, _) if name == "$" => match fields.first() {
+                Some(key) => {
+                    reads.keys.insert(key.clone());
+                }
+                None => reads.everything = true,
+            },
+            Arg::Chain(inner, _, _) => reads_pipeline(inner, dot_is_root, reads),
+            _ => {}
+        }
     }
 }
 

@@ -50,3 +50,24 @@ fn a_text_past_the_source_limit_is_refused_unread() {
     let e = render(&text, &data(), Limits::default()).unwrap_err();
     assert!(e.message.contains("longer than the 65536"), "{e}");
 }
+
+#[test]
+fn a_template_says_which_of_the_roots_keys_it_may_read() {
+    let reads = |text: &str| {
+        let t = Template::parse(text).unwrap();
+        ["Cluster", "ManagedCluster", "Template"]
+            .into_iter()
+            .filter(|k| t.may_read(k))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(reads("{{ .Cluster.metadata.name }}"), ["Cluster"]);
+    assert_eq!(
+        reads("{{ with .Template }}{{ .ManagedCluster }}{{ end }}{{ $.ManagedCluster.spec }}"),
+        ["ManagedCluster", "Template"]
+    );
+    assert_eq!(reads("{{ define \"t\" }}{{ .x }}{{ end }}{{ template \"t\" .Cluster }}"), ["Cluster"]);
+    // The root handed on whole may be read through anything.
+    for text in ["{{ $r := . }}", "{{ toYaml . }}", "{{ get $ \"ManagedCluster\" }}", "{{ range . }}{{ end }}"] {
+        assert_eq!(reads(text), ["Cluster", "ManagedCluster", "Template"], "{text}");
+    }
+}
