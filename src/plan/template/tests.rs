@@ -24,10 +24,11 @@ fn errors_say_the_line_and_column_and_whether_the_text_or_the_data_failed() {
     )
     .unwrap_err();
     assert_eq!(exec.kind, ErrorKind::Exec);
-    assert_eq!((exec.pos.line, exec.pos.column), (2, 12));
+    // Go places a field chain's error at its second field (`.metadata`).
+    assert_eq!((exec.pos.line, exec.pos.column), (2, 20));
     assert_eq!(
         exec.to_string(),
-        "line 2, column 12: map has no entry for key \"region\""
+        "line 2, column 20: map has no entry for key \"region\""
     );
 }
 
