@@ -275,6 +275,13 @@ impl State<'_> {
         let empty = match &over {
             Value::List(l) => l.is_empty(),
             Value::Map(m) => m.is_empty(),
+            Value::Int(n) if b.pipeline.variables.len() > 1 => {
+                let at = b.pipeline.commands.last().map_or(b.offset, |c| c.offset);
+                return fail(
+                    at,
+                    format!("can't use {n} to iterate over more than one variable"),
+                );
+            }
             Value::Int(n) => *n <= 0,
             Value::Nil => true,
             other => {

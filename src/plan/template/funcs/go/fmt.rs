@@ -450,12 +450,8 @@ impl Printer {
             'X' => self.fmt_integer(i, 16, verb, true, f),
             'c' => self.pad(&rune_of(i).to_string(), f),
             'q' => {
-                let r = rune_of(i);
-                let quoted = if f.sharp && is_print(r) {
-                    format!("'{r}'")
-                } else {
-                    quote_with(&r.to_string(), '\'', f.plus)
-                };
+                // Unlike a string's, a character's `#` does not change it.
+                let quoted = quote_with(&rune_of(i).to_string(), '\'', f.plus);
                 self.pad(&quoted, f);
             }
             'U' => self.fmt_unicode(i as u64, f),

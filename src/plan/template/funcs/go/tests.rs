@@ -677,3 +677,242 @@ fn literal_integers_are_named_int64() {
         ),
     ]);
 }
+
+#[test]
+fn edge_cases_print_as_go_prints_them() {
+    check(&[
+        ("{{ printf \"%-8q|\" \"é\" }}", Ok("\"é\"     |")),
+        ("{{ printf \"%8s|\" \"héllo\" }}", Ok("   héllo|")),
+        ("{{ printf \"%#o %#o\" 0 8 }}", Ok("0 010")),
+        ("{{ printf \"%#x\" -255 }}", Ok("-0xff")),
+        ("{{ printf \"%#X\" 255 }}", Ok("0XFF")),
+        ("{{ printf \"%+.3e\" 12345.678 }}", Ok("+1.235e+04")),
+        ("{{ printf \"%.20g\" 0.1 }}", Ok("0.10000000000000000555")),
+        ("{{ printf \"%.3g\" 1234567.0 }}", Ok("1.23e+06")),
+        ("{{ printf \"%.10g\" 1234567.0 }}", Ok("1234567")),
+        ("{{ printf \"%g\" 1e-5 }}", Ok("1e-05")),
+        ("{{ printf \"%g\" 0.0001 }}", Ok("0.0001")),
+        ("{{ printf \"%08.3f\" -3.5 }}", Ok("-003.500")),
+        ("{{ printf \"%+08d\" -5 }}", Ok("-0000005")),
+        ("{{ printf \"% 08d\" 5 }}", Ok(" 0000005")),
+        ("{{ printf \"% x\" -255 }}", Ok("-ff")),
+        ("{{ printf \"%6.3v|\" \"abcdef\" }}", Ok("   abc|")),
+        ("{{ printf \"%x\" \"\" }}", Ok("")),
+        ("{{ printf \"%5x|\" \"\" }}", Ok("     |")),
+        (
+            "{{ printf \"%v %.1f %e\" 1e21 1e21 1e21 }}",
+            Ok("1e+21 1000000000000000000000.0 1.000000e+21"),
+        ),
+        ("{{ printf \"%.0g\" 123.0 }}", Ok("1e+02")),
+        ("{{ printf \"%#.0g\" 123.0 }}", Ok("1.e+02")),
+        ("{{ printf \"%#g\" 123456789.0 }}", Ok("1.23456789e+08")),
+        ("{{ printf \"%#e\" 1.0 }}", Ok("1.000000e+00")),
+        ("{{ printf \"%#v\" 1e21 }}", Ok("1e+21")),
+        ("{{ printf \"%#v\" 0.000001 }}", Ok("1e-06")),
+        ("{{ printf \"%.3f\" 2.0005 }}", Ok("2.001")),
+        ("{{ printf \"%.2f\" 1.005 }}", Ok("1.00")),
+        ("{{ printf \"%.1f\" 0.25 }}", Ok("0.2")),
+        ("{{ printf \"%.1f\" 0.35 }}", Ok("0.3")),
+        ("{{ printf \"%5.2f%%\" 99.5 }}", Ok("99.50%")),
+        ("{{ printf \"%x\" 3.0 }}", Ok("0x1.8p+01")),
+        ("{{ printf \"%.2x\" 1.0 }}", Ok("0x1.00p+00")),
+        ("{{ printf \"%X\" -0.5 }}", Ok("-0X1P-01")),
+        ("{{ printf \"%b\" -2.5 }}", Ok("-5629499534213120p-51")),
+        ("{{ printf \"%e\" 1e-300 }}", Ok("1.000000e-300")),
+        ("{{ printf \"%g\" 5e-324 }}", Ok("5e-324")),
+        (
+            "{{ printf \"%v\" 1.7976931348623157e308 }}",
+            Ok("1.7976931348623157e+308"),
+        ),
+        ("{{ printf \"%.3v\" 1e6 }}", Ok("1e+06")),
+        ("{{ printf \"%3c|%-3c|\" 9731 9731 }}", Ok("  ☃|☃  |")),
+        ("{{ printf \"%U\" 1114111 }}", Ok("U+10FFFF")),
+        ("{{ printf \"%#U\" 10 }}", Ok("U+000A")),
+        ("{{ printf \"%.6U\" 65 }}", Ok("U+000041")),
+        ("{{ printf \"%q\" 10 }}", Ok("'\\n'")),
+        ("{{ printf \"%+q\" 9731 }}", Ok("'\\u2603'")),
+        ("{{ printf \"%#q\" 9731 }}", Ok("'☃'")),
+        ("{{ printf \"%#+q\" 9731 }}", Ok("'\\u2603'")),
+        ("{{ printf \"%x\" \"é\" }}", Ok("c3a9")),
+        ("{{ printf \"% X\" \"ab\" }}", Ok("61 62")),
+        ("{{ printf \"%s %s\" \"a\" }}", Ok("a %!s(MISSING)")),
+        ("{{ printf \"%[1]s %[1]q\" \"x\" }}", Ok("x \"x\"")),
+        ("{{ printf \"%[2]*[1]d|\" 5 8 }}", Ok("       5|")),
+        ("{{ printf \"%[1]*d\" 1 2 }}", Ok("2")),
+        ("{{ printf \"%-+5d|\" 3 }}", Ok("+3   |")),
+        ("{{ printf \"%.d\" 5 }}", Ok("5")),
+        ("{{ printf \"%.s|\" \"ab\" }}", Ok("|")),
+        ("{{ printf \"%#s\" \"a\" }}", Ok("a")),
+        ("{{ printf \"%d\" 'x' }}", Ok("120")),
+        ("{{ printf \"%v\" '☃' }}", Ok("9731")),
+        ("{{ printf \"%[0]d\" 1 }}", Ok("%!d(BADINDEX)")),
+        ("{{ printf \"%[1]\" 1 }}", Ok("%!(NOVERB)")),
+        ("{{ printf \"%[1]d %d\" 1 2 }}", Ok("1 2")),
+        ("{{ printf \"%[2]d %d\" 1 2 3 }}", Ok("2 3")),
+        ("{{ printf \"%d %[1]d\" 1 2 }}", Ok("1 1")),
+        (
+            "{{ range .Cluster.spec.clusterNetwork.pods.cidrBlocks }}{{ .x }}{{ end }}",
+            Err((59, "can't evaluate field x in type interface {}")),
+        ),
+        (
+            "{{ with .Cluster.metadata.name }}{{ .x }}{{ end }}",
+            Err((36, "can't evaluate field x in type string")),
+        ),
+        (
+            "{{ $n := .Cluster.spec.replicas }}{{ $n.x }}",
+            Err((39, "can't evaluate field x in type int64")),
+        ),
+        (
+            "{{ define \"t\" }}{{ .x }}{{ end }}{{ template \"t\" .Cluster.spec.nul }}",
+            Err((19, "nil data; no entry for key \"x\"")),
+        ),
+        (
+            "{{ .Cluster.metadata.name 1 }}",
+            Err((11, "name is not a method but has arguments")),
+        ),
+        (
+            "{{ 1 2 }}",
+            Err((3, "can't give argument to non-function 1")),
+        ),
+        (
+            "{{ \"a\" 2 }}",
+            Err((3, "can't give argument to non-function \"a\"")),
+        ),
+        (
+            "{{ . 2 }}",
+            Err((3, "can't give argument to non-function .")),
+        ),
+        (
+            "{{ $ 2 }}",
+            Err((3, "can't give argument to non-function $")),
+        ),
+        (
+            "{{ 1 | .Cluster.metadata.name }}",
+            Err((15, "name is not a method but has arguments")),
+        ),
+        (
+            "{{ $.Cluster.nope }}",
+            Err((4, "map has no entry for key \"nope\"")),
+        ),
+        (
+            "{{ $.Cluster.metadata.nope }}",
+            Err((4, "map has no entry for key \"nope\"")),
+        ),
+        (
+            "{{ range $k, $v := .Cluster.metadata.labels }}{{ $v.x }}{{ end }}",
+            Err((51, "can't evaluate field x in type interface {}")),
+        ),
+        ("{{ range $i := 2 }}{{ $i }}{{ end }}", Ok("01")),
+        (
+            "{{ range $i, $v := 3 }}{{ $i }}{{ $v }}{{ end }}",
+            Err((19, "can't use 3 to iterate over more than one variable")),
+        ),
+        (
+            "{{ range \"abc\" }}{{ . }}{{ end }}",
+            Err((9, "range can't iterate over abc")),
+        ),
+        (
+            "{{ range 1.5 }}{{ . }}{{ end }}",
+            Err((9, "range can't iterate over 1.5")),
+        ),
+        (
+            "{{ range true }}{{ . }}{{ end }}",
+            Err((9, "range can't iterate over true")),
+        ),
+        (
+            "{{ print .Cluster.spec.ratio .Cluster.spec.bigf .Cluster.spec.huge }}",
+            Ok("0.5 1e+06 12345678901234567"),
+        ),
+        ("{{ println }}", Ok("\n")),
+        (
+            "{{ printf \"%v\" .Cluster.spec }}",
+            Ok(
+                "map[big:1000000 bigf:1e+06 clusterNetwork:map[pods:map[cidrBlocks:[10.0.0.0/16 10.1.0.0/16]]] empty: emptyList:[] emptyMap:map[] huge:12345678901234567 nul:<nil> paused:false ratio:0.5 replicas:3 zero:0]",
+            ),
+        ),
+        (
+            "{{ printf \"%5.1f|%-7v|\" .Cluster.spec.ratio .Cluster.spec.paused }}",
+            Ok("  0.5|false  |"),
+        ),
+        (
+            "{{ eq .Cluster.spec.emptyMap .Cluster.spec.emptyList }}",
+            Err((
+                3,
+                "error calling eq: non-comparable types map[]: map[string]interface {}, []interface {}: []",
+            )),
+        ),
+        (
+            "{{ eq .Cluster.spec.clusterNetwork.pods.cidrBlocks .Cluster.metadata.labels }}",
+            Err((
+                3,
+                "error calling eq: non-comparable types [10.0.0.0/16 10.1.0.0/16]: []interface {}, map[string]interface {}: map[env:prod region:eu-West]",
+            )),
+        ),
+        (
+            "{{ eq .Cluster.spec.nul .Cluster.spec.emptyList }}",
+            Ok("false"),
+        ),
+        ("{{ ne .Cluster.spec.nul 0 }}", Ok("true")),
+        (
+            "{{ index .Cluster.metadata.labels \"env\" \"x\" }}",
+            Err((
+                3,
+                "error calling index: cannot index slice/array with type string",
+            )),
+        ),
+        (
+            "{{ index .Cluster.metadata.name 0 0 }}",
+            Err((3, "error calling index: can't index item of type uint8")),
+        ),
+        (
+            "{{ index .Cluster.spec.clusterNetwork.pods.cidrBlocks 0 1 }}",
+            Ok("48"),
+        ),
+        ("{{ len .Cluster.metadata }}{{ len .Template }}", Ok("424")),
+        (
+            "{{ and .Cluster.spec.emptyMap 1 | printf \"%v\" }}",
+            Ok("map[]"),
+        ),
+        ("{{ or 0 | printf \"%v\" }}", Ok("0")),
+        ("{{ if and 1 0 }}y{{ else }}n{{ end }}", Ok("n")),
+        (
+            "{{ if or 0 \"\" (index .Cluster \"nope\") }}y{{ else }}n{{ end }}",
+            Ok("n"),
+        ),
+        ("{{ html \"a\" \"b\" }}", Ok("ab")),
+        ("{{ html .Cluster.spec.replicas }}", Ok("3")),
+        (
+            "{{ js .Cluster.metadata.labels }}",
+            Ok("map[env:prod region:eu-West]"),
+        ),
+        ("{{ urlquery .Cluster.spec.ratio \"&\" }}", Ok("0.5%26")),
+        ("{{ html \"a\" nil \"b\" }}", Ok("a&lt;no value&gt;b")),
+        ("{{ js nil 1 }}", Ok("\\u003Cno value\\u003E1")),
+        ("{{ print nil \"a\" }}", Ok("<nil>a")),
+        ("{{ not .Cluster.spec.nul }}", Ok("true")),
+        ("{{ not (index .Cluster \"x\") }}", Ok("true")),
+        ("{{ .Cluster.spec.nul }}", Ok("<no value>")),
+        ("{{ index .Cluster.spec \"nul\" }}", Ok("<no value>")),
+        ("{{ printf \"%d\" }}", Ok("%!d(MISSING)")),
+        (
+            "{{ printf \"%s\" (index .Cluster \"x\") }}",
+            Ok("%!s(<nil>)"),
+        ),
+    ]);
+}
+
+#[test]
+fn more_literal_integers_are_named_int64() {
+    check(&[
+        ("{{ printf \"%1.1.1d\" 3 }}", Ok("%!.(int64=3)1d")),
+        ("{{ printf \"%.\" 1 }}", Ok("%!.(int64=1)")),
+        (
+            "{{ range $i, $v := .Cluster.spec.clusterNetwork.pods.cidrBlocks }}{{ $i.x }}{{ end }}",
+            Err((71, "can't evaluate field x in type int64")),
+        ),
+        (
+            "{{ range 2 }}{{ .x }}{{ end }}",
+            Err((16, "can't evaluate field x in type int64")),
+        ),
+    ]);
+}
