@@ -68,6 +68,8 @@ struct Printer {
     limit: usize,
     /// Set when a write would pass the limit; the write is dropped.
     over: bool,
+    /// Set when a value nests past [`MAX_DEPTH`].
+    too_deep: bool,
 }
 
 /// Go's tooLarge: a width or precision past a million is not one.
@@ -79,10 +81,14 @@ impl Printer {
             out: String::new(),
             limit,
             over: false,
+            too_deep: false,
         }
     }
 
     fn finish(self) -> Result<String, String> {
+        if self.too_deep {
+            return Err(format!("a value nested deeper than {MAX_DEPTH}"));
+        }
         if self.over {
             return Err(format!("output longer than {} bytes", self.limit));
         }
@@ -321,7 +327,7 @@ impl Printer {
 
     fn print_value(&mut self, v: &Value, verb: char, f: Flags, depth: usize) {
         if depth > MAX_DEPTH {
-            self.write(&format!("%!(DEPTH>{MAX_DEPTH})"));
+            self.too_deep = true;
             return;
         }
         match v {
@@ -344,7 +350,7 @@ impl Printer {
             Value::List(items) => {
                 self.write(if f.sharp_v { "[]interface {}{" } else { "[" });
                 for (i, item) in items.iter().enumerate() {
-                    if self.over {
+                    if self.over || self.too_deep {
                         return;
                     }
                     if i > 0 {
@@ -361,7 +367,7 @@ impl Printer {
                     "map["
                 });
                 for (i, (key, value)) in entries.iter().enumerate() {
-                    if self.over {
+                    if self.over || self.too_deep {
                         return;
                     }
                     if i > 0 {

@@ -916,3 +916,41 @@ fn more_literal_integers_are_named_int64() {
         ),
     ]);
 }
+
+#[test]
+fn printing_is_bounded_by_the_output_limit() {
+    let small = Limits {
+        output: 100,
+        ..Limits::default()
+    };
+    let data = data();
+    let e = render("{{ printf \"%200d\" 1 }}", &data, small).unwrap_err();
+    assert_eq!(
+        e.message,
+        "error calling printf: width or precision 200 is more than the output limit of 100 bytes"
+    );
+    let e = render("{{ printf \"%.*f\" 1000 1.5 }}", &data, small).unwrap_err();
+    assert!(e.message.contains("precision 1000"), "{e}");
+    let e = render("{{ printf \"%50d%60d\" 1 2 }}", &data, small).unwrap_err();
+    assert_eq!(
+        e.message,
+        "error calling printf: output longer than 100 bytes"
+    );
+    let e = render("{{ print .Cluster }}", &data, small).unwrap_err();
+    assert_eq!(
+        e.message,
+        "error calling print: output longer than 100 bytes"
+    );
+    let e = render("{{ .Cluster }}", &data, small).unwrap_err();
+    assert_eq!(e.message, "output longer than 100 bytes");
+}
+
+#[test]
+fn a_value_nested_too_deep_is_refused_not_recursed_into() {
+    let mut deep = Value::Int(1);
+    for _ in 0..super::fmt::MAX_DEPTH + 5 {
+        deep = Value::List(vec![deep]);
+    }
+    let e = super::fmt::sprint(std::slice::from_ref(&deep), 1 << 20).unwrap_err();
+    assert_eq!(e, "a value nested deeper than 1000");
+}
