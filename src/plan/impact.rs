@@ -445,11 +445,12 @@ fn outcomes<'a>(
     // text is a template), and once for both sides when it stays the same.
     let was_data = before.values_data(was);
     let now_own;
-    let same_capi = |mc: &ManagedCluster| {
-        match (before.capi_clusters.get(&id(mc)), after.capi_clusters.get(&id(mc))) {
-            (Some(b), Some(a)) => std::ptr::eq(*b, *a),
-            (b, a) => b.is_none() && a.is_none(),
-        }
+    let same_capi = |mc: &ManagedCluster| match (
+        before.capi_clusters.get(&id(mc)),
+        after.capi_clusters.get(&id(mc)),
+    ) {
+        (Some(b), Some(a)) => std::ptr::eq(*b, *a),
+        (b, a) => b.is_none() && a.is_none(),
     };
     let now_data = if was
         .zip(now)

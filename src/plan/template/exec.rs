@@ -1,19 +1,25 @@
 //! Running a parsed template over a value, as Go's `text/template` runs it
 //! with `missingkey=error` (as Sveltos does): a missing map key is an
-//! error, not `<no value>`. Every run is bounded: steps, output and
-//! `range` iterations each have a limit ([`Limits`]), and going past one is
-//! an error that says which, never a longer run.
+//! error, not `<no value>`. Every run is bounded: steps, output, `range`
+//! iterations, `template` nesting and wall-clock time each have a limit
+//! ([`Limits`]), and going past one is an error that says which, never a
+//! longer run.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
+use super::funcs::go::fmt;
 use super::funcs::{Call, Function};
 pub use super::limits::Limits;
 use super::parse::{Arg, Branch, Command, Node, Parsed, Pipeline};
-use super::value::Value;
+use super::value::{ARITY_ERROR, Value};
 
 /// The functions the run evaluates itself rather than calling from the
 /// table: `and` and `or` stop at the argument that decides them.
 pub const BUILTINS: &[&str] = &["and", "or"];
+
+/// How many steps pass between two looks at the clock.
+const STEPS_PER_CLOCK_CHECK: usize = 1024;
 
 /// Why a run failed, and at which byte of the template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,14 +40,19 @@ pub fn run(
         functions,
         limits,
         steps: 0,
+        ranges: 0,
+        started: Instant::now(),
         calls: 0,
         out: String::new(),
-        variables: vec![("$".to_string(), data.clone())],
+        variables: vec![Variable {
+            name: "$".to_string(),
+            value: data.clone(),
+            element: false,
+        }],
+        dot_element: false,
     };
-    match state.walk(&parsed.main, data)? {
-        Flow::Next => Ok(state.out),
-        Flow::Break | Flow::Continue => Ok(state.out),
-    }
+    state.walk(&parsed.main, data)?;
+    Ok(state.out)
 }
 
 enum Flow {
@@ -50,15 +61,29 @@ enum Flow {
     Continue,
 }
 
+/// A variable in scope. `element` says the value was taken out of a list
+/// or a map (a `range` element): Go then holds it as an `interface {}`,
+/// which is the type its errors name.
+struct Variable {
+    name: String,
+    value: Value,
+    element: bool,
+}
+
 struct State<'a> {
     parsed: &'a Parsed,
     functions: &'a BTreeMap<&'static str, Function>,
     limits: Limits,
     steps: usize,
+    ranges: usize,
+    started: Instant,
     calls: usize,
     out: String,
     /// Variables in scope, innermost last.
-    variables: Vec<(String, Value)>,
+    variables: Vec<Variable>,
+    /// Whether the cursor is an element of a list or a map (see
+    /// [`Variable::element`]).
+    dot_element: bool,
 }
 
 fn fail<T>(offset: usize, message: impl Into<String>) -> Result<T, ExecError> {
@@ -70,15 +95,7 @@ fn fail<T>(offset: usize, message: impl Into<String>) -> Result<T, ExecError> {
 
 /// Go's truth: false, 0, "", nil and empty lists and maps are false.
 pub fn truth(v: &Value) -> bool {
-    match v {
-        Value::Nil => false,
-        Value::Bool(b) => *b,
-        Value::Int(i) => *i != 0,
-        Value::Float(f) => *f != 0.0,
-        Value::String(s) => !s.is_empty(),
-        Value::List(l) => !l.is_empty(),
-        Value::Map(m) => !m.is_empty(),
-    }
+    v.truth()
 }
 
 impl State<'_> {
@@ -86,6 +103,14 @@ impl State<'_> {
         self.steps += 1;
         if self.steps > self.limits.steps {
             return fail(offset, format!("more than {} steps", self.limits.steps));
+        }
+        if self.steps.is_multiple_of(STEPS_PER_CLOCK_CHECK)
+            && self.started.elapsed() > self.limits.time
+        {
+            return fail(
+                offset,
+                format!("ran longer than {} ms", self.limits.time.as_millis()),
+            );
         }
         Ok(())
     }
@@ -114,6 +139,14 @@ impl State<'_> {
         Ok(Flow::Next)
     }
 
+    /// `walk` with a cursor whose kind (an element or not) is `element`.
+    fn walk_with(&mut self, nodes: &[Node], dot: &Value, element: bool) -> Result<Flow, ExecError> {
+        let outer = std::mem::replace(&mut self.dot_element, element);
+        let flow = self.walk(nodes, dot);
+        self.dot_element = outer;
+        flow
+    }
+
     fn node(&mut self, node: &Node, dot: &Value) -> Result<Flow, ExecError> {
         match node {
             Node::Text(t) => {
@@ -126,7 +159,13 @@ impl State<'_> {
                     let text = match &v {
                         // An action's nil prints as Go's missing value.
                         Value::Nil => "<no value>".to_string(),
-                        v => v.go_string(),
+                        v => {
+                            let room = self.limits.output.saturating_sub(self.out.len());
+                            fmt::sprint(std::slice::from_ref(v), room).map_err(|_| ExecError {
+                                offset: p.offset,
+                                message: format!("output longer than {} bytes", self.limits.output),
+                            })?
+                        }
                     };
                     self.write(&text, p.offset)?;
                 }
@@ -156,8 +195,13 @@ impl State<'_> {
                 }
                 self.calls += 1;
                 // A called template sees only its own `$`.
-                let outer = std::mem::replace(&mut self.variables, vec![("$".into(), arg.clone())]);
-                let result = self.walk(body, &arg);
+                let root = Variable {
+                    name: "$".into(),
+                    value: arg.clone(),
+                    element: false,
+                };
+                let outer = std::mem::replace(&mut self.variables, vec![root]);
+                let result = self.walk_with(body, &arg, false);
                 self.variables = outer;
                 self.calls -= 1;
                 result?;
@@ -193,7 +237,7 @@ impl State<'_> {
     fn then_with(&mut self, b: &Branch, dot: &Value) -> Result<Option<Flow>, ExecError> {
         let v = self.pipeline(&b.pipeline, dot)?;
         if truth(&v) {
-            return self.walk(&b.then, &v).map(Some);
+            return self.walk_with(&b.then, &v, false).map(Some);
         }
         Ok(None)
     }
@@ -202,17 +246,18 @@ impl State<'_> {
         self.step(b.offset)?;
         let scope = self.variables.len();
         let over = self.pipeline_value(&b.pipeline, dot)?;
-        let items: Vec<(Value, Value)> = match over {
-            Value::List(l) => l
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| (Value::Int(i as i64), v))
-                .collect(),
-            Value::Map(m) => m.into_iter().map(|(k, v)| (Value::String(k), v)).collect(),
-            Value::Int(n) => (0..n.max(0))
-                .map(|i| (Value::Int(i), Value::Int(i)))
-                .collect(),
-            Value::Nil => Vec::new(),
+        let empty = match &over {
+            Value::List(l) => l.is_empty(),
+            Value::Map(m) => m.is_empty(),
+            Value::Int(n) if b.pipeline.variables.len() > 1 => {
+                let at = b.pipeline.commands.last().map_or(b.offset, |c| c.offset);
+                return fail(
+                    at,
+                    format!("can't use {n} to iterate over more than one variable"),
+                );
+            }
+            Value::Int(n) => *n <= 0,
+            Value::Nil => true,
             other => {
                 return fail(
                     b.pipeline.offset,
@@ -220,28 +265,72 @@ impl State<'_> {
                 );
             }
         };
-        if items.is_empty() {
+        if empty {
             let flow = self.walk(&b.otherwise, dot);
             self.variables.truncate(scope);
             return flow.map(|_| Flow::Next);
         }
+        let result = match &over {
+            Value::List(l) => self.iterate(
+                b,
+                l.iter()
+                    .enumerate()
+                    .map(|(i, v)| (Value::Int(i as i64), v.clone())),
+                true,
+            ),
+            Value::Map(m) => self.iterate(
+                b,
+                m.iter().map(|(k, v)| (Value::String(k.clone()), v.clone())),
+                true,
+            ),
+            // Counted lazily: `range 1000000000000` costs its iterations,
+            // not a list of them.
+            Value::Int(n) => {
+                self.iterate(b, (0..*n).map(|i| (Value::Int(i), Value::Int(i))), false)
+            }
+            _ => Ok(()),
+        };
+        self.variables.truncate(scope);
+        result.map(|()| Flow::Next)
+    }
+
+    /// The body of `b` once per (key, element), until a `break`.
+    fn iterate(
+        &mut self,
+        b: &Branch,
+        items: impl Iterator<Item = (Value, Value)>,
+        element: bool,
+    ) -> Result<(), ExecError> {
+        let scope = self.variables.len();
         for (key, item) in items {
             self.step(b.offset)?;
+            self.ranges += 1;
+            if self.ranges > self.limits.ranges {
+                return fail(
+                    b.offset,
+                    format!("more than {} range iterations", self.limits.ranges),
+                );
+            }
+            let declare = |name: &String, value, element| Variable {
+                name: name.clone(),
+                value,
+                element,
+            };
             match b.pipeline.variables.as_slice() {
-                [one] => self.variables.push((one.clone(), item.clone())),
+                [one] => self.variables.push(declare(one, item.clone(), element)),
                 [k, v] => {
-                    self.variables.push((k.clone(), key));
-                    self.variables.push((v.clone(), item.clone()));
+                    self.variables.push(declare(k, key, false));
+                    self.variables.push(declare(v, item.clone(), element));
                 }
                 _ => {}
             }
-            let flow = self.walk(&b.then, &item)?;
+            let flow = self.walk_with(&b.then, &item, element);
             self.variables.truncate(scope);
-            if matches!(flow, Flow::Break) {
+            if matches!(flow?, Flow::Break) {
                 break;
             }
         }
-        Ok(Flow::Next)
+        Ok(())
     }
 
     /// A pipeline's value, its variables declared or assigned.
@@ -249,12 +338,24 @@ impl State<'_> {
         let v = self.pipeline_value(p, dot)?;
         if p.variables.len() == 1 && !p.declares {
             let name = &p.variables[0];
-            match self.variables.iter_mut().rev().find(|(n, _)| n == name) {
-                Some(slot) => slot.1 = v.clone(),
+            match self
+                .variables
+                .iter_mut()
+                .rev()
+                .find(|var| &var.name == name)
+            {
+                Some(slot) => {
+                    slot.value = v.clone();
+                    slot.element = false;
+                }
                 None => return fail(p.offset, format!("undefined variable: {name}")),
             }
         } else if p.declares && p.variables.len() == 1 {
-            self.variables.push((p.variables[0].clone(), v.clone()));
+            self.variables.push(Variable {
+                name: p.variables[0].clone(),
+                value: v.clone(),
+                element: false,
+            });
         }
         Ok(v)
     }
@@ -276,110 +377,206 @@ impl State<'_> {
         piped: Option<Value>,
     ) -> Result<Value, ExecError> {
         self.step(c.offset)?;
-        let (first, rest) = c.args.split_first().expect("a command has an argument");
+        let Some((first, rest)) = c.args.split_first() else {
+            return fail(c.offset, "missing value for command");
+        };
+        let has_args = !rest.is_empty() || piped.is_some();
         match first {
+            Arg::Function(name, at) if BUILTINS.contains(&name.as_str()) => {
+                self.and_or(name, *at, rest, dot, piped)
+            }
             Arg::Function(name, at) => {
-                let Some(f) = self.functions.get(name.as_str()).copied() else {
-                    return fail(*at, format!("function {name:?} not defined"));
-                };
                 let mut args = Vec::with_capacity(rest.len() + 1);
                 for arg in rest {
                     args.push(self.arg(arg, dot)?);
                 }
                 args.extend(piped);
-                f(
-                    &Call {
-                        limits: &self.limits,
-                    },
-                    &args,
-                )
-                .map_err(|why| ExecError {
-                    offset: *at,
-                    message: format!("error calling {name}: {why}"),
-                })
+                self.call(name, *at, &args)
             }
+            Arg::Field(fields, at) => fields_of(
+                dot,
+                self.dot_element,
+                fields,
+                field_at(fields, *at),
+                has_args,
+            ),
+            Arg::Variable(name, fields, at) if !fields.is_empty() => {
+                let var = self.variable(name, *at)?;
+                fields_of(&var.value, var.element, fields, *at + name.len(), has_args)
+            }
+            Arg::Chain(p, fields, at) if !fields.is_empty() => {
+                let v = self.pipeline_value(p, dot)?;
+                fields_of(&v, false, fields, *at, has_args)
+            }
+            Arg::Nil(at) => fail(*at, "nil is not a command"),
             value => {
-                if !rest.is_empty() || piped.is_some() {
-                    return fail(c.offset, "can't give argument to non-function");
+                if has_args {
+                    return fail(
+                        c.offset,
+                        format!("can't give argument to non-function {}", describe(value)),
+                    );
                 }
                 self.arg(value, dot)
             }
         }
     }
 
+    /// Go's `and` and `or`: the arguments in order, up to the first that
+    /// decides (false for `and`, true for `or`), which is the value; else
+    /// the last one, the piped value when there is one.
+    fn and_or(
+        &mut self,
+        name: &str,
+        at: usize,
+        args: &[Arg],
+        dot: &Value,
+        piped: Option<Value>,
+    ) -> Result<Value, ExecError> {
+        if args.is_empty() && piped.is_none() {
+            return fail(at, format!("{ARITY_ERROR}{name}: want at least 1 got 0"));
+        }
+        let deciding = name == "or";
+        let mut last = Value::Nil;
+        for arg in args {
+            last = self.arg(arg, dot)?;
+            if truth(&last) == deciding {
+                return Ok(last);
+            }
+        }
+        Ok(piped.unwrap_or(last))
+    }
+
+    fn call(&mut self, name: &str, at: usize, args: &[Value]) -> Result<Value, ExecError> {
+        let Some(f) = self.functions.get(name).copied() else {
+            return fail(at, format!("function {name:?} not defined"));
+        };
+        f(
+            &Call {
+                limits: &self.limits,
+            },
+            args,
+        )
+        .map_err(|why| ExecError {
+            offset: at,
+            message: if why.starts_with(ARITY_ERROR) {
+                why
+            } else {
+                format!("error calling {name}: {why}")
+            },
+        })
+    }
+
+    fn variable(&self, name: &str, at: usize) -> Result<&Variable, ExecError> {
+        match self.variables.iter().rev().find(|var| var.name == name) {
+            Some(var) => Ok(var),
+            None => fail(at, format!("undefined variable: {name}")),
+        }
+    }
+
+    /// An argument's value (not the first word of a command).
     fn arg(&mut self, arg: &Arg, dot: &Value) -> Result<Value, ExecError> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
-            Arg::Field(fields, at) => fields_of(dot, fields, *at),
+            Arg::Field(fields, at) => {
+                fields_of(dot, self.dot_element, fields, field_at(fields, *at), false)
+            }
             Arg::Variable(name, fields, at) => {
-                let Some((_, v)) = self.variables.iter().rev().find(|(n, _)| n == name) else {
-                    return fail(*at, format!("undefined variable: {name}"));
-                };
-                let v = v.clone();
-                fields_of(&v, fields, *at)
+                let var = self.variable(name, *at)?;
+                if fields.is_empty() {
+                    return Ok(var.value.clone());
+                }
+                fields_of(&var.value, var.element, fields, *at + name.len(), false)
             }
             Arg::Chain(p, fields, at) => {
                 let v = self.pipeline_value(p, dot)?;
-                fields_of(&v, fields, *at)
+                if fields.is_empty() {
+                    return Ok(v);
+                }
+                fields_of(&v, false, fields, *at, false)
             }
-            Arg::Function(name, at) => {
-                let Some(f) = self.functions.get(name.as_str()).copied() else {
-                    return fail(*at, format!("function {name:?} not defined"));
-                };
-                f(
-                    &Call {
-                        limits: &self.limits,
-                    },
-                    &[],
-                )
-                .map_err(|why| ExecError {
-                    offset: *at,
-                    message: format!("error calling {name}: {why}"),
-                })
+            Arg::Function(name, at) if BUILTINS.contains(&name.as_str()) => {
+                self.and_or(name, *at, &[], dot, None)
             }
+            Arg::Function(name, at) => self.call(name, *at, &[]),
             Arg::String(s, _) => Ok(Value::String(s.clone())),
             Arg::Number(n, at) => number(n, *at),
             Arg::Char(c, _) => Ok(Value::Int(*c as i64)),
             Arg::Bool(b, _) => Ok(Value::Bool(*b)),
-            Arg::Nil(at) => fail(*at, "nil is not a command"),
+            // As an argument, nil is a value: Go passes a nil interface.
+            Arg::Nil(_) => Ok(Value::Nil),
         }
     }
 }
 
+/// How Go names a word in "can't give argument to non-function …".
+fn describe(arg: &Arg) -> String {
+    match arg {
+        Arg::Dot(_) => ".".into(),
+        Arg::Variable(name, _, _) => name.clone(),
+        Arg::Chain(..) => "(pipeline)".into(),
+        Arg::Function(name, _) => name.clone(),
+        Arg::String(s, _) => format!("{s:?}"),
+        Arg::Number(n, _) => n.clone(),
+        Arg::Char(c, _) => format!("{c:?}"),
+        Arg::Bool(b, _) => b.to_string(),
+        Arg::Nil(_) => "nil".into(),
+        Arg::Field(fields, _) => fields.iter().map(|f| format!(".{f}")).collect(),
+    }
+}
+
+/// Where Go says a field chain's error is: at the second field of `.a.b.c`
+/// (its parser makes the chain there), at the field itself when alone; for
+/// `$x.a`, at `.a`.
+fn field_at(fields: &[String], at: usize) -> usize {
+    match fields {
+        [first, _, ..] => at + 1 + first.len(),
+        _ => at,
+    }
+}
+
 /// `.a.b` on `v`: a missing key is an error (`missingkey=error`), and so
-/// is a field of something that is not a map.
-fn fields_of(v: &Value, fields: &[String], at: usize) -> Result<Value, ExecError> {
-    let mut v = v.clone();
-    for field in fields {
+/// is a field of something that is not a map. Borrows all the way and
+/// clones only the value it ends at, so a long chain over a big map costs
+/// the size of the result, not of the map. `element` says `v` was taken
+/// out of a list or a map, which Go holds as an `interface {}` (the type
+/// its errors name); every later step is one.
+fn fields_of(
+    v: &Value,
+    element: bool,
+    fields: &[String],
+    at: usize,
+    has_args: bool,
+) -> Result<Value, ExecError> {
+    let mut v = v;
+    for (i, field) in fields.iter().enumerate() {
+        let element = element || i > 0;
+        let last = i + 1 == fields.len();
         v = match v {
-            Value::Map(mut m) => match m.remove(field) {
+            Value::Map(_) if last && has_args => {
+                return fail(at, format!("{field} is not a method but has arguments"));
+            }
+            Value::Map(m) => match m.get(field) {
                 Some(next) => next,
                 None => return fail(at, format!("map has no entry for key {field:?}")),
             },
-            Value::Nil => {
+            Value::Nil if element => {
                 return fail(at, format!("nil pointer evaluating interface {{}}.{field}"));
             }
+            Value::Nil => return fail(at, format!("nil data; no entry for key {field:?}")),
             other => {
+                let type_name = if element {
+                    "interface {}"
+                } else {
+                    other.type_name()
+                };
                 return fail(
                     at,
-                    format!("can't evaluate field {field} in type {}", type_name(&other)),
+                    format!("can't evaluate field {field} in type {type_name}"),
                 );
             }
         };
     }
-    Ok(v)
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "interface {}",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int64",
-        Value::Float(_) => "float64",
-        Value::String(_) => "string",
-        Value::List(_) => "[]interface {}",
-        Value::Map(_) => "map[string]interface {}",
-    }
+    Ok(v.clone())
 }
 
 /// A number constant as Go reads one in an action: written with a point

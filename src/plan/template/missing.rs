@@ -51,13 +51,22 @@ fn in_pipeline(p: &Pipeline, offset: usize, dot_is_root: bool) -> Option<&[Strin
         .iter()
         .flat_map(|c| &c.args)
         .find_map(|arg| match arg {
-            Arg::Field(fields, at) if *at == offset && dot_is_root => Some(fields.as_slice()),
-            Arg::Variable(name, fields, at) if *at == offset && name == "$" => {
+            Arg::Field(fields, at) if dot_is_root && spans(*at, "", fields, offset) => {
+                Some(fields.as_slice())
+            }
+            Arg::Variable(name, fields, at) if name == "$" && spans(*at, name, fields, offset) => {
                 Some(fields.as_slice())
             }
             Arg::Chain(inner, _, _) => in_pipeline(inner, offset, dot_is_root),
             _ => None,
         })
+}
+
+/// Whether the lookup `name.f1.f2…` written at `at` covers byte `offset`:
+/// the run reports a chain's failure where Go does, at its second name.
+fn spans(at: usize, name: &str, fields: &[String], offset: usize) -> bool {
+    let len = name.len() + fields.iter().map(|f| f.len() + 1).sum::<usize>();
+    (at..at + len).contains(&offset)
 }
 
 #[cfg(test)]
@@ -67,7 +76,7 @@ mod tests {
 
     fn missing(text: &str, at: &str) -> Option<MissingKey> {
         let parsed = parse(text).unwrap();
-        let offset = text.find(at).unwrap();
+        let offset = text.find(at).unwrap() + 2;
         missing_key(&parsed, offset, "map has no entry for key \"region\"")
     }
 

@@ -24,10 +24,11 @@ fn errors_say_the_line_and_column_and_whether_the_text_or_the_data_failed() {
     )
     .unwrap_err();
     assert_eq!(exec.kind, ErrorKind::Exec);
-    assert_eq!((exec.pos.line, exec.pos.column), (2, 12));
+    // Go places a field chain's error at its second field (`.metadata`).
+    assert_eq!((exec.pos.line, exec.pos.column), (2, 20));
     assert_eq!(
         exec.to_string(),
-        "line 2, column 12: map has no entry for key \"region\""
+        "line 2, column 20: map has no entry for key \"region\""
     );
 }
 
@@ -65,9 +66,21 @@ fn a_template_says_which_of_the_roots_keys_it_may_read() {
         reads("{{ with .Template }}{{ .ManagedCluster }}{{ end }}{{ $.ManagedCluster.spec }}"),
         ["ManagedCluster", "Template"]
     );
-    assert_eq!(reads("{{ define \"t\" }}{{ .x }}{{ end }}{{ template \"t\" .Cluster }}"), ["Cluster"]);
+    assert_eq!(
+        reads("{{ define \"t\" }}{{ .x }}{{ end }}{{ template \"t\" .Cluster }}"),
+        ["Cluster"]
+    );
     // The root handed on whole may be read through anything.
-    for text in ["{{ $r := . }}", "{{ toYaml . }}", "{{ get $ \"ManagedCluster\" }}", "{{ range . }}{{ end }}"] {
-        assert_eq!(reads(text), ["Cluster", "ManagedCluster", "Template"], "{text}");
+    for text in [
+        "{{ $r := . }}",
+        "{{ toYaml . }}",
+        "{{ get $ \"ManagedCluster\" }}",
+        "{{ range . }}{{ end }}",
+    ] {
+        assert_eq!(
+            reads(text),
+            ["Cluster", "ManagedCluster", "Template"],
+            "{text}"
+        );
     }
 }

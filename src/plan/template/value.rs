@@ -80,6 +80,41 @@ impl Value {
     }
 }
 
+/// The start of a function's error that Go raises while calling it rather
+/// than from inside it (a wrong count of arguments): the run does not
+/// prefix it with "error calling NAME: ".
+pub const ARITY_ERROR: &str = "wrong number of args for ";
+
+impl Value {
+    /// Go's truth: false, 0, "", nil and empty lists and maps are false.
+    pub fn truth(&self) -> bool {
+        match self {
+            Value::Nil => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::String(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+        }
+    }
+
+    /// The Go type a value of this kind holds, as Go's errors and `%T`
+    /// name it. An integer is named `int64`, the type the API machinery
+    /// decodes one into (a literal in the template would be Go's `int`).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "interface {}",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int64",
+            Value::Float(_) => "float64",
+            Value::String(_) => "string",
+            Value::List(_) => "[]interface {}",
+            Value::Map(_) => "map[string]interface {}",
+        }
+    }
+}
+
 /// `strconv.FormatFloat(f, 'g', -1, 64)`, which `%v` prints: the shortest
 /// digits that read back as `f`, in exponent form when the exponent is
 /// below -4 or at least 6 (`1e+06`, `123456`, `1.5e-05`, `0.0001`).

@@ -63,7 +63,7 @@ fn a_missing_key_is_an_error_that_names_it() {
     );
     assert_eq!(
         render("{{ .Cluster.metadata.name.x }}", cluster()).unwrap_err(),
-        "can't evaluate field x in type string"
+        "can't evaluate field x in type interface {}"
     );
     assert_eq!(
         render("{{ nope 1 }}", cluster()).unwrap_err(),
@@ -91,4 +91,74 @@ fn every_limit_stops_the_run() {
         parse(r#"{{ define "a" }}{{ template "a" . }}{{ end }}{{ template "a" . }}"#).unwrap();
     let e = run(&recursive, &Value::Nil, &functions, Limits::default()).unwrap_err();
     assert_eq!(e.message, "templates called deeper than 32");
+}
+
+#[test]
+fn range_iterations_and_time_are_limited() {
+    let functions = BTreeMap::new();
+    // A huge count is iterated lazily, and stops at the range limit.
+    let parsed = parse("{{ range 1000000000000000 }}{{ end }}").unwrap();
+    let e = run(&parsed, &Value::Nil, &functions, Limits::default()).unwrap_err();
+    assert_eq!(e.message, "more than 100000 range iterations");
+    // Every range of the run counts against the one limit.
+    let nested = parse("{{ range 400 }}{{ range 400 }}{{ end }}{{ end }}").unwrap();
+    let e = run(&nested, &Value::Nil, &functions, Limits::default()).unwrap_err();
+    assert_eq!(e.message, "more than 100000 range iterations");
+    let no_time = Limits {
+        time: std::time::Duration::ZERO,
+        ..Limits::default()
+    };
+    let e = run(&nested, &Value::Nil, &functions, no_time).unwrap_err();
+    assert_eq!(e.message, "ran longer than 0 ms");
+}
+
+#[test]
+fn and_or_return_the_deciding_value_and_stop_there() {
+    let cases = [
+        ("{{ and 1 \"x\" }}", "x"),
+        ("{{ or \"\" 0 }}", "0"),
+        ("{{ and 0 .nope }}", "0"),
+        ("{{ or 1 .nope }}", "1"),
+        ("{{ 1 | and 2 }}", "1"),
+        ("{{ \"\" | or 0 }}", ""),
+        ("{{ or 0 nil }}", "<no value>"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(render(text, cluster()).unwrap(), want, "{text}");
+    }
+    assert_eq!(
+        render("{{ and }}", cluster()).unwrap_err(),
+        "wrong number of args for and: want at least 1 got 0"
+    );
+}
+
+#[test]
+fn a_field_error_names_go_s_type_and_a_method_call_on_a_map_is_refused() {
+    let cases = [
+        (
+            "{{ range .Cluster.spec.cidrs }}{{ .x }}{{ end }}",
+            "can't evaluate field x in type interface {}",
+        ),
+        (
+            "{{ with .Cluster.metadata.name }}{{ .x }}{{ end }}",
+            "can't evaluate field x in type string",
+        ),
+        (
+            "{{ $n := .Cluster.spec.replicas }}{{ $n.x }}",
+            "can't evaluate field x in type int64",
+        ),
+        (
+            "{{ define \"t\" }}{{ .x }}{{ end }}{{ template \"t\" .nil }}",
+            "nil data; no entry for key \"x\"",
+        ),
+        (
+            "{{ .Cluster.metadata.name 1 }}",
+            "name is not a method but has arguments",
+        ),
+        ("{{ 1 2 }}", "can't give argument to non-function 1"),
+    ];
+    let data = json!({"Cluster": cluster()["Cluster"], "nil": null});
+    for (text, want) in cases {
+        assert_eq!(render(text, data.clone()).unwrap_err(), want, "{text}");
+    }
 }
