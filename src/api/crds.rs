@@ -230,4 +230,37 @@ mod tests {
             K8S_VERSION_RULE
         );
     }
+
+    #[test]
+    fn a_multi_cluster_service_is_namespaced_and_reads_k0rdent_and_hmc_yaml() {
+        let crd = all_crds().pop().unwrap();
+        assert_eq!(crd.spec.names.kind, "MultiClusterService");
+        assert_eq!(crd.spec.scope, "Namespaced");
+        assert_eq!(crd.spec.names.short_names, Some(vec!["mcs".to_string()]));
+        let crd = serde_json::to_value(&crd).unwrap();
+        let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(
+            spec["x-kubernetes-validations"][0]["rule"],
+            HMC_OR_K0RDENT_RULE
+        );
+        assert_eq!(
+            spec["properties"]["serviceSpec"]["properties"]["priority"]["maximum"],
+            2147483646.0
+        );
+        let k0rdent: MultiClusterService = serde_yaml::from_str(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: MultiClusterService\nmetadata: {name: m, namespace: a}\n\
+             spec:\n  clusterSelector: {matchLabels: {env: prod}}\n  serviceSpec:\n    priority: 200\n    \
+             services: [{name: cert-manager, template: cert-manager-1, namespace: cm, values: 'x: 1'}]\n",
+        )
+        .unwrap();
+        assert_eq!((k0rdent.priority(), k0rdent.services().len()), (200, 1));
+        let hmc: MultiClusterService = serde_yaml::from_str(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: MultiClusterService\nmetadata: {name: m, namespace: a}\n\
+             spec:\n  clusterSelector: {matchLabels: {env: prod}}\n  servicesPriority: 300\n  \
+             services: [{name: cert-manager, template: cert-manager-1}]\n",
+        )
+        .unwrap();
+        assert_eq!((hmc.priority(), hmc.services().len()), (300, 1));
+        assert_eq!(hmc.service_spec().priority, Some(300));
+    }
 }
