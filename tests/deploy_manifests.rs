@@ -746,7 +746,7 @@ fn assets_deploy_is_the_chart_rendered_with_its_defaults() {
     )
     .unwrap();
     let want = keyed(helm::documents(&text));
-    assert_eq!(want.len(), 4);
+    assert_eq!(want.len(), 5);
     let diff = differences(&keyed(crds), &want);
     assert!(diff.is_empty(), "CRDs:\n{}", diff.join("\n"));
 }

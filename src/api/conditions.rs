@@ -8,6 +8,11 @@ pub const TEMPLATE_READY: &str = "TemplateReady";
 pub const CLUSTER_READY: &str = "ClusterReady";
 pub const SERVICES_READY: &str = "ServicesReady";
 pub const DELETING: &str = "Deleting";
+/// MultiClusterService: its selector is valid and selects clusters.
+pub const CLUSTERS_SELECTED: &str = "ClustersSelected";
+/// MultiClusterService, ManagedCluster: a service is named by two sources
+/// of the same priority, so neither installs it.
+pub const CONFLICT: &str = "Conflict";
 
 /// Reason: an object the engine would write under this name belongs to
 /// something else.

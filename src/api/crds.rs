@@ -7,6 +7,9 @@ use serde_json::json;
 
 use super::cluster_template::ClusterTemplate;
 use super::managed_cluster::ManagedCluster;
+use super::multi_cluster_service::{
+    HMC_OR_K0RDENT_MESSAGE, HMC_OR_K0RDENT_RULE, MultiClusterService,
+};
 use super::rollout::TemplateRollout;
 use super::service_template::ServiceTemplate;
 
@@ -27,7 +30,7 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
     immutable(&mut cluster, &["helm"], CLUSTER_CHART_IMMUTABLE);
     // Set, changed or removed alike: the status keeps what the spec said.
     rule_at(&mut cluster, &[], K8S_VERSION_RULE, K8S_VERSION_IMMUTABLE);
-    unchecked_status_copies(&mut cluster);
+    unchecked_status_copies(&mut cluster, TEMPLATE_REVISION_SERVICES);
     kept_hmc_fields(&mut service, &[PROVIDERS]);
     kept_hmc_fields(&mut cluster, &[K8S_VERSION, PROVIDERS, PROVIDER_CONTRACTS]);
     let mut rollout = TemplateRollout::crd();
@@ -36,8 +39,18 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
         &[],
         "a TemplateRollout's spec is set by the engine; steer it with the hmc.mirantis.com/request annotation",
     );
-    vec![service, cluster, ManagedCluster::crd(), rollout]
+    let mut multi = MultiClusterService::crd();
+    rule_at(&mut multi, &[], HMC_OR_K0RDENT_RULE, HMC_OR_K0RDENT_MESSAGE);
+    unchecked_status_copies(&mut multi, MULTI_REVISION_SERVICES);
+    vec![service, cluster, ManagedCluster::crd(), rollout, multi]
 }
+
+/// Where a ClusterTemplate's status keeps the services of past revisions.
+const TEMPLATE_REVISION_SERVICES: &str = "/schema/openAPIV3Schema/properties/status/properties/revisions/items\
+     /properties/services/items/properties";
+/// Where a MultiClusterService's status keeps them.
+const MULTI_REVISION_SERVICES: &str = "/schema/openAPIV3Schema/properties/status/properties/revisions/items\
+     /properties/serviceSpec/properties/services/items/properties";
 
 /// All CRDs as one multi-document YAML stream.
 pub fn crds_yaml() -> String {
@@ -48,19 +61,16 @@ pub fn crds_yaml() -> String {
         .join("---\n")
 }
 
-/// The services of past revisions in a ClusterTemplate's status are copies
+/// The services of past revisions in a status (at `at`) are copies
 /// the engine keeps of what the spec held. A service stored before a rule
 /// existed (a name rule, the `maxLength` of `values`) must not stop the
 /// engine from writing the status (which would also stop the revision that
 /// mends it), so the copy carries no admission rule of its own.
-fn unchecked_status_copies(crd: &mut CustomResourceDefinition) {
+fn unchecked_status_copies(crd: &mut CustomResourceDefinition, at: &str) {
     let mut value = serde_json::to_value(&*crd).expect("a CRD always serializes");
     let versions = value["spec"]["versions"].as_array_mut();
     for version in versions.into_iter().flatten() {
-        let fields = version.pointer_mut(
-            "/schema/openAPIV3Schema/properties/status/properties/revisions/items\
-             /properties/services/items/properties",
-        );
+        let fields = version.pointer_mut(at);
         for field in fields
             .and_then(|f| f.as_object_mut())
             .into_iter()
@@ -219,5 +229,38 @@ mod tests {
             spec["x-kubernetes-validations"][0]["rule"],
             K8S_VERSION_RULE
         );
+    }
+
+    #[test]
+    fn a_multi_cluster_service_is_namespaced_and_reads_k0rdent_and_hmc_yaml() {
+        let crd = all_crds().pop().unwrap();
+        assert_eq!(crd.spec.names.kind, "MultiClusterService");
+        assert_eq!(crd.spec.scope, "Namespaced");
+        assert_eq!(crd.spec.names.short_names, Some(vec!["mcs".to_string()]));
+        let crd = serde_json::to_value(&crd).unwrap();
+        let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(
+            spec["x-kubernetes-validations"][0]["rule"],
+            HMC_OR_K0RDENT_RULE
+        );
+        assert_eq!(
+            spec["properties"]["serviceSpec"]["properties"]["priority"]["maximum"],
+            2147483646.0
+        );
+        let k0rdent: MultiClusterService = serde_yaml::from_str(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: MultiClusterService\nmetadata: {name: m, namespace: a}\n\
+             spec:\n  clusterSelector: {matchLabels: {env: prod}}\n  serviceSpec:\n    priority: 200\n    \
+             services: [{name: cert-manager, template: cert-manager-1, namespace: cm, values: 'x: 1'}]\n",
+        )
+        .unwrap();
+        assert_eq!((k0rdent.priority(), k0rdent.services().len()), (200, 1));
+        let hmc: MultiClusterService = serde_yaml::from_str(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: MultiClusterService\nmetadata: {name: m, namespace: a}\n\
+             spec:\n  clusterSelector: {matchLabels: {env: prod}}\n  servicesPriority: 300\n  \
+             services: [{name: cert-manager, template: cert-manager-1}]\n",
+        )
+        .unwrap();
+        assert_eq!((hmc.priority(), hmc.services().len()), (300, 1));
+        assert_eq!(hmc.service_spec().priority, Some(300));
     }
 }

@@ -40,9 +40,12 @@ pub struct ManagedClusterSpec {
     #[serde(default)]
     #[schemars(length(max = super::names::MAX_SERVICES))]
     pub services: Vec<ManagedService>,
-    /// Priority of these services over others that manage the same objects.
-    #[serde(default)]
-    pub services_priority: i32,
+    /// Priority of this cluster's own services (its template's and its own
+    /// entries) over a MultiClusterService's of the same name: the higher
+    /// installs it, equal ones are a conflict. 1 to 2147483646; default 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::MIN_PRIORITY, max = super::MAX_PRIORITY))]
+    pub services_priority: Option<i32>,
     /// Validate everything, create nothing.
     #[serde(default)]
     pub dry_run: bool,
@@ -155,5 +158,14 @@ impl std::fmt::Display for ServiceState {
             ServiceState::Failed => "Failed",
             ServiceState::Removing => "Removing",
         })
+    }
+}
+
+impl ManagedClusterSpec {
+    /// The priority of the cluster's own services, as the planner uses it.
+    /// A 0 is read as unset: before the field was acted on, the API server
+    /// stored 0 as its default, and those clusters never asked for less.
+    pub fn own_priority(&self) -> i32 {
+        super::effective_priority(self.services_priority.filter(|p| *p != 0))
     }
 }

@@ -7,6 +7,7 @@ mod common;
 pub mod conditions;
 mod crds;
 mod managed_cluster;
+mod multi_cluster_service;
 pub mod names;
 mod rollout;
 mod service_template;
@@ -17,6 +18,7 @@ pub use crds::{
     CLUSTER_CHART_IMMUTABLE, K8S_VERSION_IMMUTABLE, SERVICE_TEMPLATE_IMMUTABLE, all_crds, crds_yaml,
 };
 pub use managed_cluster::*;
+pub use multi_cluster_service::*;
 pub use rollout::*;
 pub use service_template::*;
 

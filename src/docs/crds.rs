@@ -10,7 +10,7 @@ use super::text::{header, inline};
 pub fn crds() -> String {
     let mut out = header("CRD fields");
     out.push_str(
-        "Every field of the four kinds of `hmc.mirantis.com/v1alpha1`, read from the \
+        "Every field of the five kinds of `hmc.mirantis.com/v1alpha1`, read from the \
          CRDs that `hmc-tui crds` prints (and `assets/crds/` holds). What they mean \
          together is in [The objects](../concepts/objects.md).\n",
     );

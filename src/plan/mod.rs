@@ -6,6 +6,7 @@ pub mod count;
 pub mod doubling;
 pub mod impact;
 pub mod key_places;
+pub mod multi_cluster;
 pub mod order;
 pub mod parsed_values;
 pub mod releases;
