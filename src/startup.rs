@@ -105,6 +105,7 @@ const CONSOLE_CRDS: &[&str] = &[
     "clustertemplates.hmc.mirantis.com",
     "servicetemplates.hmc.mirantis.com",
     "templaterollouts.hmc.mirantis.com",
+    "multiclusterservices.hmc.mirantis.com",
 ];
 
 /// Fails early, with what to install or fix, when the CRDs are missing or

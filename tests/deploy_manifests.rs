@@ -394,6 +394,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
         g(hmc, "servicetemplates", false, &["list", "watch", "patch"]),
         g(hmc, "clustertemplates", false, &["list", "watch", "patch"]),
         g(hmc, "managedclusters", false, &["list", "watch", "patch"]),
+        g(hmc, "multiclusterservices", false, &["list", "watch"]),
         g(
             hmc,
             "templaterollouts",
@@ -452,9 +453,10 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
         .find(|r| r.api_groups.as_deref() == Some(&["apiextensions.k8s.io".to_string()][..]))
         .unwrap();
     let names = crd_rule.resource_names.clone().unwrap();
-    assert_eq!(names.len(), 8, "{names:?}");
+    assert_eq!(names.len(), 9, "{names:?}");
     for n in [
         "servicetemplates.hmc.mirantis.com",
+        "multiclusterservices.hmc.mirantis.com",
         "clustertemplates.hmc.mirantis.com",
         "managedclusters.hmc.mirantis.com",
         "templaterollouts.hmc.mirantis.com",

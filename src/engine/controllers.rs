@@ -22,7 +22,7 @@ use super::counters::Counters;
 use super::error::{Error, Result};
 use super::template_reach::{Reach, TemplateReach};
 use super::{backoff, clusters, rollouts, templates, throttle, triggers};
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, labels};
+use crate::api::{ClusterTemplate, ManagedCluster, MultiClusterService, ServiceTemplate, labels};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 use crate::store::announce::Announcer;
@@ -343,7 +343,7 @@ pub(super) fn managed_clusters(
     shutdown: CancellationToken,
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
-    let (a, b, d, e) = (s.clone(), s.clone(), s.clone(), s.clone());
+    let (a, b, d, e, f) = (s.clone(), s.clone(), s.clone(), s.clone(), s.clone());
     // What a reconcile wrote comes back through the stores: the cluster is
     // not looked at again for it (see `echoes`).
     let (own_status, own_releases) = (ctx.clone(), ctx.clone());
@@ -450,6 +450,15 @@ pub(super) fn managed_clusters(
     // A rollout reaching a cluster (or giving it back its last good
     // revision): only those clusters, once the store has it.
     .reconcile_on(on.source("rollouts", triggers::rollout_clusters(&s.applied.rollouts)))
+    // A MultiClusterService came, changed or went: every cluster of its
+    // namespace may gain or lose its services (it selects only there).
+    .reconcile_on(on.source(
+        "multiclusterservices",
+        triggers::from_applied(
+            &s.applied.multi_cluster_services,
+            move |m: &MultiClusterService| clusters_where(&f, m.namespace(), |_| true),
+        ),
+    ))
     // Versions held while a write was in flight that were not its echo.
     .reconcile_on(
         on.source(

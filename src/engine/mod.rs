@@ -71,6 +71,10 @@ const REQUIRED_CRDS: &[(&str, &str)] = &[
         "hmc-tui crds | kubectl apply -f -",
     ),
     (
+        "multiclusterservices.hmc.mirantis.com",
+        "hmc-tui crds | kubectl apply -f -",
+    ),
+    (
         "helmreleases.helm.toolkit.fluxcd.io",
         "install Flux's helm-controller",
     ),

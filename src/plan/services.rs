@@ -19,6 +19,7 @@ use crate::api::{
     ClusterTemplateSpec, ManagedClusterSpec, ManagedService, ServiceState, ServiceTemplate,
     TemplateService,
 };
+use crate::plan::multi_cluster::Selected;
 use crate::plan::order::{Node, dependency_problems, install_order};
 use crate::plan::parsed_values::{LayerError, ParsedValues};
 use crate::plan::semver_constraint::{Constraint, Version};
@@ -77,6 +78,9 @@ pub struct EnabledService<'a> {
     pub template_entry: Option<&'a TemplateService>,
     /// The cluster's entry of the same name, when it has one.
     pub cluster_entry: Option<&'a ManagedService>,
+    /// The MultiClusterService that gives it, whose entry is then
+    /// `template_entry`; `None` for the cluster's own services.
+    pub multi: Option<&'a str>,
 }
 
 impl<'a> EnabledService<'a> {
@@ -117,6 +121,7 @@ pub fn enabled_services<'a>(
             name: &ts.name,
             template_entry: Some(ts),
             cluster_entry: over,
+            multi: None,
         });
     }
     for cs in cluster {
@@ -127,6 +132,7 @@ pub fn enabled_services<'a>(
             name: &cs.name,
             template_entry: None,
             cluster_entry: Some(cs),
+            multi: None,
         });
     }
     out
@@ -201,8 +207,40 @@ pub fn plan_services_with<'t>(
     parsed: &mut ParsedValues<'t>,
     own_values: bool,
 ) -> Vec<ServicePlan> {
+    plan_services_selected(
+        template,
+        cluster,
+        (data, &Selected::default()),
+        lookup,
+        parsed,
+        own_values,
+    )
+}
+
+/// [`plan_services_with`], with the services MultiClusterServices give the
+/// cluster (`multi`, as [`services_for`](crate::plan::multi_cluster::services_for)
+/// decided them): a service of the cluster's own that a MultiClusterService
+/// wins is planned from the MultiClusterService's entry, over its
+/// ServiceTemplate, where a ClusterTemplate's entry would sit (the
+/// cluster's own entry does not apply to it); one in conflict is Failed,
+/// naming whom it is between, and what is installed of it stays.
+pub fn plan_services_selected<'t>(
+    template: &'t ClusterTemplateSpec,
+    cluster: &'t ManagedClusterSpec,
+    (data, multi): (&ValuesData, &Selected<'t>),
+    lookup: impl Fn(&str) -> Option<&'t ServiceTemplate>,
+    parsed: &mut ParsedValues<'t>,
+    own_values: bool,
+) -> Vec<ServicePlan> {
     let k8s_version = template.k8s_version.as_deref();
-    let enabled = enabled_services(&template.services, &cluster.services);
+    let mut enabled = enabled_services(&template.services, &cluster.services);
+    enabled.retain(|s| multi.own_wins(s.name));
+    enabled.extend(multi.multi_services().map(|(mcs, entry)| EnabledService {
+        name: &entry.name,
+        template_entry: Some(entry),
+        cluster_entry: None,
+        multi: Some(mcs),
+    }));
     let nodes: Vec<Node<'_>> = enabled
         .iter()
         .map(|s| Node {
@@ -227,7 +265,11 @@ pub fn plan_services_with<'t>(
                 Some(ts) => {
                     let namespace =
                         own_namespace.unwrap_or_else(|| ts.target_namespace().to_string());
-                    let layers = [("the cluster template", ts.values.as_deref()), own_values];
+                    let whose = match s.multi {
+                        Some(mcs) => format!("MultiClusterService {mcs}"),
+                        None => "the cluster template".to_string(),
+                    };
+                    let layers = [(whose.as_str(), ts.values.as_deref()), own_values];
                     let target = (s.name, namespace, k8s_version);
                     plan_one(target, template_name, &layers, &lookup, (parsed, data))
                 }
@@ -271,10 +313,23 @@ pub fn plan_services_with<'t>(
         });
     }
     let mut slots: Vec<Option<ServicePlan>> = plans.into_iter().map(Some).collect();
-    install_order(&nodes)
+    let mut ordered: Vec<ServicePlan> = install_order(&nodes)
         .into_iter()
         .filter_map(|i| slots[i].take())
-        .collect()
+        .collect();
+    ordered.extend(multi.conflicts().map(|d| {
+        let own = template.services.iter().find(|t| t.name == d.name);
+        let namespace =
+            own.map_or_else(|| d.name.to_string(), |t| t.target_namespace().to_string());
+        ServicePlan::Blocked(BlockedService {
+            name: d.name.to_string(),
+            namespace,
+            template: own.map(|t| t.template.clone()),
+            state: ServiceState::Failed,
+            message: d.message().unwrap_or_default(),
+        })
+    }));
+    ordered
 }
 
 /// Plans one service: its name, its namespace and the Kubernetes version of

@@ -9,7 +9,9 @@ use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::Store;
 use tokio::sync::watch;
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use crate::api::{
+    ClusterTemplate, ManagedCluster, MultiClusterService, ServiceTemplate, TemplateRollout,
+};
 use crate::capi;
 use crate::flux::{HelmChart, HelmRelease, HelmRepository};
 
@@ -121,6 +123,7 @@ kinds! {
     cluster_templates: ClusterTemplate,
     managed_clusters: ManagedCluster,
     rollouts: TemplateRollout,
+    multi_cluster_services: MultiClusterService,
     releases: HelmRelease,
     charts: HelmChart,
     repositories: HelmRepository,

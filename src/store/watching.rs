@@ -52,6 +52,8 @@ impl Stores {
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
         let rollouts =
             reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
+        let multi_cluster_services =
+            reflected_with_applied(scope.api(client), watcher::Config::default(), &mut shown);
         let releases_by_cluster = index::Index::new(cluster_of);
         let releases = reflected_where(
             scope.api(client),
@@ -96,6 +98,7 @@ impl Stores {
             cluster_templates: cluster_templates.0,
             managed_clusters: managed_clusters.0,
             rollouts: rollouts.0,
+            multi_cluster_services: multi_cluster_services.0,
             releases: releases.0,
             charts: charts.0,
             repositories: repositories.0,
@@ -111,6 +114,7 @@ impl Stores {
                 cluster_templates: cluster_templates.5,
                 managed_clusters: managed_clusters.5,
                 rollouts: rollouts.5,
+                multi_cluster_services: multi_cluster_services.5,
                 releases: releases.5,
                 charts: charts.5,
                 repositories: repositories.5,
@@ -126,6 +130,7 @@ impl Stores {
                 cluster_templates: cluster_templates.2,
                 managed_clusters: managed_clusters.2,
                 rollouts: rollouts.2,
+                multi_cluster_services: multi_cluster_services.2,
                 releases: releases.2,
                 charts: charts.2,
                 repositories: repositories.2,
@@ -141,6 +146,7 @@ impl Stores {
                 cluster_templates: cluster_templates.3,
                 managed_clusters: managed_clusters.3,
                 rollouts: rollouts.3,
+                multi_cluster_services: multi_cluster_services.3,
                 releases: releases.3,
                 charts: charts.3,
                 repositories: repositories.3,
@@ -156,6 +162,7 @@ impl Stores {
                 cluster_templates: cluster_templates.4,
                 managed_clusters: managed_clusters.4,
                 rollouts: rollouts.4,
+                multi_cluster_services: multi_cluster_services.4,
                 releases: releases.4,
                 charts: charts.4,
                 repositories: repositories.4,
@@ -171,6 +178,7 @@ impl Stores {
                 cluster_templates: cluster_templates.1,
                 managed_clusters: managed_clusters.1,
                 rollouts: rollouts.1,
+                multi_cluster_services: multi_cluster_services.1,
                 releases: releases.1,
                 charts: charts.1,
                 repositories: repositories.1,
@@ -207,7 +215,7 @@ mod tests {
         let (all, every) = Stores::watching(&client, &scope, Kinds::All, capi);
         assert_eq!(every.len(), all.health.all().len());
         let (shown, watches) = Stores::watching(&client, &scope, Kinds::Shown, capi);
-        assert_eq!(watches.len(), 5);
+        assert_eq!(watches.len(), 6);
         for unread in [
             shown.listed.releases.clone(),
             shown.listed.other_releases.clone(),

@@ -9,6 +9,8 @@ use kube::ResourceExt;
 use super::cluster_release::ClusterRelease;
 use super::events::{self, Applied};
 use super::given::{Given, is_service};
+use crate::api::MultiClusterService;
+use crate::api::conditions::Cond;
 use crate::api::names::TemplateKind;
 use crate::api::names::service_name_problem;
 use crate::api::{ManagedCluster, ServiceState, ServiceStatus, labels};
@@ -18,10 +20,14 @@ use crate::engine::drift;
 use crate::engine::error::{Error, Result};
 use crate::engine::release_state::{Observed, observe, with_ownership};
 use crate::flux::HelmRelease;
+use crate::plan::multi_cluster::{Selected, services_for};
+use crate::plan::parsed_values::ParsedValues;
 use crate::plan::releases::{
     carry_installs_as, chart_ref, choose_service_release_name, service_release, takes_ownership,
 };
-use crate::plan::services::{BlockedService, DesiredService, ServicePlan, plan_services};
+use crate::plan::services::{
+    BlockedService, DesiredService, ServicePlan, enabled_services, plan_services_selected,
+};
 use crate::plan::values_data::ValuesData;
 use crate::store::get;
 
@@ -34,6 +40,9 @@ pub(super) struct Services {
     pub(super) conflicts: Vec<String>,
     /// The release name of each planned service.
     rel_names: Vec<String>,
+    /// Whether services named by several sources (the cluster's own and
+    /// MultiClusterServices) are in conflict.
+    pub(super) multi: Cond,
 }
 
 /// What every service of one cluster is installed with.
@@ -53,7 +62,7 @@ pub(super) async fn apply(
     cluster: &ClusterRelease,
     applied: &mut Applied,
 ) -> Result<Services> {
-    let plans = plan(mc, ctx, given);
+    let (plans, multi) = plan(mc, ctx, given);
     let mut statuses = Vec::with_capacity(plans.len());
     let mut conflicts: Vec<String> = Vec::new();
     let rel_names: Vec<String> = plans
@@ -90,25 +99,49 @@ pub(super) async fn apply(
         statuses,
         conflicts,
         rel_names,
+        multi,
     })
 }
 
-/// The services the cluster gets at the revision it is given.
-fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> Vec<ServicePlan> {
-    match &given.services_spec {
-        Some(spec) => {
-            let st_store = &ctx.stores.service_templates;
-            let all = st_store.state_filter(|s| s.namespace().as_deref() == Some(&given.ns));
-            let capi = get(&ctx.stores.capi_clusters, &given.ns, &given.name);
-            let data = ValuesData::of(mc, capi.as_deref());
-            plan_services(spec, &mc.spec, &data, |n| {
-                all.iter()
-                    .find(|s| s.metadata.name.as_deref() == Some(n))
-                    .map(|s| s.as_ref())
-            })
-        }
-        None => Vec::new(),
-    }
+/// The services the cluster gets at the revision it is given, those the
+/// MultiClusterServices of its namespace that select it give included, and
+/// whether any service is in conflict between them.
+fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> (Vec<ServicePlan>, Cond) {
+    let Some(spec) = &given.services_spec else {
+        return (Vec::new(), Selected::default().conflict_condition());
+    };
+    let ns = given.ns.as_str();
+    let service_templates = ctx
+        .stores
+        .service_templates
+        .state_filter(|s| s.namespace().as_deref() == Some(ns));
+    let multi_cluster_services = ctx
+        .stores
+        .multi_cluster_services
+        .state_filter(|m| m.namespace().as_deref() == Some(ns));
+    let mcss: Vec<&MultiClusterService> =
+        multi_cluster_services.iter().map(|m| m.as_ref()).collect();
+    let own: Vec<&str> = enabled_services(&spec.services, &mc.spec.services)
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    let selected = services_for(mc, &own, &mcss);
+    let capi = get(&ctx.stores.capi_clusters, ns, &given.name);
+    let data = ValuesData::of(mc, capi.as_deref());
+    let plans = plan_services_selected(
+        spec,
+        &mc.spec,
+        (&data, &selected),
+        |n| {
+            service_templates
+                .iter()
+                .find(|s| s.metadata.name.as_deref() == Some(n))
+                .map(|s| s.as_ref())
+        },
+        &mut ParsedValues::default(),
+        true,
+    );
+    (plans, selected.conflict_condition())
 }
 
 /// A service that cannot be installed as planned keeps what it has.

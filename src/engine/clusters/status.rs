@@ -25,6 +25,7 @@ pub(super) fn of(
     let Services {
         statuses,
         conflicts,
+        multi,
         ..
     } = services;
     let revision = given.revision;
@@ -64,15 +65,21 @@ pub(super) fn of(
     let receives =
         !given.dry_run && (cluster.provisioned || given.existing.iter().any(|r| is_service(r)));
     let old = mc.status.clone().unwrap_or_default();
+    let mut desired = vec![
+        given.template_cond.clone(),
+        cluster.cond,
+        services_cond,
+        ready,
+    ];
+    // Said while services are in conflict, and once after, as False; a
+    // cluster that never had one carries no such condition.
+    if multi.status || old.conditions.iter().any(|c| c.type_ == multi.type_) {
+        desired.push(multi);
+    }
     let status = ManagedClusterStatus {
         conditions: conditions::merge(
             &old.conditions,
-            &[
-                given.template_cond.clone(),
-                cluster.cond,
-                services_cond,
-                ready,
-            ],
+            &desired,
             mc.meta().generation,
             Time(Timestamp::now()),
         ),

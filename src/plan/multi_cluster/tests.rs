@@ -494,3 +494,141 @@ fn revisions_follow_the_service_spec() {
     assert_eq!(m.service_spec_at(1), Some(spec(100)));
     assert_eq!(m.service_spec_at(2), None);
 }
+
+/// The service planner with MultiClusterServices: what a cluster gets.
+mod planned {
+    use serde_json::json;
+
+    use super::*;
+    use crate::api::{
+        ClusterTemplateSpec, ServiceState, ServiceTemplate, ServiceTemplateSpec, TemplateStatus,
+    };
+    use crate::plan::parsed_values::ParsedValues;
+    use crate::plan::services::{ServicePlan, enabled_services, plan_services_selected};
+    use crate::plan::values_data::ValuesData;
+
+    fn valid(name: &str) -> ServiceTemplate {
+        let mut st = ServiceTemplate::new(
+            name,
+            ServiceTemplateSpec {
+                values: Some("from: service-template\n".into()),
+                ..Default::default()
+            },
+        );
+        st.status = Some(TemplateStatus {
+            valid: true,
+            ..Default::default()
+        });
+        st
+    }
+
+    /// Each service a cluster gets, with where its values came from (the
+    /// `by` key its entry sets), or why it is blocked.
+    fn plan(cluster: &ManagedCluster, mcss: &[&MultiClusterService]) -> Vec<(String, String)> {
+        let template = ClusterTemplateSpec {
+            services: vec![TemplateService {
+                values: Some("by: template\n".into()),
+                ..svc("cert-manager", "cert-manager-1")
+            }],
+            ..Default::default()
+        };
+        let sts: Vec<ServiceTemplate> = ["cert-manager-1", "ingress-1", "monitoring-1"]
+            .into_iter()
+            .map(valid)
+            .collect();
+        let own: Vec<&str> = enabled_services(&template.services, &cluster.spec.services)
+            .iter()
+            .map(|s| s.name)
+            .collect();
+        let selected = services_for(cluster, &own, mcss);
+        let data = ValuesData::of(cluster, None);
+        plan_services_selected(
+            &template,
+            &cluster.spec,
+            (&data, &selected),
+            |n| sts.iter().find(|s| s.metadata.name.as_deref() == Some(n)),
+            &mut ParsedValues::default(),
+            true,
+        )
+        .into_iter()
+        .map(|p| match p {
+            ServicePlan::Install(d) => {
+                assert_eq!(d.values["from"], json!("service-template"));
+                (d.name, d.values["by"].as_str().unwrap_or("-").to_string())
+            }
+            ServicePlan::Blocked(b) => {
+                assert_eq!(b.state, ServiceState::Failed);
+                (b.name, b.message)
+            }
+        })
+        .collect()
+    }
+
+    fn with_values(mut m: MultiClusterService) -> MultiClusterService {
+        let name = m.metadata.name.clone().unwrap();
+        for s in &mut m.spec.service_spec.services {
+            s.values = Some(format!("by: {name}\n"));
+        }
+        m
+    }
+
+    #[test]
+    fn a_label_gives_and_takes_a_multi_cluster_services_services() {
+        let prod = with_values(mcs(
+            "prod",
+            by_labels(&[("env", "prod")]),
+            None,
+            &["monitoring"],
+        ));
+        let labelled = cluster("dev-1", &[("env", "prod")], None);
+        assert_eq!(
+            plan(&labelled, &[&prod]),
+            [
+                ("cert-manager".into(), "template".into()),
+                ("monitoring".into(), "prod".into())
+            ]
+        );
+        let unlabelled = cluster("dev-1", &[("env", "dev")], None);
+        assert_eq!(
+            plan(&unlabelled, &[&prod]),
+            [("cert-manager".to_string(), "template".to_string())]
+        );
+    }
+
+    #[test]
+    fn the_higher_priority_gives_a_service_both_name_and_equals_give_it_no_one() {
+        let labelled = cluster("dev-1", &[("env", "prod")], None);
+        let over = with_values(mcs(
+            "base",
+            by_labels(&[("env", "prod")]),
+            Some(200),
+            &["cert-manager"],
+        ));
+        assert_eq!(
+            plan(&labelled, &[&over]),
+            [("cert-manager".to_string(), "base".to_string())]
+        );
+        let under = with_values(mcs(
+            "base",
+            by_labels(&[("env", "prod")]),
+            Some(50),
+            &["cert-manager"],
+        ));
+        assert_eq!(
+            plan(&labelled, &[&under]),
+            [("cert-manager".to_string(), "template".to_string())]
+        );
+        let equal = with_values(mcs(
+            "base",
+            by_labels(&[("env", "prod")]),
+            None,
+            &["cert-manager"],
+        ));
+        let planned = plan(&labelled, &[&equal]);
+        assert_eq!(planned.len(), 1);
+        assert_eq!(
+            planned[0].1,
+            "cert-manager is in conflict: this cluster's own and MultiClusterService base all have priority 100, so none installs it; give one a higher priority"
+        );
+    }
+}
