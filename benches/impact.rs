@@ -53,6 +53,7 @@ fn benches(c: &mut Criterion) {
             service_templates: fixture.service_templates.clone(),
             clusters: fixture.clusters.clone(),
             capi_clusters: Vec::new(),
+            multi_cluster_services: Vec::new(),
         };
         let mut template = fixture
             .cluster_templates

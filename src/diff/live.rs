@@ -10,7 +10,7 @@ use futures::StreamExt;
 use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate};
+use crate::api::{ClusterTemplate, ManagedCluster, MultiClusterService, ServiceTemplate};
 use crate::capi;
 use crate::engine::chart_values::fetch;
 use crate::plan::chart::ChartValues;
@@ -45,6 +45,12 @@ pub async fn fleet(client: &Client, namespaces: &BTreeSet<String>) -> kube::Resu
                 .items,
         );
         fleet.capi_clusters.extend(capi_clusters(client, ns).await?);
+        fleet.multi_cluster_services.extend(
+            Api::<MultiClusterService>::namespaced(client.clone(), ns)
+                .list(&lp)
+                .await?
+                .items,
+        );
     }
     Ok(fleet)
 }

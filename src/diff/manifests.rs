@@ -14,7 +14,7 @@ use kube::ResourceExt;
 use serde_json::Value;
 
 use crate::api::names::{MAX_OBJECT_NAME, cluster_name_problem, service_name_problem};
-use crate::api::{ClusterTemplate, GROUP, ManagedCluster, ServiceTemplate};
+use crate::api::{ClusterTemplate, GROUP, ManagedCluster, MultiClusterService, ServiceTemplate};
 use crate::plan::impact::Fleet;
 use crate::plan::rollout::check_policy;
 use crate::plan::yaml::{self, Limits};
@@ -179,6 +179,7 @@ pub enum Proposed {
     ClusterTemplate(ClusterTemplate),
     ServiceTemplate(ServiceTemplate),
     ManagedCluster(ManagedCluster),
+    MultiClusterService(MultiClusterService),
     /// Another kind, named: `v1/ConfigMap`.
     Other(String),
 }
@@ -205,6 +206,9 @@ pub fn classify(doc: &Value, namespace: &str) -> Result<Vec<Proposed>, String> {
         (true, "ClusterTemplate") => Proposed::ClusterTemplate(typed(doc, kind, namespace)?),
         (true, "ServiceTemplate") => Proposed::ServiceTemplate(typed(doc, kind, namespace)?),
         (true, "ManagedCluster") => Proposed::ManagedCluster(typed(doc, kind, namespace)?),
+        (true, "MultiClusterService") => {
+            Proposed::MultiClusterService(typed(doc, kind, namespace)?)
+        }
         _ => return Ok(vec![Proposed::Other(format!("{api_version}/{kind}"))]),
     };
     check(&proposed)?;
@@ -272,6 +276,12 @@ fn check(proposed: &Proposed) -> Result<(), String> {
             object_name(st.name_any())?;
             st.spec.helm.validate().map(|_| ())
         }
+        Proposed::MultiClusterService(m) => {
+            object_name(m.name_any())?;
+            crate::plan::multi_cluster::Selector::parse(&m.spec.cluster_selector)
+                .map(drop)
+                .map_err(|e| format!("spec.clusterSelector: {e}"))
+        }
         Proposed::Other(_) => Ok(()),
     }
 }
@@ -311,6 +321,11 @@ fn add(out: &mut Proposal, object: Proposed, origin: Origin) {
         Proposed::ClusterTemplate(o) => put(&mut objects.cluster_templates, "ClusterTemplate", o),
         Proposed::ServiceTemplate(o) => put(&mut objects.service_templates, "ServiceTemplate", o),
         Proposed::ManagedCluster(o) => put(&mut objects.clusters, "ManagedCluster", o),
+        Proposed::MultiClusterService(o) => put(
+            &mut objects.multi_cluster_services,
+            "MultiClusterService",
+            o,
+        ),
         Proposed::Other(kind) => {
             out.skipped.push((origin, kind));
             return;

@@ -21,11 +21,14 @@ use std::hash::{Hash, Hasher};
 use kube::Resource;
 use serde_json::Value;
 
-use crate::api::{ClusterTemplate, ManagedCluster, ManagedService, ServiceTemplate};
+use crate::api::{
+    ClusterTemplate, ManagedCluster, ManagedService, MultiClusterService, ServiceTemplate,
+};
 use crate::capi;
+use crate::plan::multi_cluster::services_for;
 use crate::plan::parsed_values::ParsedValues;
 use crate::plan::rollout::{candidates, check_policy, needs_approval, plan_waves};
-use crate::plan::services::{ServicePlan, plan_services_with};
+use crate::plan::services::{ServicePlan, enabled_services, plan_services_selected};
 use crate::plan::template;
 use crate::plan::values::{Change, diff};
 use crate::plan::values_data::ValuesData;
@@ -38,6 +41,9 @@ pub struct Fleet {
     pub clusters: Vec<ManagedCluster>,
     /// Cluster API's Clusters, which values templates read (`.Cluster`).
     pub capi_clusters: Vec<capi::Cluster>,
+    /// The MultiClusterServices, which give the clusters of their
+    /// namespace they select services of their own.
+    pub multi_cluster_services: Vec<MultiClusterService>,
 }
 
 /// An object's namespace and name (`name_any`'s: its generateName when it
@@ -120,6 +126,19 @@ struct View<'a> {
     templates: HashMap<Id<'a>, &'a ClusterTemplate>,
     service_templates: HashMap<Id<'a>, &'a ServiceTemplate>,
     capi_clusters: HashMap<Id<'a>, &'a capi::Cluster>,
+    /// By namespace, the live ones with the proposal's laid over them.
+    multi_cluster_services: HashMap<&'a str, Vec<&'a MultiClusterService>>,
+}
+
+/// Objects by namespace, in name order.
+fn by_namespace<'a, K: Resource>(objects: HashMap<Id<'a>, &'a K>) -> HashMap<&'a str, Vec<&'a K>> {
+    let mut sorted: Vec<(Id<'a>, &'a K)> = objects.into_iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: HashMap<&'a str, Vec<&'a K>> = HashMap::new();
+    for ((ns, _), o) in sorted {
+        out.entry(ns).or_default().push(o);
+    }
+    out
 }
 
 /// Objects by (namespace, name); of two of the same, the later.
@@ -147,8 +166,14 @@ impl<'a> View<'a> {
                 fleet
                     .capi_clusters
                     .iter()
-                    .chain(over.flat_map(|o| &o.capi_clusters)),
+                    .chain(over.clone().flat_map(|o| &o.capi_clusters)),
             ),
+            multi_cluster_services: by_namespace(index(
+                fleet
+                    .multi_cluster_services
+                    .iter()
+                    .chain(over.flat_map(|o| &o.multi_cluster_services)),
+            )),
         }
     }
 
@@ -169,10 +194,19 @@ impl<'a> View<'a> {
             return Plans::default();
         };
         let lookup = |name: &str| self.service_templates.get(&(ns, name)).copied();
-        Plans::by_name(plan_services_with(
+        let mcss = self
+            .multi_cluster_services
+            .get(ns)
+            .map_or(&[][..], Vec::as_slice);
+        let own: Vec<&str> = enabled_services(&template.spec.services, &mc.spec.services)
+            .iter()
+            .map(|s| s.name)
+            .collect();
+        let selected = services_for(mc, &own, mcss);
+        Plans::by_name(plan_services_selected(
             &template.spec,
             &mc.spec,
-            data,
+            (data, &selected),
             lookup,
             parsed,
             !bare,
@@ -233,7 +267,12 @@ struct Reached<'a> {
 /// name, the later counts, and a proposed one over a live one.
 fn reached<'a>(fleet: &'a Fleet, proposal: &'a Fleet) -> Vec<Reached<'a>> {
     let templates: BTreeSet<Id<'_>> = proposal.cluster_templates.iter().map(id).collect();
-    let namespaces: BTreeSet<&str> = proposal.service_templates.iter().map(|t| id(t).0).collect();
+    let namespaces: BTreeSet<&str> = proposal
+        .service_templates
+        .iter()
+        .map(|t| id(t).0)
+        .chain(proposal.multi_cluster_services.iter().map(|m| id(m).0))
+        .collect();
     let reaches = |c: &ManagedCluster| {
         let (ns, _) = id(c);
         namespaces.contains(ns) || templates.contains(&(ns, c.spec.template.as_str()))
@@ -342,7 +381,7 @@ pub fn impact_checked(
     let after = View::of(fleet, Some(proposal));
     let reached = reached(fleet, proposal);
     let waves = waves(fleet, proposal, &reached);
-    let templated = templated_namespaces([fleet, proposal]);
+    let templated = own_data_namespaces([fleet, proposal]);
     let mut parsed = ParsedValues::default();
     // Where the first cluster of each kind has its entries in `out`.
     let mut alike: HashMap<Alike<'_>, std::ops::Range<usize>> =
@@ -389,11 +428,15 @@ pub fn impact_checked(
     out
 }
 
-/// The namespaces where some values text is a template: there a cluster's
-/// values depend on its own data, and no two clusters are alike.
-fn templated_namespaces(fleets: [&Fleet; 2]) -> BTreeSet<&str> {
+/// The namespaces where some values text is a template, or where
+/// MultiClusterServices are: there a cluster's services depend on its own
+/// data (its Cluster, its labels), and no two clusters are alike.
+fn own_data_namespaces(fleets: [&Fleet; 2]) -> BTreeSet<&str> {
     let mut out = BTreeSet::new();
     for fleet in fleets {
+        // Where MultiClusterServices select by label, a cluster's labels
+        // decide its services.
+        out.extend(fleet.multi_cluster_services.iter().map(|m| id(m).0));
         let texts = fleet
             .service_templates
             .iter()

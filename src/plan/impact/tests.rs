@@ -103,6 +103,7 @@ fn fleet() -> Fleet {
             cluster("d", "old", None),
         ],
         capi_clusters: Vec::new(),
+        multi_cluster_services: Vec::new(),
     }
 }
 
@@ -530,4 +531,79 @@ fn templated_values_are_planned_for_each_cluster_with_its_own_data() {
         ),
         other => panic!("{other:?}"),
     }
+}
+
+fn edge(selector: &[(&str, &str)]) -> MultiClusterService {
+    let mut m = MultiClusterService::new(
+        "edge",
+        crate::api::MultiClusterServiceSpec {
+            cluster_selector: k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
+                match_labels: Some(
+                    selector
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                ),
+                match_expressions: None,
+            },
+            service_spec: crate::api::ServiceSpec {
+                services: vec![TemplateService {
+                    name: "edge".into(),
+                    template: "nginx-1".into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    );
+    m.metadata.namespace = Some(NS.into());
+    m
+}
+
+fn labelled(mut mc: ManagedCluster, env: &str) -> ManagedCluster {
+    mc.metadata.labels = Some([("env".to_string(), env.to_string())].into());
+    mc
+}
+
+/// A MultiClusterService proposed installs its service where its selector
+/// matches; a label proposed on a cluster installs or removes what the
+/// MultiClusterServices of its namespace give.
+#[test]
+fn multi_cluster_services_and_labels_are_planned_with_the_fleet() {
+    let mut live = fleet();
+    live.clusters[0] = labelled(live.clusters[0].clone(), "prod");
+    let proposal = Fleet {
+        multi_cluster_services: vec![edge(&[("env", "prod")])],
+        ..Default::default()
+    };
+    let impacts = impact(&live, &proposal);
+    let found: Vec<(&str, &str, &Outcome)> = impacts
+        .iter()
+        .map(|i| (i.cluster.as_str(), i.service.as_str(), &i.outcome))
+        .collect();
+    assert_eq!(found, [("a", "edge", &Outcome::Installed)]);
+
+    // With the MultiClusterService live, "this label change installs edge
+    // on b", and removing a's removes it there.
+    live.multi_cluster_services = vec![edge(&[("env", "prod")])];
+    let b = labelled(live.clusters[1].clone(), "prod");
+    let mut a = live.clusters[0].clone();
+    a.metadata.labels = None;
+    let proposal = Fleet {
+        clusters: vec![a, b],
+        ..Default::default()
+    };
+    let impacts = impact(&live, &proposal);
+    let found: Vec<(&str, &str, &Outcome)> = impacts
+        .iter()
+        .map(|i| (i.cluster.as_str(), i.service.as_str(), &i.outcome))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("a", "edge", &Outcome::Removed),
+            ("b", "edge", &Outcome::Installed)
+        ]
+    );
 }

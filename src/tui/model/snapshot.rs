@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use k8s_openapi::api::events::v1::Event;
 
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use crate::api::{
+    ClusterTemplate, ManagedCluster, MultiClusterService, ServiceTemplate, TemplateRollout,
+};
 use crate::capi;
 use crate::tui::model::events;
 use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
@@ -42,6 +44,9 @@ pub struct Snapshot {
     /// Cluster API's Clusters, which values templates read: the merged
     /// values a screen shows are each cluster's own.
     pub capi_clusters: Vec<Obj<capi::Cluster>>,
+    /// The MultiClusterServices: the services they give a cluster are in
+    /// its merged values and its impact.
+    pub multi_cluster_services: Vec<Obj<MultiClusterService>>,
 }
 
 /// How much of a kind's first list the console has while it loads.
@@ -192,6 +197,7 @@ impl Snapshot {
             arrived: true,
             contexts: Vec::new(),
             capi_clusters: Vec::new(),
+            multi_cluster_services: Vec::new(),
         }
     }
 
@@ -230,6 +236,8 @@ impl Snapshot {
             all.pending_usage.extend(part.pending_usage);
             all.pending.extend(part.pending);
             all.capi_clusters.extend(part.capi_clusters);
+            all.multi_cluster_services
+                .extend(part.multi_cluster_services);
             all.arrived |= part.arrived;
         }
         sort_by_key(&mut all.clusters);
@@ -292,6 +300,28 @@ impl Snapshot {
     pub fn with_capi_clusters(mut self, clusters: Vec<Arc<capi::Cluster>>) -> Snapshot {
         self.capi_clusters = tagged(&self.context(), clusters);
         self
+    }
+
+    /// The same snapshot with these MultiClusterServices.
+    pub fn with_multi_cluster_services(
+        mut self,
+        services: Vec<Arc<MultiClusterService>>,
+    ) -> Snapshot {
+        self.multi_cluster_services = tagged(&self.context(), services);
+        self
+    }
+
+    /// The MultiClusterServices of `namespace` in `context`.
+    pub fn multi_cluster_services_in(
+        &self,
+        context: &KubeContext,
+        namespace: &str,
+    ) -> Vec<&MultiClusterService> {
+        self.multi_cluster_services
+            .iter()
+            .filter(|m| m.context == *context && m.metadata.namespace.as_deref() == Some(namespace))
+            .map(|m| &**m)
+            .collect()
     }
 
     /// Cluster API's Cluster of the ManagedCluster `name` (they share the

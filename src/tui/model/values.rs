@@ -17,8 +17,10 @@ use crate::api::{
     ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterSpec, ServiceState,
     ServiceTemplate, TemplateService,
 };
+use crate::plan::multi_cluster::services_for;
+use crate::plan::parsed_values::ParsedValues;
 use crate::plan::safe_text::mask_value;
-use crate::plan::services::{ServicePlan, plan_services};
+use crate::plan::services::{ServicePlan, enabled_services, plan_services, plan_services_selected};
 use crate::plan::values::to_yaml;
 use crate::plan::values_data::ValuesData;
 use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
@@ -181,11 +183,19 @@ pub fn cluster(data: &Snapshot, mc: &Obj<ManagedCluster>, service: &str) -> Show
     let (revision, spec) = services_given(ct, mc);
     let capi = data.capi_cluster(&mc.context, &ns, &mc.name_any());
     let values_data = ValuesData::of(mc, capi);
-    let plans = plan_services(
+    let mcss = data.multi_cluster_services_in(&mc.context, &ns);
+    let own: Vec<&str> = enabled_services(&spec.services, &mc.spec.services)
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    let selected = services_for(mc, &own, &mcss);
+    let plans = plan_services_selected(
         &spec,
         &mc.spec,
-        &values_data,
+        (&values_data, &selected),
         lookup(data, &mc.context, &ns),
+        &mut ParsedValues::default(),
+        true,
     );
     let Some((template, values)) = from_plans(&plans, service) else {
         let disabled = mc

@@ -31,7 +31,9 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::api::names::REPORTER;
-use crate::api::{ClusterTemplate, ManagedCluster, ServiceTemplate, TemplateRollout};
+use crate::api::{
+    ClusterTemplate, ManagedCluster, MultiClusterService, ServiceTemplate, TemplateRollout,
+};
 use crate::capi;
 use crate::store::{self, Scope, Stores, WatchState, Watches, reflected};
 use crate::tui::model::key::{Kind, KubeContext};
@@ -77,6 +79,7 @@ pub struct Readers {
     pub(crate) rollouts: Store<TemplateRollout>,
     /// What values templates read.
     pub(crate) capi_clusters: Store<capi::Cluster>,
+    pub(crate) multi_cluster_services: Store<MultiClusterService>,
     /// The console's own: the engine does not watch Events.
     pub(crate) events: Store<Event>,
     /// Only this namespace's objects, when the stores hold more (the
@@ -98,6 +101,7 @@ impl Readers {
             service_templates: stores.service_templates.clone(),
             rollouts: stores.rollouts.clone(),
             capi_clusters: stores.capi_clusters.clone(),
+            multi_cluster_services: stores.multi_cluster_services.clone(),
             events: events.store.clone(),
             namespace: None,
             context: KubeContext::default(),
@@ -160,6 +164,7 @@ impl Readers {
         )
         .with_rollouts(rollouts)
         .with_capi_clusters(self.read(&self.capi_clusters))
+        .with_multi_cluster_services(self.read(&self.multi_cluster_services))
         .with_events(self.read(&self.events))
         .loading(loading, arrived)
     }

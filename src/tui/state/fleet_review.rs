@@ -57,6 +57,7 @@ fn fleet(data: &Snapshot, context: &KubeContext, namespace: &str) -> Fleet {
         service_templates: ours(&data.service_templates, context, namespace),
         clusters: ours(&data.clusters, context, namespace),
         capi_clusters: ours(&data.capi_clusters, context, namespace),
+        multi_cluster_services: ours(&data.multi_cluster_services, context, namespace),
     }
 }
 

@@ -1,0 +1,155 @@
+//! MultiClusterServices end to end against the real harness: one selects
+//! two of three clusters by a label of theirs and gives them a service on
+//! top of their template's; moving the label from one cluster to the third
+//! uninstalls it from the first and installs it on the third. One in
+//! another namespace that selects every cluster gives them nothing.
+
+mod common;
+
+use common::cases::*;
+use common::*;
+use hmc_tui::api::ManagedCluster;
+use kube::api::{Api, Patch, PatchParams};
+use serde_json::json;
+
+fn mcs_resource() -> kube::api::ApiResource {
+    ar(
+        "hmc.mirantis.com",
+        "v1alpha1",
+        "MultiClusterService",
+        "multiclusterservices",
+    )
+}
+
+/// A MultiClusterService `name` in `ns` selecting `env: prod`, giving the
+/// upstream ingress-nginx as service `edge` into `<owner>-edge`.
+async fn multi_cluster_service(mgmt: &kube::Client, ns: &str, name: &str, owner: &str) {
+    let target = format!("{owner}-edge");
+    apply_json(
+        mgmt,
+        &mcs_resource(),
+        Some(ns),
+        json!({
+            "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "MultiClusterService",
+            "metadata": {"name": name},
+            "spec": {
+                "clusterSelector": {"matchLabels": {"env": "prod"}},
+                "serviceSpec": {"services": [{
+                    "name": "edge", "template": "ingress-nginx-4-11-3", "namespace": target,
+                    "values": chart_values(&target, &target),
+                }]},
+            },
+        }),
+    )
+    .await;
+}
+
+/// Sets (or with `None` removes) label `env` on ManagedCluster `name`.
+async fn label_env(mgmt: &kube::Client, ns: &str, name: &str, env: Option<&str>) {
+    let api: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), ns);
+    let patch = json!({"metadata": {"labels": {"env": env}}});
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("the label");
+}
+
+async fn edge_available(child: kube::Client, ns: String) -> Option<i32> {
+    available_release(&child, &ns, "edge").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_label_gives_a_cluster_the_services_of_the_multi_cluster_services_that_select_it() {
+    let mgmt = mgmt().await;
+    let children = [child(1).await, child(2).await, child(3).await];
+    let ns = TestNamespace::create(&mgmt, "mcs").await;
+    let other = TestNamespace::create(&mgmt, "mcs-other").await;
+    let edge = format!("{}-edge", ns.name);
+    let engine = RunningEngine::start(&ns.name).await;
+    templates(&mgmt, &ns.name).await;
+    // Another tenant's MultiClusterService selects `env: prod` too, in its
+    // own namespace: it never reaches these clusters.
+    apply_yaml(
+        &mgmt,
+        &other.name,
+        &format!(
+            "apiVersion: hmc.mirantis.com/v1alpha1\nkind: ServiceTemplate\nmetadata:\n  \
+             name: ingress-nginx-4-11-3\nspec:\n  helm:\n    chartName: ingress-nginx\n    \
+             chartVersion: 4.11.3\n    repository:\n      url: {}\n",
+            upstream_repo_url()
+        ),
+    )
+    .await;
+    multi_cluster_service(&mgmt, &other.name, "everyone", &other.name).await;
+    multi_cluster_service(&mgmt, &ns.name, "edge", &ns.name).await;
+    for (i, cluster) in ["dev-1", "dev-2", "dev-3"].into_iter().enumerate() {
+        managed_cluster(&mgmt, &ns.name, cluster, json!([])).await;
+        provision(&ns.name, cluster, i + 1).await;
+    }
+    label_env(&mgmt, &ns.name, "dev-1", Some("prod")).await;
+    label_env(&mgmt, &ns.name, "dev-2", Some("prod")).await;
+
+    for i in [0, 1] {
+        eventually(&format!("edge on child-{}", i + 1), INSTALL, || {
+            edge_available(children[i].clone(), edge.clone())
+        })
+        .await;
+    }
+    // dev-3 has its template's service, and not the one it is not selected
+    // for.
+    let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
+    until_ready(&mcs, "dev-3", INSTALL).await;
+    let st = status_of(&mcs, "dev-3").await.unwrap();
+    let names: Vec<&str> = st.services.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["ingress-nginx"]);
+    assert_eq!(
+        edge_available(children[2].clone(), edge.clone()).await,
+        None
+    );
+    let other_target = format!("{}-edge", other.name);
+    for child in &children {
+        assert_eq!(
+            edge_available(child.clone(), other_target.clone()).await,
+            None,
+            "another namespace's MultiClusterService reaches no cluster here"
+        );
+    }
+
+    // The label moves from dev-2 to dev-3: the service follows it.
+    label_env(&mgmt, &ns.name, "dev-2", None).await;
+    label_env(&mgmt, &ns.name, "dev-3", Some("prod")).await;
+    eventually("edge on child-3", INSTALL, || {
+        edge_available(children[2].clone(), edge.clone())
+    })
+    .await;
+    eventually("edge gone from child-2", INSTALL, || async {
+        controller(&children[1], &edge, "edge")
+            .await
+            .is_none()
+            .then_some(())
+    })
+    .await;
+    for cluster in ["dev-1", "dev-2", "dev-3"] {
+        until_ready(&mcs, cluster, INSTALL).await;
+    }
+    let st = status_of(&mcs, "dev-2").await.unwrap();
+    let names: Vec<&str> = st.services.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["ingress-nginx"]);
+
+    for cluster in ["dev-1", "dev-2", "dev-3"] {
+        mcs.delete(cluster, &Default::default()).await.unwrap();
+    }
+    for cluster in ["dev-1", "dev-2", "dev-3"] {
+        eventually(&format!("{cluster} gone"), INSTALL, || async {
+            mcs.get_opt(cluster).await.ok()?.is_none().then_some(())
+        })
+        .await;
+    }
+    engine.stop().await;
+    let ingress = format!("{}-ingress", ns.name);
+    for child in &children {
+        drop_child_namespace(child, &edge).await;
+        drop_child_namespace(child, &ingress).await;
+    }
+    other.cleanup().await;
+    ns.cleanup().await;
+}
