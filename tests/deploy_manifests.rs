@@ -405,6 +405,7 @@ fn the_cluster_role_grants_exactly_what_the_engine_uses() {
         g(hmc, "clustertemplates/status", false, &["patch"]),
         g(hmc, "managedclusters/status", false, &["patch"]),
         g(hmc, "templaterollouts/status", false, &["patch"]),
+        g(hmc, "multiclusterservices/status", false, &["patch"]),
         g(
             "source.toolkit.fluxcd.io",
             "helmrepositories",

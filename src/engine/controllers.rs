@@ -337,6 +337,51 @@ pub(super) fn rollouts(ctx: Arc<Context>, shutdown: CancellationToken) -> impl F
     )
 }
 
+/// MultiClusterServices: their status, from the clusters of their namespace
+/// (which the ManagedClusters' controller gives their services). A
+/// cluster's change looks at its namespace's MultiClusterServices again,
+/// throttled per MultiClusterService as rollouts are per template: each
+/// look reads every cluster of the namespace.
+pub(super) fn multi_cluster_services(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl Future<Output = ()> {
+    let s = &ctx.stores;
+    let on = Sources::of(&ctx, "multiclusterservices");
+    let (mcss, clusters) = (s.multi_cluster_services.clone(), s.managed_clusters.clone());
+    let of_clusters = triggers::from_applied(&s.applied.managed_clusters, move |mc: &ManagedCluster| {
+        mcss.state()
+            .iter()
+            .filter(|m| m.namespace() == mc.namespace())
+            .map(|m| ObjectRef::from_obj(m.as_ref()))
+            .collect::<Vec<_>>()
+    });
+    let throttled = throttle::throttled(
+        of_clusters,
+        throttle::Throttle::per_key(Box::new(move |m: &ObjectRef<MultiClusterService>| {
+            let in_namespace = clusters
+                .state()
+                .iter()
+                .filter(|c| c.namespace() == m.namespace)
+                .count();
+            rollouts::look_interval(in_namespace)
+        })),
+    );
+    let controller = controller(
+        &on,
+        &s.applied.multi_cluster_services,
+        &s.multi_cluster_services,
+    )
+    .reconcile_on(on.source("clusters", throttled));
+    start(
+        controller,
+        on.controller,
+        super::multi_cluster_services::reconcile,
+        ctx.clone(),
+        shutdown,
+    )
+}
+
 /// ManagedClusters: the cluster release, the service releases, the status.
 pub(super) fn managed_clusters(
     ctx: Arc<Context>,

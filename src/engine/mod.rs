@@ -30,6 +30,7 @@ pub mod finalizer;
 pub mod held_sources;
 pub mod leader;
 pub mod metrics;
+pub mod multi_cluster_services;
 pub mod read_only;
 pub mod recorder;
 pub mod release_state;
@@ -113,6 +114,8 @@ pub fn run(
     let service_templates = controllers::service_templates(ctx.clone(), shutdown.clone());
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
+    let multi_cluster_services =
+        controllers::multi_cluster_services(ctx.clone(), shutdown.clone());
     let source_gate = source_gate::run(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 
@@ -130,6 +133,7 @@ pub fn run(
             service_templates,
             cluster_templates,
             rollouts,
+            multi_cluster_services,
             managed_clusters,
             source_gate
         );

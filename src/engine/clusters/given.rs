@@ -122,7 +122,7 @@ fn template_condition(mc: &ManagedCluster, ns: &str, template: Option<&ClusterTe
 
 /// The revision of its template's services a cluster is given now, and
 /// those services: what a rollout decided, else what it has, else the newest.
-fn given_revision(
+pub(crate) fn given_revision(
     ctx: &Context,
     mc: &ManagedCluster,
     template: &ClusterTemplate,

@@ -16,7 +16,7 @@
 mod cleanup;
 mod cluster_release;
 mod events;
-mod given;
+pub(crate) mod given;
 mod services;
 mod status;
 

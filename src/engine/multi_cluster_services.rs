@@ -1,0 +1,104 @@
+//! MultiClusterServices' status: which clusters of their namespace each one
+//! selects, whether its services are deployed there, lost to a higher
+//! priority or in conflict, and the revision of its services. Nothing is
+//! installed from here: the services are the clusters' own controller's
+//! (`clusters::services`), which plans them with each cluster's.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use k8s_openapi::jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kube::{Resource, ResourceExt};
+use kube::runtime::controller::Action;
+
+use crate::api::conditions;
+use crate::api::{ManagedCluster, MultiClusterService, MultiClusterServiceStatus, ServiceState};
+use crate::engine::apply::status_if_changed;
+use crate::engine::clusters::given::given_revision;
+use crate::engine::context::Context;
+use crate::engine::error::Result;
+use crate::plan::multi_cluster::{ClusterView, Selected, multi_report, next_revision, services_for};
+use crate::plan::services::enabled_services;
+use crate::store::get;
+
+pub async fn reconcile(mcs: Arc<MultiClusterService>, ctx: Arc<Context>) -> Result<Action> {
+    ctx.counters
+        .timed("multiclusterservices", reconcile_inner(&mcs, &ctx))
+        .await
+}
+
+async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Action> {
+    if mcs.meta().deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
+    let ns = mcs.namespace().unwrap_or_default();
+    let in_ns = |o: &Option<String>| o.as_deref() == Some(ns.as_str());
+    let clusters = ctx
+        .stores
+        .managed_clusters
+        .state_filter(|c| in_ns(&c.metadata.namespace));
+    let everyone = ctx
+        .stores
+        .multi_cluster_services
+        .state_filter(|m| in_ns(&m.metadata.namespace));
+    let mcss: Vec<&MultiClusterService> = everyone.iter().map(|m| m.as_ref()).collect();
+    // Each cluster's own services as its controller plans them: its
+    // template's at the revision it is given, and its own entries.
+    let owns: Vec<Vec<String>> = clusters
+        .iter()
+        .map(|mc| {
+            let template = get(&ctx.stores.cluster_templates, &ns, &mc.spec.template);
+            let spec = template.and_then(|t| given_revision(ctx, mc, &t).1);
+            let template_services = spec.map(|s| s.services).unwrap_or_default();
+            enabled_services(&template_services, &mc.spec.services)
+                .iter()
+                .map(|s| s.name.to_string())
+                .collect()
+        })
+        .collect();
+    let selected: Vec<Selected<'_>> = clusters
+        .iter()
+        .zip(&owns)
+        .map(|(mc, own)| {
+            let own: Vec<&str> = own.iter().map(String::as_str).collect();
+            services_for(mc, &own, &mcss)
+        })
+        .collect();
+    let name = mcs.name_any();
+    let views: Vec<ClusterView<'_, '_>> = clusters
+        .iter()
+        .zip(&selected)
+        .map(|(mc, selected)| ClusterView {
+            cluster: mc.metadata.name.as_deref().unwrap_or_default(),
+            selected,
+            deployed: deployed(mc, &selected.for_multi(&name).won),
+        })
+        .collect();
+    let report = multi_report(mcs, &views);
+    let old = mcs.status.clone().unwrap_or_default();
+    let status = MultiClusterServiceStatus {
+        observed_generation: mcs.meta().generation,
+        conditions: conditions::merge(
+            &old.conditions,
+            &report.conditions,
+            mcs.meta().generation,
+            Time(Timestamp::now()),
+        ),
+        matching_clusters: report.matching_clusters,
+        matching_count: Some(report.matching_count),
+        ..next_revision(&old, &mcs.service_spec(), &BTreeSet::new())
+    };
+    status_if_changed(ctx, mcs, mcs.status.as_ref(), &status).await?;
+    Ok(Action::await_change())
+}
+
+/// Whether every service in `won` is Installed on `mc`.
+fn deployed(mc: &ManagedCluster, won: &[&str]) -> bool {
+    let services = mc.status.as_ref().map(|s| s.services.as_slice()).unwrap_or(&[]);
+    won.iter().all(|name| {
+        services
+            .iter()
+            .any(|s| s.name == *name && s.state == ServiceState::Installed)
+    })
+}
