@@ -11,6 +11,7 @@ use std::time::Instant;
 use super::funcs::go::fmt;
 use super::funcs::{Call, Function};
 pub use super::limits::Limits;
+use super::number::constant;
 use super::parse::{Arg, Branch, Command, Node, Parsed, Pipeline};
 use super::value::{ARITY_ERROR, Value};
 
@@ -249,14 +250,14 @@ impl State<'_> {
         let empty = match &over {
             Value::List(l) => l.is_empty(),
             Value::Map(m) => m.is_empty(),
-            Value::Int(n) if b.pipeline.variables.len() > 1 => {
+            Value::Int(n) | Value::GoInt(n) if b.pipeline.variables.len() > 1 => {
                 let at = b.pipeline.commands.last().map_or(b.offset, |c| c.offset);
                 return fail(
                     at,
                     format!("can't use {n} to iterate over more than one variable"),
                 );
             }
-            Value::Int(n) => *n <= 0,
+            Value::Int(n) | Value::GoInt(n) => *n <= 0,
             Value::Nil => true,
             other => {
                 return fail(
@@ -275,7 +276,7 @@ impl State<'_> {
                 b,
                 l.iter()
                     .enumerate()
-                    .map(|(i, v)| (Value::Int(i as i64), v.clone())),
+                    .map(|(i, v)| (Value::GoInt(i as i64), v.clone())),
                 true,
             ),
             Value::Map(m) => self.iterate(
@@ -285,9 +286,15 @@ impl State<'_> {
             ),
             // Counted lazily: `range 1000000000000` costs its iterations,
             // not a list of them.
+            // Each number is of the integer's own type.
             Value::Int(n) => {
                 self.iterate(b, (0..*n).map(|i| (Value::Int(i), Value::Int(i))), false)
             }
+            Value::GoInt(n) => self.iterate(
+                b,
+                (0..*n).map(|i| (Value::GoInt(i), Value::GoInt(i))),
+                false,
+            ),
             _ => Ok(()),
         };
         self.variables.truncate(scope);
@@ -500,7 +507,7 @@ impl State<'_> {
             Arg::Function(name, at) => self.call(name, *at, &[]),
             Arg::String(s, _) => Ok(Value::String(s.clone())),
             Arg::Number(n, at) => number(n, *at),
-            Arg::Char(c, _) => Ok(Value::Int(*c as i64)),
+            Arg::Char(c, _) => Ok(Value::GoInt(i64::from(*c))),
             Arg::Bool(b, _) => Ok(Value::Bool(*b)),
             // As an argument, nil is a value: Go passes a nil interface.
             Arg::Nil(_) => Ok(Value::Nil),
@@ -517,7 +524,10 @@ fn describe(arg: &Arg) -> String {
         Arg::Function(name, _) => name.clone(),
         Arg::String(s, _) => format!("{s:?}"),
         Arg::Number(n, _) => n.clone(),
-        Arg::Char(c, _) => format!("{c:?}"),
+        Arg::Char(c, _) => format!(
+            "{:?}",
+            char::from_u32(*c).unwrap_or(char::REPLACEMENT_CHARACTER)
+        ),
         Arg::Bool(b, _) => b.to_string(),
         Arg::Nil(_) => "nil".into(),
         Arg::Field(fields, _) => fields.iter().map(|f| format!(".{f}")).collect(),
@@ -579,35 +589,10 @@ fn fields_of(
     Ok(v.clone())
 }
 
-/// A number constant as Go reads one in an action: written with a point
-/// or an exponent it is a float (`{{ 1.0 }}` prints `1`, `{{ 1e6 }}`
-/// `1e+06`), else an integer (decimal, hex, octal or binary).
+/// A number constant's value (the parser refused the text of one that has
+/// none).
 fn number(n: &str, at: usize) -> Result<Value, ExecError> {
-    let plain = n.replace('_', "");
-    let (sign, digits) = match plain.strip_prefix('-') {
-        Some(d) => (-1, d),
-        None => (1, plain.strip_prefix('+').unwrap_or(&plain)),
-    };
-    let radix = |prefix: [&str; 2], base| {
-        prefix
-            .iter()
-            .find_map(|p| digits.strip_prefix(p))
-            .map(|d| i64::from_str_radix(d, base).ok())
-    };
-    let based = radix(["0x", "0X"], 16)
-        .or_else(|| radix(["0o", "0O"], 8))
-        .or_else(|| radix(["0b", "0B"], 2));
-    let value = match based {
-        Some(Some(i)) => Some(Value::Int(sign * i)),
-        Some(None) => None,
-        None if digits.contains(['.', 'e', 'E']) => plain.parse::<f64>().ok().map(Value::Float),
-        None => plain
-            .parse::<i64>()
-            .ok()
-            .map(Value::Int)
-            .or_else(|| plain.parse::<f64>().ok().map(Value::Float)),
-    };
-    value.ok_or_else(|| ExecError {
+    constant(n).ok_or_else(|| ExecError {
         offset: at,
         message: format!("illegal number syntax: {n:?}"),
     })
