@@ -16,8 +16,14 @@ use super::parse::{Arg, Branch, Command, Node, Parsed, Pipeline};
 use super::value::{ARITY_ERROR, Value};
 
 /// The functions the run evaluates itself rather than calling from the
-/// table: `and` and `or` stop at the argument that decides them.
-pub const BUILTINS: &[&str] = &["and", "or"];
+/// table: `and` and `or` stop at the argument that decides them, `call`
+/// has no function to call in values.
+pub const BUILTINS: &[&str] = &["and", "or", "call"];
+
+/// Whether `name` is `and` or `or`.
+fn is_and_or(name: &str) -> bool {
+    name == "and" || name == "or"
+}
 
 /// How many steps pass between two looks at the clock.
 const STEPS_PER_CLOCK_CHECK: usize = 1024;
@@ -51,6 +57,7 @@ pub fn run(
             element: false,
         }],
         dot_element: false,
+        dot_writes: Vec::new(),
     };
     state.walk(&parsed.main, data)?;
     Ok(state.out)
@@ -85,6 +92,10 @@ struct State<'a> {
     /// Whether the cursor is an element of a list or a map (see
     /// [`Variable::element`]).
     dot_element: bool,
+    /// Maps of the cursor changed in place, by their path from it, not yet
+    /// seen by the walk that holds the cursor: Go's maps are shared, and
+    /// Sprig's `set`, `unset`, `merge` and `mergeOverwrite` change theirs.
+    dot_writes: Vec<(Vec<String>, Value)>,
 }
 
 fn fail<T>(offset: usize, message: impl Into<String>) -> Result<T, ExecError> {
@@ -127,23 +138,42 @@ impl State<'_> {
         Ok(())
     }
 
+    /// `nodes` in order. A map of the cursor that a function changed in
+    /// place (`set .labels "k" "v"`) reads changed from the next node on,
+    /// here and in the caller, whose cursor this is (see `dot_writes`).
     fn walk(&mut self, nodes: &[Node], dot: &Value) -> Result<Flow, ExecError> {
         let scope = self.variables.len();
+        let mut written: Option<Value> = None;
+        let mut applied = Vec::new();
+        let mut result = Flow::Next;
         for node in nodes {
-            let flow = self.node(node, dot)?;
+            if !self.dot_writes.is_empty() {
+                let own = written.get_or_insert_with(|| dot.clone());
+                for (path, value) in std::mem::take(&mut self.dot_writes) {
+                    call::set_path(own, &path, value.clone());
+                    applied.push((path, value));
+                }
+            }
+            let flow = self.node(node, written.as_ref().unwrap_or(dot))?;
             if !matches!(flow, Flow::Next) {
-                self.variables.truncate(scope);
-                return Ok(flow);
+                result = flow;
+                break;
             }
         }
         self.variables.truncate(scope);
-        Ok(Flow::Next)
+        applied.append(&mut self.dot_writes);
+        self.dot_writes = applied;
+        Ok(result)
     }
 
     /// `walk` with a cursor whose kind (an element or not) is `element`.
     fn walk_with(&mut self, nodes: &[Node], dot: &Value, element: bool) -> Result<Flow, ExecError> {
         let outer = std::mem::replace(&mut self.dot_element, element);
+        // Writes to the outer cursor wait for it; those to this one end
+        // with it.
+        let pending = std::mem::take(&mut self.dot_writes);
         let flow = self.walk(nodes, dot);
+        self.dot_writes = pending;
         self.dot_element = outer;
         flow
     }
@@ -355,7 +385,16 @@ impl State<'_> {
                     slot.value = v.clone();
                     slot.element = false;
                 }
-                None => return fail(p.offset, format!("undefined variable: {name}")),
+                None => {
+                    // Go says where the run last was: the last argument
+                    // of the pipeline's last command.
+                    let at = p
+                        .commands
+                        .last()
+                        .and_then(|c| c.args.last())
+                        .map_or(p.offset, call::offset_of);
+                    return fail(at, format!("undefined variable: {name}"));
+                }
             }
         } else if p.declares && p.variables.len() == 1 {
             self.variables.push(Variable {
@@ -389,17 +428,8 @@ impl State<'_> {
         };
         let has_args = !rest.is_empty() || piped.is_some();
         match first {
-            Arg::Function(name, at) if BUILTINS.contains(&name.as_str()) => {
-                self.and_or(name, *at, rest, dot, piped)
-            }
-            Arg::Function(name, at) => {
-                let mut args = Vec::with_capacity(rest.len() + 1);
-                for arg in rest {
-                    args.push(self.arg(arg, dot)?);
-                }
-                args.extend(piped);
-                self.call(name, *at, &args)
-            }
+            Arg::Function(name, at) if is_and_or(name) => self.and_or(name, *at, rest, dot, piped),
+            Arg::Function(name, at) => self.call_with(name, *at, rest, dot, piped),
             Arg::Field(fields, at) => fields_of(
                 dot,
                 self.dot_element,
@@ -501,10 +531,8 @@ impl State<'_> {
                 }
                 fields_of(&v, false, fields, *at, false)
             }
-            Arg::Function(name, at) if BUILTINS.contains(&name.as_str()) => {
-                self.and_or(name, *at, &[], dot, None)
-            }
-            Arg::Function(name, at) => self.call(name, *at, &[]),
+            Arg::Function(name, at) if is_and_or(name) => self.and_or(name, *at, &[], dot, None),
+            Arg::Function(name, at) => self.call_with(name, *at, &[], dot, None),
             Arg::String(s, _) => Ok(Value::String(s.clone())),
             Arg::Number(n, at) => number(n, *at),
             Arg::Char(c, _) => Ok(Value::GoInt(i64::from(*c))),
@@ -597,6 +625,8 @@ fn number(n: &str, at: usize) -> Result<Value, ExecError> {
         message: format!("illegal number syntax: {n:?}"),
     })
 }
+
+mod call;
 
 #[cfg(test)]
 mod tests;
