@@ -11,12 +11,19 @@ use std::time::Instant;
 use super::funcs::go::fmt;
 use super::funcs::{Call, Function};
 pub use super::limits::Limits;
+use super::number::constant;
 use super::parse::{Arg, Branch, Command, Node, Parsed, Pipeline};
 use super::value::{ARITY_ERROR, Value};
 
 /// The functions the run evaluates itself rather than calling from the
-/// table: `and` and `or` stop at the argument that decides them.
-pub const BUILTINS: &[&str] = &["and", "or"];
+/// table: `and` and `or` stop at the argument that decides them, `call`
+/// has no function to call in values.
+pub const BUILTINS: &[&str] = &["and", "or", "call"];
+
+/// Whether `name` is `and` or `or`.
+fn is_and_or(name: &str) -> bool {
+    name == "and" || name == "or"
+}
 
 /// How many steps pass between two looks at the clock.
 const STEPS_PER_CLOCK_CHECK: usize = 1024;
@@ -50,6 +57,7 @@ pub fn run(
             element: false,
         }],
         dot_element: false,
+        dot_writes: Vec::new(),
     };
     state.walk(&parsed.main, data)?;
     Ok(state.out)
@@ -84,6 +92,10 @@ struct State<'a> {
     /// Whether the cursor is an element of a list or a map (see
     /// [`Variable::element`]).
     dot_element: bool,
+    /// Maps of the cursor changed in place, by their path from it, not yet
+    /// seen by the walk that holds the cursor: Go's maps are shared, and
+    /// Sprig's `set`, `unset`, `merge` and `mergeOverwrite` change theirs.
+    dot_writes: Vec<(Vec<String>, Value)>,
 }
 
 fn fail<T>(offset: usize, message: impl Into<String>) -> Result<T, ExecError> {
@@ -126,23 +138,42 @@ impl State<'_> {
         Ok(())
     }
 
+    /// `nodes` in order. A map of the cursor that a function changed in
+    /// place (`set .labels "k" "v"`) reads changed from the next node on,
+    /// here and in the caller, whose cursor this is (see `dot_writes`).
     fn walk(&mut self, nodes: &[Node], dot: &Value) -> Result<Flow, ExecError> {
         let scope = self.variables.len();
+        let mut written: Option<Value> = None;
+        let mut applied = Vec::new();
+        let mut result = Flow::Next;
         for node in nodes {
-            let flow = self.node(node, dot)?;
+            if !self.dot_writes.is_empty() {
+                let own = written.get_or_insert_with(|| dot.clone());
+                for (path, value) in std::mem::take(&mut self.dot_writes) {
+                    call::set_path(own, &path, value.clone());
+                    applied.push((path, value));
+                }
+            }
+            let flow = self.node(node, written.as_ref().unwrap_or(dot))?;
             if !matches!(flow, Flow::Next) {
-                self.variables.truncate(scope);
-                return Ok(flow);
+                result = flow;
+                break;
             }
         }
         self.variables.truncate(scope);
-        Ok(Flow::Next)
+        applied.append(&mut self.dot_writes);
+        self.dot_writes = applied;
+        Ok(result)
     }
 
     /// `walk` with a cursor whose kind (an element or not) is `element`.
     fn walk_with(&mut self, nodes: &[Node], dot: &Value, element: bool) -> Result<Flow, ExecError> {
         let outer = std::mem::replace(&mut self.dot_element, element);
+        // Writes to the outer cursor wait for it; those to this one end
+        // with it.
+        let pending = std::mem::take(&mut self.dot_writes);
         let flow = self.walk(nodes, dot);
+        self.dot_writes = pending;
         self.dot_element = outer;
         flow
     }
@@ -249,14 +280,14 @@ impl State<'_> {
         let empty = match &over {
             Value::List(l) => l.is_empty(),
             Value::Map(m) => m.is_empty(),
-            Value::Int(n) if b.pipeline.variables.len() > 1 => {
+            Value::Int(n) | Value::GoInt(n) if b.pipeline.variables.len() > 1 => {
                 let at = b.pipeline.commands.last().map_or(b.offset, |c| c.offset);
                 return fail(
                     at,
                     format!("can't use {n} to iterate over more than one variable"),
                 );
             }
-            Value::Int(n) => *n <= 0,
+            Value::Int(n) | Value::GoInt(n) => *n <= 0,
             Value::Nil => true,
             other => {
                 return fail(
@@ -275,7 +306,7 @@ impl State<'_> {
                 b,
                 l.iter()
                     .enumerate()
-                    .map(|(i, v)| (Value::Int(i as i64), v.clone())),
+                    .map(|(i, v)| (Value::GoInt(i as i64), v.clone())),
                 true,
             ),
             Value::Map(m) => self.iterate(
@@ -285,9 +316,15 @@ impl State<'_> {
             ),
             // Counted lazily: `range 1000000000000` costs its iterations,
             // not a list of them.
+            // Each number is of the integer's own type.
             Value::Int(n) => {
                 self.iterate(b, (0..*n).map(|i| (Value::Int(i), Value::Int(i))), false)
             }
+            Value::GoInt(n) => self.iterate(
+                b,
+                (0..*n).map(|i| (Value::GoInt(i), Value::GoInt(i))),
+                false,
+            ),
             _ => Ok(()),
         };
         self.variables.truncate(scope);
@@ -348,7 +385,16 @@ impl State<'_> {
                     slot.value = v.clone();
                     slot.element = false;
                 }
-                None => return fail(p.offset, format!("undefined variable: {name}")),
+                None => {
+                    // Go says where the run last was: the last argument
+                    // of the pipeline's last command.
+                    let at = p
+                        .commands
+                        .last()
+                        .and_then(|c| c.args.last())
+                        .map_or(p.offset, call::offset_of);
+                    return fail(at, format!("undefined variable: {name}"));
+                }
             }
         } else if p.declares && p.variables.len() == 1 {
             self.variables.push(Variable {
@@ -382,17 +428,8 @@ impl State<'_> {
         };
         let has_args = !rest.is_empty() || piped.is_some();
         match first {
-            Arg::Function(name, at) if BUILTINS.contains(&name.as_str()) => {
-                self.and_or(name, *at, rest, dot, piped)
-            }
-            Arg::Function(name, at) => {
-                let mut args = Vec::with_capacity(rest.len() + 1);
-                for arg in rest {
-                    args.push(self.arg(arg, dot)?);
-                }
-                args.extend(piped);
-                self.call(name, *at, &args)
-            }
+            Arg::Function(name, at) if is_and_or(name) => self.and_or(name, *at, rest, dot, piped),
+            Arg::Function(name, at) => self.call_with(name, *at, rest, dot, piped),
             Arg::Field(fields, at) => fields_of(
                 dot,
                 self.dot_element,
@@ -494,13 +531,11 @@ impl State<'_> {
                 }
                 fields_of(&v, false, fields, *at, false)
             }
-            Arg::Function(name, at) if BUILTINS.contains(&name.as_str()) => {
-                self.and_or(name, *at, &[], dot, None)
-            }
-            Arg::Function(name, at) => self.call(name, *at, &[]),
+            Arg::Function(name, at) if is_and_or(name) => self.and_or(name, *at, &[], dot, None),
+            Arg::Function(name, at) => self.call_with(name, *at, &[], dot, None),
             Arg::String(s, _) => Ok(Value::String(s.clone())),
             Arg::Number(n, at) => number(n, *at),
-            Arg::Char(c, _) => Ok(Value::Int(*c as i64)),
+            Arg::Char(c, _) => Ok(Value::GoInt(i64::from(*c))),
             Arg::Bool(b, _) => Ok(Value::Bool(*b)),
             // As an argument, nil is a value: Go passes a nil interface.
             Arg::Nil(_) => Ok(Value::Nil),
@@ -517,7 +552,10 @@ fn describe(arg: &Arg) -> String {
         Arg::Function(name, _) => name.clone(),
         Arg::String(s, _) => format!("{s:?}"),
         Arg::Number(n, _) => n.clone(),
-        Arg::Char(c, _) => format!("{c:?}"),
+        Arg::Char(c, _) => format!(
+            "{:?}",
+            char::from_u32(*c).unwrap_or(char::REPLACEMENT_CHARACTER)
+        ),
         Arg::Bool(b, _) => b.to_string(),
         Arg::Nil(_) => "nil".into(),
         Arg::Field(fields, _) => fields.iter().map(|f| format!(".{f}")).collect(),
@@ -579,39 +617,16 @@ fn fields_of(
     Ok(v.clone())
 }
 
-/// A number constant as Go reads one in an action: written with a point
-/// or an exponent it is a float (`{{ 1.0 }}` prints `1`, `{{ 1e6 }}`
-/// `1e+06`), else an integer (decimal, hex, octal or binary).
+/// A number constant's value (the parser refused the text of one that has
+/// none).
 fn number(n: &str, at: usize) -> Result<Value, ExecError> {
-    let plain = n.replace('_', "");
-    let (sign, digits) = match plain.strip_prefix('-') {
-        Some(d) => (-1, d),
-        None => (1, plain.strip_prefix('+').unwrap_or(&plain)),
-    };
-    let radix = |prefix: [&str; 2], base| {
-        prefix
-            .iter()
-            .find_map(|p| digits.strip_prefix(p))
-            .map(|d| i64::from_str_radix(d, base).ok())
-    };
-    let based = radix(["0x", "0X"], 16)
-        .or_else(|| radix(["0o", "0O"], 8))
-        .or_else(|| radix(["0b", "0B"], 2));
-    let value = match based {
-        Some(Some(i)) => Some(Value::Int(sign * i)),
-        Some(None) => None,
-        None if digits.contains(['.', 'e', 'E']) => plain.parse::<f64>().ok().map(Value::Float),
-        None => plain
-            .parse::<i64>()
-            .ok()
-            .map(Value::Int)
-            .or_else(|| plain.parse::<f64>().ok().map(Value::Float)),
-    };
-    value.ok_or_else(|| ExecError {
+    constant(n).ok_or_else(|| ExecError {
         offset: at,
         message: format!("illegal number syntax: {n:?}"),
     })
 }
+
+mod call;
 
 #[cfg(test)]
 mod tests;

@@ -91,8 +91,9 @@ pub enum Token {
     Variable(String),
     /// A quoted or raw string, its escapes read.
     String(String),
-    /// A character constant (`'a'`), which Go's templates read as a number.
-    Char(char),
+    /// A character constant (`'a'`, `'\xff'`), which Go's templates read
+    /// as a number: its code.
+    Char(u32),
     /// A number as written (`1`, `-2.5e3`, `0x1F`, `1_000`).
     Number(String),
     Bool(bool),
@@ -355,36 +356,41 @@ impl Lexer<'_> {
     }
 
     fn quoted(&mut self, start: usize) -> Result<(), LexError> {
-        let mut value = String::new();
-        let mut chars = self.rest()[1..].char_indices();
-        while let Some((i, c)) = chars.next() {
+        // Escapes by code (`\xe9`, `\351`) are bytes, as in Go's strings:
+        // the bytes are collected, and must make UTF-8 in the end.
+        let mut bytes = Vec::new();
+        let body = &self.rest()[1..];
+        let mut i = 0;
+        while let Some(c) = body[i..].chars().next() {
             match c {
                 '"' => {
+                    let Ok(value) = String::from_utf8(bytes) else {
+                        return self.error(start, "a string constant must be UTF-8");
+                    };
                     self.at += 1 + i + 1;
                     self.push(Token::String(value), start);
                     return Ok(());
                 }
                 '\n' => break,
                 '\\' => {
-                    let Some((_, e)) = chars.next() else { break };
-                    value.push(match e {
-                        'n' => '\n',
-                        't' => '\t',
-                        'r' => '\r',
-                        '\\' => '\\',
-                        '"' => '"',
-                        '\'' => '\'',
-                        'a' => '\u{7}',
-                        'b' => '\u{8}',
-                        'f' => '\u{c}',
-                        'v' => '\u{b}',
-                        '0'..='7' | 'x' | 'u' | 'U' => {
-                            return self.error(start, "escapes by code are not read yet");
+                    let Some((unit, length)) = unescape(&body[i + 1..], '"') else {
+                        if body[i + 1..].starts_with(['\n']) || body.len() == i + 1 {
+                            break;
                         }
-                        _ => return self.error(start, "invalid syntax"),
-                    });
+                        return self.error(start, "invalid syntax");
+                    };
+                    match unit {
+                        Unit::Byte(b) => bytes.push(b),
+                        Unit::Char(c) => {
+                            bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes())
+                        }
+                    }
+                    i += 1 + length;
                 }
-                c => value.push(c),
+                c => {
+                    bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                    i += c.len_utf8();
+                }
             }
         }
         self.error(start, "unterminated quoted string")
@@ -402,27 +408,20 @@ impl Lexer<'_> {
 
     fn character(&mut self, start: usize) -> Result<(), LexError> {
         let body = &self.rest()[1..];
-        let mut chars = body.chars();
-        let (c, written) = match chars.next() {
-            Some('\\') => {
-                let c = match chars.next() {
-                    Some('n') => '\n',
-                    Some('t') => '\t',
-                    Some('r') => '\r',
-                    Some('\\') => '\\',
-                    Some('\'') => '\'',
-                    _ => return self.error(start, "unterminated character constant"),
-                };
-                (c, 2)
-            }
-            Some(c) if c != '\n' && c != '\'' => (c, c.len_utf8()),
+        let (value, written) = match body.chars().next() {
+            Some('\\') => match unescape(&body[1..], '\'') {
+                Some((Unit::Byte(b), length)) => (u32::from(b), 1 + length),
+                Some((Unit::Char(c), length)) => (c as u32, 1 + length),
+                None => return self.error(start, "malformed character constant"),
+            },
+            Some(c) if c != '\n' && c != '\'' => (c as u32, c.len_utf8()),
             _ => return self.error(start, "unterminated character constant"),
         };
         if !body[written..].starts_with('\'') {
-            return self.error(start, "unterminated character constant");
+            return self.error(start, "malformed character constant");
         }
         self.at += 1 + written + 1;
-        self.push(Token::Char(c), start);
+        self.push(Token::Char(value), start);
         Ok(())
     }
 
@@ -492,6 +491,57 @@ impl Lexer<'_> {
         self.at += i;
         self.push(Token::Number(written), start);
         Ok(())
+    }
+}
+
+/// What an escape stands for: a byte (`\x`, octal) or a character.
+enum Unit {
+    Byte(u8),
+    Char(char),
+}
+
+/// The escape after a `\\` at the start of `rest`, as Go's
+/// `strconv.UnquoteChar` reads it inside `quote`, and its length; `None`
+/// where Go's is a syntax error.
+fn unescape(rest: &str, quote: char) -> Option<(Unit, usize)> {
+    let c = rest.chars().next()?;
+    let simple = |c| Some((Unit::Char(c), 1));
+    match c {
+        'a' => simple('\u{7}'),
+        'b' => simple('\u{8}'),
+        'f' => simple('\u{c}'),
+        'n' => simple('\n'),
+        'r' => simple('\r'),
+        't' => simple('\t'),
+        'v' => simple('\u{b}'),
+        '\\' => simple('\\'),
+        // Only the quote that delimits may be escaped.
+        '\'' | '"' if c == quote => simple(c),
+        'x' | 'u' | 'U' => {
+            let digits = match c {
+                'x' => 2,
+                'u' => 4,
+                _ => 8,
+            };
+            let hex = rest.get(1..1 + digits)?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let code = u32::from_str_radix(hex, 16).ok()?;
+            if c == 'x' {
+                return Some((Unit::Byte(code as u8), 1 + digits));
+            }
+            Some((Unit::Char(char::from_u32(code)?), 1 + digits))
+        }
+        '0'..='7' => {
+            let octal = rest.get(..3)?;
+            if !octal.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+                return None;
+            }
+            let code = u32::from_str_radix(octal, 8).ok()?;
+            Some((Unit::Byte(u8::try_from(code).ok()?), 3))
+        }
+        _ => None,
     }
 }
 

@@ -13,6 +13,7 @@ pub mod funcs;
 pub mod lex;
 pub mod limits;
 pub mod missing;
+pub mod number;
 pub mod parse;
 pub mod value;
 

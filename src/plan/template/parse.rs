@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::lex::{Keyword, LexError, Lexeme, Token, lex};
+use super::number::constant;
 
 /// How deep blocks and parentheses may nest.
 pub const MAX_DEPTH: usize = 64;
@@ -80,7 +81,7 @@ pub enum Arg {
     Function(String, usize),
     String(String, usize),
     Number(String, usize),
-    Char(char, usize),
+    Char(u32, usize),
     Bool(bool, usize),
     Nil(usize),
 }
@@ -110,6 +111,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         end: text.len(),
         parsed: Parsed::default(),
         ranges: 0,
+        variables: vec!["$".into()],
     };
     let (main, stop) = parser.list(0)?;
     if let Some((keyword, offset)) = stop {
@@ -147,6 +149,19 @@ struct Parser {
     /// How many `range`s enclose the current place (`break` and
     /// `continue` need one).
     ranges: usize,
+    /// The variables declared so far in scope: Go refuses a use of any
+    /// other when it parses the text. A declaration in an `if`, `with` or
+    /// `range` (its pipeline or its body) lasts to its `{{end}}`.
+    variables: Vec<String>,
+}
+
+/// What a pipeline may declare: one variable (`$x :=`, an action or the
+/// pipeline of `if` and `with`), two (`range $i, $e :=`), none (`template`).
+#[derive(Clone, Copy, PartialEq)]
+enum Declares {
+    None,
+    One,
+    Range,
 }
 
 type Stop = Option<(Keyword, usize)>;
@@ -215,11 +230,16 @@ impl Parser {
                         self.at += 1;
                         match k {
                             Keyword::End | Keyword::Else => return Ok((nodes, Some((k, offset)))),
+                            // Go reads a `define` at the top of the text
+                            // only: elsewhere it is not a command.
+                            Keyword::Define if depth > 0 => {
+                                return self.fail(offset, "unexpected <define> in command");
+                            }
                             _ => nodes.extend(self.keyword(k, offset, depth)?),
                         }
                     }
                     _ => {
-                        let pipeline = self.pipeline(true, depth)?;
+                        let pipeline = self.pipeline(Declares::One, depth)?;
                         self.expect_close("command")?;
                         nodes.push(Node::Action(pipeline));
                     }
@@ -260,11 +280,12 @@ impl Parser {
                 }))
             }
             Keyword::Template | Keyword::Block | Keyword::Define => {
-                let name = match self.next() {
+                // Go places a `template` where its name is.
+                let (name, offset) = match self.next() {
                     Some(Lexeme {
                         token: Token::String(name),
-                        ..
-                    }) => name,
+                        offset,
+                    }) => (name, offset),
                     _ => {
                         return self
                             .fail(offset, format!("{} needs a quoted name", keyword_name(k)));
@@ -272,17 +293,17 @@ impl Parser {
                 };
                 if k == Keyword::Define {
                     self.expect_close("define")?;
-                    let body = self.body_to_end(offset, depth)?;
+                    let body = self.definition(offset, depth)?;
                     return self.define(name, body, offset).map(|()| None);
                 }
                 let pipeline = if self.peek() == Some(&Token::Close) {
                     None
                 } else {
-                    Some(self.pipeline(false, depth)?)
+                    Some(self.pipeline(Declares::None, depth)?)
                 };
                 self.expect_close(keyword_name(k))?;
                 if k == Keyword::Block {
-                    let body = self.body_to_end(offset, depth)?;
+                    let body = self.definition(offset, depth)?;
                     self.define(name.clone(), body, offset)?;
                 }
                 Ok(Some(Node::Template {
@@ -306,19 +327,46 @@ impl Parser {
         Ok(())
     }
 
-    fn body_to_end(&mut self, offset: usize, depth: usize) -> Result<Vec<Node>, ParseError> {
+    /// The body of a `define` or `block`, a template of its own: its
+    /// variables are its own `$` alone.
+    fn definition(&mut self, offset: usize, depth: usize) -> Result<Vec<Node>, ParseError> {
+        let outer = std::mem::replace(&mut self.variables, vec!["$".into()]);
+        let body = self.body_to_end(offset, depth);
+        self.variables = outer;
+        body
+    }
+
+    fn body_to_end(&mut self, _offset: usize, depth: usize) -> Result<Vec<Node>, ParseError> {
         match self.list(depth + 1)? {
             (body, Some((Keyword::End, _))) => {
                 self.expect_close("end")?;
                 Ok(body)
             }
             (_, Some((k, at))) => self.fail(at, format!("unexpected {{{{{}}}}}", keyword_name(k))),
-            (_, None) => self.fail(offset, "unexpected EOF"),
+            // Go says where the text ends.
+            (_, None) => self.fail(self.end, "unexpected EOF"),
         }
     }
 
     fn branch(&mut self, k: Keyword, offset: usize, depth: usize) -> Result<Branch, ParseError> {
-        let pipeline = self.pipeline(true, depth)?;
+        let scope = self.variables.len();
+        let branch = self.branch_in_scope(k, offset, depth);
+        self.variables.truncate(scope);
+        branch
+    }
+
+    fn branch_in_scope(
+        &mut self,
+        k: Keyword,
+        offset: usize,
+        depth: usize,
+    ) -> Result<Branch, ParseError> {
+        let declares = if k == Keyword::Range {
+            Declares::Range
+        } else {
+            Declares::One
+        };
+        let pipeline = self.pipeline(declares, depth)?;
         self.expect_close(keyword_name(k))?;
         if k == Keyword::Range {
             self.ranges += 1;
@@ -352,7 +400,7 @@ impl Parser {
             Some((other, at)) => {
                 return self.fail(at, format!("unexpected {{{{{}}}}}", keyword_name(other)));
             }
-            None => return self.fail(offset, "unexpected EOF"),
+            None => return self.fail(self.end, "unexpected EOF"),
         };
         Ok(Branch {
             pipeline,
@@ -363,7 +411,7 @@ impl Parser {
     }
 
     /// `$x := cmd | cmd`, or `cmd | cmd`, up to the close or a `)`.
-    fn pipeline(&mut self, may_declare: bool, depth: usize) -> Result<Pipeline, ParseError> {
+    fn pipeline(&mut self, may: Declares, depth: usize) -> Result<Pipeline, ParseError> {
         if depth > MAX_DEPTH {
             let at = self.offset();
             return self.fail(at, format!("nested deeper than {MAX_DEPTH}"));
@@ -371,13 +419,24 @@ impl Parser {
         let offset = self.offset();
         let mut variables = Vec::new();
         let mut declares = false;
-        if may_declare {
+        if may != Declares::None {
             let start = self.at;
             while let Some(Token::Variable(v)) = self.peek().cloned() {
+                let at = self.offset();
                 self.at += 1;
                 variables.push(v);
                 match self.peek() {
-                    Some(Token::Comma) if variables.len() < 2 => self.at += 1,
+                    Some(Token::Comma) if variables.len() < 2 && may == Declares::Range => {
+                        self.at += 1
+                    }
+                    Some(Token::Comma) => {
+                        let context = if may == Declares::Range {
+                            "range"
+                        } else {
+                            "command"
+                        };
+                        return self.fail(at, format!("too many declarations in {context}"));
+                    }
                     Some(Token::Declare) | Some(Token::Assign) => {
                         declares = self.peek() == Some(&Token::Declare);
                         self.at += 1;
@@ -392,12 +451,39 @@ impl Parser {
                 }
             }
         }
+        // Declared (or assigned: Go takes that as a declaration too) from
+        // here on, the pipeline itself included.
+        self.variables.extend(variables.iter().cloned());
         let mut commands = Vec::new();
         loop {
-            commands.push(self.command(depth)?);
-            if self.peek() == Some(&Token::Pipe) {
-                self.at += 1;
-            } else {
+            let command = self.command(depth)?;
+            // Go runs only a function or a value it can call past the
+            // first stage of a pipeline.
+            if !commands.is_empty()
+                && let Some(
+                    Arg::Bool(..)
+                    | Arg::Dot(_)
+                    | Arg::Nil(_)
+                    | Arg::Number(..)
+                    | Arg::Char(..)
+                    | Arg::String(..),
+                ) = command.args.first()
+            {
+                return self.fail(
+                    command.offset,
+                    format!(
+                        "non executable command in pipeline stage {}",
+                        commands.len() + 1
+                    ),
+                );
+            }
+            commands.push(command);
+            if self.peek() != Some(&Token::Pipe) {
+                break;
+            }
+            self.at += 1;
+            // A pipe with nothing after it ends the pipeline, as in Go.
+            if matches!(self.peek(), Some(Token::Close | Token::CloseParen) | None) {
                 break;
             }
         }
@@ -422,12 +508,15 @@ impl Parser {
                 }
                 Token::Field(_) => Arg::Field(self.fields(), at),
                 Token::Variable(v) => {
+                    if !self.variables.contains(&v) {
+                        return self.fail(at, format!("undefined variable {v:?}"));
+                    }
                     self.at += 1;
                     Arg::Variable(v, self.fields(), at)
                 }
                 Token::OpenParen => {
                     self.at += 1;
-                    let inner = self.pipeline(true, depth + 1)?;
+                    let inner = self.pipeline(Declares::One, depth + 1)?;
                     if self.next().map(|l| l.token) != Some(Token::CloseParen) {
                         return self.fail(at, "unclosed left paren");
                     }
@@ -435,13 +524,31 @@ impl Parser {
                 }
                 Token::Identifier(f) => {
                     self.at += 1;
-                    Arg::Function(f, at)
+                    let fields = self.fields();
+                    if fields.is_empty() {
+                        Arg::Function(f, at)
+                    } else {
+                        // `f.a`: the function's value, then its field.
+                        let call = Pipeline {
+                            variables: Vec::new(),
+                            declares: false,
+                            commands: vec![Command {
+                                args: vec![Arg::Function(f, at)],
+                                offset: at,
+                            }],
+                            offset: at,
+                        };
+                        Arg::Chain(Box::new(call), fields, at)
+                    }
                 }
                 Token::String(s) => {
                     self.at += 1;
                     Arg::String(s, at)
                 }
                 Token::Number(n) => {
+                    if constant(&n).is_none() {
+                        return self.fail(at, format!("illegal number syntax: {n:?}"));
+                    }
                     self.at += 1;
                     Arg::Number(n, at)
                 }
@@ -460,6 +567,16 @@ impl Parser {
                 other => return self.fail(at, format!("unexpected {other:?} in operand")),
             };
             args.push(arg);
+            // An operand ends at a space, a pipe, a paren or the close:
+            // `1.2.3` is `1.2` and then an unexpected `.3`.
+            if let Some(l) = self.tokens.get(self.at)
+                && !matches!(
+                    l.token,
+                    Token::Space | Token::Pipe | Token::CloseParen | Token::Close
+                )
+            {
+                return self.fail(l.offset, format!("unexpected {:?} in operand", l.token));
+            }
         }
         if args.is_empty() {
             return self.fail(offset, "missing value for command");

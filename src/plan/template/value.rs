@@ -10,7 +10,13 @@ use std::collections::BTreeMap;
 pub enum Value {
     Nil,
     Bool(bool),
+    /// An `int64`: an integer of the data (the API machinery decodes one
+    /// so) or of Sprig's arithmetic.
     Int(i64),
+    /// Go's `int`: a constant in the template, what `len`, Sprig's `int`
+    /// and `atoi` give. Go tells the two apart: `typeOf`, `%T`, a typed
+    /// parameter (`until` takes an `int` only) and `has`/`reflect.DeepEqual`.
+    GoInt(i64),
     Float(f64),
     String(String),
     List(Vec<Value>),
@@ -51,7 +57,7 @@ impl Value {
         match self {
             Value::Nil => out.push_str("<nil>"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(i) => out.push_str(&i.to_string()),
+            Value::Int(i) | Value::GoInt(i) => out.push_str(&i.to_string()),
             Value::Float(f) => out.push_str(&go_float(*f)),
             Value::String(s) => out.push_str(s),
             Value::List(items) => {
@@ -91,7 +97,7 @@ impl Value {
         match self {
             Value::Nil => false,
             Value::Bool(b) => *b,
-            Value::Int(i) => *i != 0,
+            Value::Int(i) | Value::GoInt(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
@@ -99,14 +105,22 @@ impl Value {
         }
     }
 
+    /// An integer's value, of either integer type.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) | Value::GoInt(i) => Some(*i),
+            _ => None,
+        }
+    }
+
     /// The Go type a value of this kind holds, as Go's errors and `%T`
-    /// name it. An integer is named `int64`, the type the API machinery
-    /// decodes one into (a literal in the template would be Go's `int`).
+    /// name it.
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::Nil => "interface {}",
             Value::Bool(_) => "bool",
             Value::Int(_) => "int64",
+            Value::GoInt(_) => "int",
             Value::Float(_) => "float64",
             Value::String(_) => "string",
             Value::List(_) => "[]interface {}",

@@ -129,7 +129,7 @@ fn into_list(read: Result<Value, Option<String>>, prefix: &str) -> Value {
 fn unmarshal_error(v: &Value, into: &str) -> String {
     let what = match v {
         Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Float(_) => "number",
+        Value::Int(_) | Value::GoInt(_) | Value::Float(_) => "number",
         Value::String(_) => "string",
         Value::List(_) => "array",
         _ => "object",

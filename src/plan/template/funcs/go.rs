@@ -65,7 +65,7 @@ fn len(_: &Call, args: &[Value]) -> Result<Value, String> {
         Value::Nil => return Err("len of nil pointer".into()),
         other => return Err(format!("len of type {}", other.type_name())),
     };
-    Ok(Value::Int(n as i64))
+    Ok(Value::GoInt(n as i64))
 }
 
 /// `index x 1 "a"`: `x[1]["a"]`. A missing key is nil, as in Go (not
@@ -94,7 +94,7 @@ fn index(_: &Call, args: &[Value]) -> Result<Value, String> {
                 if n + 1 < indexes.len() {
                     return Err("can't index item of type uint8".into());
                 }
-                return Ok(Value::Int(i64::from(*byte)));
+                return Ok(Value::GoInt(i64::from(*byte)));
             }
             Value::Map(m) => match index {
                 Value::String(key) => match m.get(key) {
@@ -119,10 +119,10 @@ fn index(_: &Call, args: &[Value]) -> Result<Value, String> {
 /// itself passes, and fails when read).
 fn index_arg(index: &Value, len: usize) -> Result<usize, String> {
     match index {
-        Value::Int(x) if *x < 0 || *x as u64 > len as u64 => {
+        Value::Int(x) | Value::GoInt(x) if *x < 0 || *x as u64 > len as u64 => {
             Err(format!("index out of range: {x}"))
         }
-        Value::Int(x) => Ok(*x as usize),
+        Value::Int(x) | Value::GoInt(x) => Ok(*x as usize),
         Value::Nil => Err("cannot index slice/array with nil".into()),
         other => Err(format!(
             "cannot index slice/array with type {}",
@@ -166,7 +166,7 @@ fn kind(v: &Value) -> Kind {
     match v {
         Value::Nil => Kind::Invalid,
         Value::Bool(_) => Kind::Bool,
-        Value::Int(_) => Kind::Int,
+        Value::Int(_) | Value::GoInt(_) => Kind::Int,
         Value::Float(_) => Kind::Float,
         Value::String(_) => Kind::String,
         Value::List(_) | Value::Map(_) => Kind::Other,
@@ -191,7 +191,7 @@ fn equal_any(a: &Value, others: &[Value]) -> Result<bool, String> {
     for b in others {
         let same = match (a, b) {
             (Value::Bool(x), Value::Bool(y)) => x == y,
-            (Value::Int(x), Value::Int(y)) => x == y,
+            (Value::Int(x) | Value::GoInt(x), Value::Int(y) | Value::GoInt(y)) => x == y,
             (Value::Float(x), Value::Float(y)) => x == y,
             (Value::String(x), Value::String(y)) => x == y,
             (Value::Nil, Value::Nil) => true,
@@ -240,7 +240,7 @@ fn less(a: &Value, b: &Value) -> Result<bool, String> {
         return Err(incompatible(a, b));
     }
     match (a, b) {
-        (Value::Int(x), Value::Int(y)) => Ok(x < y),
+        (Value::Int(x) | Value::GoInt(x), Value::Int(y) | Value::GoInt(y)) => Ok(x < y),
         (Value::Float(x), Value::Float(y)) => Ok(x < y),
         (Value::String(x), Value::String(y)) => Ok(x < y),
         _ => Err(BAD.into()),

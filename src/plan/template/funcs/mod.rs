@@ -14,6 +14,7 @@ use super::value::Value;
 
 pub mod encode;
 pub mod go;
+pub mod params;
 pub mod sprig;
 
 /// What a function may know of the run that calls it: the limits, which a

@@ -38,6 +38,7 @@ pub(crate) fn go_type(v: &Value) -> &'static str {
         Value::Nil => "<nil>",
         Value::Bool(_) => "bool",
         Value::Int(_) => "int64",
+        Value::GoInt(_) => "int",
         Value::Float(_) => "float64",
         Value::String(_) => "string",
         Value::List(_) => "[]interface {}",
@@ -51,6 +52,7 @@ pub(crate) fn go_kind(v: &Value) -> &'static str {
         Value::Nil => "invalid",
         Value::Bool(_) => "bool",
         Value::Int(_) => "int64",
+        Value::GoInt(_) => "int",
         Value::Float(_) => "float64",
         Value::String(_) => "string",
         Value::List(_) => "slice",
@@ -93,11 +95,11 @@ pub(crate) fn string(v: &Value) -> Result<&str, String> {
     }
 }
 
-/// An `int` parameter. Go refuses an `int64` from the data here and takes
-/// only a constant; we take both, as a template author means the same.
+/// An `int` parameter. The run refuses an `int64` for one before the call,
+/// as Go does (`exec`'s typed parameters).
 pub(crate) fn int(v: &Value) -> Result<i64, String> {
     match v {
-        Value::Int(i) => Ok(*i),
+        Value::Int(i) | Value::GoInt(i) => Ok(*i),
         v => Err(wrong_type(v, "int")),
     }
 }
@@ -135,7 +137,7 @@ pub(crate) fn is_empty(v: &Value) -> bool {
     match v {
         Value::Nil => true,
         Value::Bool(b) => !b,
-        Value::Int(i) => *i == 0,
+        Value::Int(i) | Value::GoInt(i) => *i == 0,
         Value::Float(f) => *f == 0.0,
         Value::String(s) => s.is_empty(),
         Value::List(l) => l.is_empty(),
@@ -198,7 +200,7 @@ pub const MAX_DEPTH: usize = 256;
 /// literals (`"0x1F"`, `"010"` is octal, `"42.0"` is 42), anything else 0.
 pub(crate) fn to_int64(v: &Value) -> i64 {
     match v {
-        Value::Int(i) => *i,
+        Value::Int(i) | Value::GoInt(i) => *i,
         // Go's conversion of an out-of-range float is the hardware's;
         // Rust's saturates. Both are nonsense values for such input.
         Value::Float(f) => *f as i64,
@@ -211,7 +213,7 @@ pub(crate) fn to_int64(v: &Value) -> i64 {
 /// `cast.ToFloat64`: numbers as they are, strings parsed, else 0.
 pub(crate) fn to_float64(v: &Value) -> f64 {
     match v {
-        Value::Int(i) => *i as f64,
+        Value::Int(i) | Value::GoInt(i) => *i as f64,
         Value::Float(f) => *f,
         Value::Bool(b) => f64::from(u8::from(*b)),
         Value::String(s) => parse_go_float(s).unwrap_or(0.0),

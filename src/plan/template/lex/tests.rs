@@ -126,7 +126,7 @@ fn pipelines_variables_and_literals() {
             Space,
             Nil,
             Space,
-            Char('a'),
+            Char('a' as u32),
             Space,
             Number("1.5e3".into()),
             Space,

@@ -78,7 +78,7 @@ fn write(
     match v {
         Value::Nil => push(out, "null", limit),
         Value::Bool(b) => push(out, if *b { "true" } else { "false" }, limit),
-        Value::Int(i) => push(out, &i.to_string(), limit),
+        Value::Int(i) | Value::GoInt(i) => push(out, &i.to_string(), limit),
         Value::Float(f) => push(out, &float(*f), limit),
         Value::String(s) => push(out, &string(s, layout.escape_html), limit),
         Value::List(items) => {

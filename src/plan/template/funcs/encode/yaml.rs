@@ -421,7 +421,7 @@ fn scalar_text(v: &Value) -> String {
     match v {
         Value::Nil => "null".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
+        Value::Int(i) | Value::GoInt(i) => i.to_string(),
         Value::Float(f) => {
             let text = json::float(*f);
             if text.contains(['.', 'e', 'E']) {

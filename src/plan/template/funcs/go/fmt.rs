@@ -337,7 +337,7 @@ impl Printer {
                 't' | 'v' => self.pad(if *b { "true" } else { "false" }, f),
                 _ => self.bad_verb(verb, v, f, depth),
             },
-            Value::Int(i) => self.fmt_int(*i, verb, f, depth),
+            Value::Int(i) | Value::GoInt(i) => self.fmt_int(*i, v, verb, f, depth),
             Value::Float(x) => self.fmt_float(*x, verb, f, depth),
             Value::String(s) => match verb {
                 'v' if f.sharp_v => self.fmt_q(s, f),
@@ -447,7 +447,8 @@ impl Printer {
         }
     }
 
-    fn fmt_int(&mut self, i: i64, verb: char, f: Flags, depth: usize) {
+    /// `i` is the value of `v`, an integer of either type.
+    fn fmt_int(&mut self, i: i64, v: &Value, verb: char, f: Flags, depth: usize) {
         match verb {
             'v' | 'd' => self.fmt_integer(i, 10, verb, false, f),
             'b' => self.fmt_integer(i, 2, verb, false, f),
@@ -461,7 +462,7 @@ impl Printer {
                 self.pad(&quoted, f);
             }
             'U' => self.fmt_unicode(i as u64, f),
-            _ => self.bad_verb(verb, &Value::Int(i), f, depth),
+            _ => self.bad_verb(verb, v, f, depth),
         }
     }
 
@@ -644,7 +645,9 @@ impl Printer {
 /// A width or precision from the arguments (`*`): Go's intFromArg.
 fn int_from_arg(args: &[Value], arg_num: usize) -> (i64, bool, usize) {
     match args.get(arg_num) {
-        Some(Value::Int(n)) if (-TOO_LARGE..=TOO_LARGE).contains(n) => (*n, true, arg_num + 1),
+        Some(Value::Int(n) | Value::GoInt(n)) if (-TOO_LARGE..=TOO_LARGE).contains(n) => {
+            (*n, true, arg_num + 1)
+        }
         Some(_) => (0, false, arg_num + 1),
         None => (0, false, arg_num),
     }

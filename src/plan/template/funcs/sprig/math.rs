@@ -59,9 +59,10 @@ pub(super) fn add(f: &mut Functions) {
         Ok(Value::Float(to_float64(&a[0]).ceil()))
     });
     f.insert("round", round);
+    // Sprig's `int` and `atoi` give Go's `int`, the others `int64`.
     f.insert("int", |_, a| {
         exact(a, 1)?;
-        Ok(Value::Int(to_int64(&a[0])))
+        Ok(Value::GoInt(to_int64(&a[0])))
     });
     f.insert("int64", |_, a| {
         exact(a, 1)?;
@@ -73,7 +74,7 @@ pub(super) fn add(f: &mut Functions) {
     });
     f.insert("atoi", |_, a| {
         exact(a, 1)?;
-        Ok(Value::Int(atoi(string(&a[0])?)))
+        Ok(Value::GoInt(atoi(string(&a[0])?)))
     });
     f.insert("addf", |_, a| decimal_fold(Some(Decimal::ZERO), a, Op::Add));
     f.insert("subf", |_, a| decimal_fold(None, a, Op::Sub));
@@ -83,12 +84,12 @@ pub(super) fn add(f: &mut Functions) {
         exact(a, 1)?;
         let count = int(&a[0])?;
         let list = until_step(0, count, if count < 0 { -1 } else { 1 })?;
-        Ok(Value::List(list.into_iter().map(Value::Int).collect()))
+        Ok(Value::List(list.into_iter().map(Value::GoInt).collect()))
     });
     f.insert("untilStep", |_, a| {
         exact(a, 3)?;
         let list = until_step(int(&a[0])?, int(&a[1])?, int(&a[2])?)?;
-        Ok(Value::List(list.into_iter().map(Value::Int).collect()))
+        Ok(Value::List(list.into_iter().map(Value::GoInt).collect()))
     });
     f.insert("seq", seq);
 }
@@ -118,7 +119,7 @@ fn round(_: &Call, a: &[Value]) -> Result<Value, String> {
     let places = int(&a[1])? as f64;
     let round_on = match a.get(2) {
         Some(Value::Float(f)) => *f,
-        Some(Value::Int(i)) => *i as f64,
+        Some(Value::Int(i) | Value::GoInt(i)) => *i as f64,
         Some(other) => return Err(super::wrong_type(other, "float64")),
         None => 0.5,
     };

@@ -29,8 +29,12 @@ pub(super) fn add(f: &mut Functions) {
     f.insert("required", required);
     f.insert("quote", quote);
     f.insert("squote", squote);
-    f.insert("upper", |c, a| map_string(c, a, |s| s.to_uppercase()));
-    f.insert("lower", |c, a| map_string(c, a, |s| s.to_lowercase()));
+    f.insert("upper", |c, a| {
+        map_string(c, a, |s| s.chars().map(upper_char).collect())
+    });
+    f.insert("lower", |c, a| {
+        map_string(c, a, |s| s.chars().map(lower_char).collect())
+    });
     f.insert("title", |c, a| map_string(c, a, title));
     f.insert("untitle", |c, a| map_string(c, a, untitle));
     f.insert("trim", |c, a| map_string(c, a, |s| s.trim().to_string()));
@@ -123,6 +127,27 @@ fn two_strings(a: &[Value]) -> Result<(&str, &str), String> {
     Ok((string(&a[0])?, string(&a[1])?))
 }
 
+/// Go's `unicode.ToUpper`: one character for one, by Unicode's simple
+/// mapping (`ß` stays `ß`, where Rust's full mapping makes it `SS`).
+fn upper_char(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+/// Go's `unicode.ToLower`: one character for one (`İ` is `i`, and a
+/// final `Σ` is `σ`, not Rust's contextual `ς`).
+fn lower_char(c: char) -> char {
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ if c == '\u{130}' => 'i',
+        _ => c,
+    }
+}
+
 /// `strings.Title`: the first letter of every word upper-cased, a word
 /// starting after a space, a punctuation mark or a symbol.
 fn title(s: &str) -> String {
@@ -130,7 +155,7 @@ fn title(s: &str) -> String {
     let mut previous_separates = true;
     for c in s.chars() {
         if previous_separates {
-            out.extend(c.to_uppercase());
+            out.push(upper_char(c));
         } else {
             out.push(c);
         }
@@ -157,7 +182,7 @@ fn untitle(s: &str) -> String {
     let mut starts_word = true;
     for c in s.chars() {
         if starts_word {
-            out.extend(c.to_lowercase());
+            out.push(lower_char(c));
         } else {
             out.push(c);
         }
