@@ -8,7 +8,7 @@ mod common;
 
 use common::cases::*;
 use common::*;
-use hmc_tui::api::ManagedCluster;
+use hmc_tui::api::{ManagedCluster, MultiClusterService};
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
@@ -134,6 +134,76 @@ async fn a_label_gives_a_cluster_the_services_of_the_multi_cluster_services_that
     let st = status_of(&mcs, "dev-2").await.unwrap();
     let names: Vec<&str> = st.services.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["ingress-nginx"]);
+
+    // The MultiClusterService says which clusters it selects, and that its
+    // service is deployed on each.
+    let multis: Api<MultiClusterService> = Api::namespaced(mgmt.clone(), &ns.name);
+    eventually(
+        "edge to list dev-1 and dev-3, deployed",
+        INSTALL,
+        || async {
+            let st = multis.get("edge").await.ok()?.status?;
+            let matching: Vec<(&str, bool)> = st
+                .matching_clusters
+                .iter()
+                .map(|c| (c.name.as_str(), c.deployed))
+                .collect();
+            (st.matching_count == Some(2) && matching == [("dev-1", true), ("dev-3", true)])
+                .then_some(())
+        },
+    )
+    .await;
+
+    // Another one names the template's service at the same priority as the
+    // clusters' own: a conflict, said on the clusters and on it; what is
+    // installed stays.
+    apply_json(
+        &mgmt,
+        &mcs_resource(),
+        Some(&ns.name),
+        json!({
+            "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "MultiClusterService",
+            "metadata": {"name": "clash"},
+            "spec": {
+                "clusterSelector": {"matchLabels": {"env": "prod"}},
+                "serviceSpec": {"services": [{"name": "ingress-nginx", "template": "ingress-nginx-4-11-3"}]},
+            },
+        }),
+    )
+    .await;
+    let (_, why) = eventually("dev-1 to say its conflict", INSTALL, || async {
+        condition(&mcs, "dev-1", "Conflict")
+            .await
+            .filter(|(status, _)| status == "True")
+    })
+    .await;
+    assert!(
+        why.contains(
+            "ingress-nginx is in conflict: this cluster's own and MultiClusterService clash"
+        ),
+        "{why}"
+    );
+    eventually("clash to say its conflict", INSTALL, || async {
+        let st = multis.get("clash").await.ok()?.status?;
+        st.conditions
+            .iter()
+            .any(|c| c.type_ == "Conflict" && c.status == "True" && c.message.contains("dev-1"))
+            .then_some(())
+    })
+    .await;
+    assert!(
+        available_replicas(&children[0], &format!("{}-ingress", ns.name))
+            .await
+            .is_some(),
+        "a service in conflict keeps what it runs"
+    );
+    multis.delete("clash", &Default::default()).await.unwrap();
+    eventually("dev-1's conflict to end", INSTALL, || async {
+        condition(&mcs, "dev-1", "Conflict")
+            .await
+            .filter(|(status, _)| status == "False")
+    })
+    .await;
 
     for cluster in ["dev-1", "dev-2", "dev-3"] {
         mcs.delete(cluster, &Default::default()).await.unwrap();

@@ -62,7 +62,7 @@ pub(super) async fn apply(
     cluster: &ClusterRelease,
     applied: &mut Applied,
 ) -> Result<Services> {
-    let (plans, multi) = plan(mc, ctx, given);
+    let (plans, multi, won) = plan(mc, ctx, given);
     let mut statuses = Vec::with_capacity(plans.len());
     let mut conflicts: Vec<String> = Vec::new();
     let rel_names: Vec<String> = plans
@@ -93,6 +93,15 @@ pub(super) async fn apply(
                 .await?
             }
         };
+        // Where several sources name a service, which one gives it and over
+        // whom (a problem, when there is one, says more).
+        let mut status = status;
+        if status.message.is_none() {
+            status.message = won
+                .iter()
+                .find(|(name, _)| *name == status.name)
+                .map(|(_, why)| why.clone());
+        }
         statuses.push(status);
     }
     Ok(Services {
@@ -105,10 +114,19 @@ pub(super) async fn apply(
 
 /// The services the cluster gets at the revision it is given, those the
 /// MultiClusterServices of its namespace that select it give included, and
-/// whether any service is in conflict between them.
-fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> (Vec<ServicePlan>, Cond) {
+/// whether any service is in conflict between them, and for each service
+/// several sources name, which one gives it and over whom.
+fn plan(
+    mc: &ManagedCluster,
+    ctx: &Context,
+    given: &Given,
+) -> (Vec<ServicePlan>, Cond, Vec<(String, String)>) {
     let Some(spec) = &given.services_spec else {
-        return (Vec::new(), Selected::default().conflict_condition());
+        return (
+            Vec::new(),
+            Selected::default().conflict_condition(),
+            Vec::new(),
+        );
     };
     let ns = given.ns.as_str();
     let service_templates = ctx
@@ -141,7 +159,13 @@ fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> (Vec<ServicePlan>,
         &mut ParsedValues::default(),
         true,
     );
-    (plans, selected.conflict_condition())
+    let won = selected
+        .decisions
+        .iter()
+        .filter(|d| d.winner().is_some())
+        .filter_map(|d| Some((d.name.to_string(), d.message()?)))
+        .collect();
+    (plans, selected.conflict_condition(), won)
 }
 
 /// A service that cannot be installed as planned keeps what it has.
