@@ -6,7 +6,8 @@
 //! 10,000 clusters. Clusters alike (the same template and service
 //! entries) are planned once, so the fleet as the fixtures have it (most
 //! clusters without values of their own) is the common case, and a fleet
-//! where every cluster sets a value of its own the worst.
+//! where every cluster sets a value of its own the worst but one: values
+//! templated from each cluster's data, rendered and parsed per cluster.
 //!
 //! `cargo bench --features fixtures --bench impact`; under `cargo test
 //! --features fixtures` each runs once.
