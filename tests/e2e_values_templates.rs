@@ -129,6 +129,42 @@ async fn each_cluster_gets_values_rendered_from_its_own_data() {
     })
     .await;
     assert_eq!(controller, "k8s.io/ingress-ap");
+
+    // A hostile template of dev-3's own is stopped at a bound and said on
+    // its service; what dev-3 runs stays, and no other cluster notices.
+    managed_cluster(
+        &mgmt,
+        &ns.name,
+        "dev-3",
+        json!([{"name": "ingress-nginx",
+                "values": "controller:\n  x: {{ range 1000000000000 }}{{ end }}\n"}]),
+    )
+    .await;
+    let message = eventually(
+        "dev-3's hostile template to be stopped",
+        INSTALL,
+        || async {
+            let st = status_of(&mcs, "dev-3").await?;
+            let service = st.services.first()?;
+            (service.state == ServiceState::Failed)
+                .then(|| service.message.clone())
+                .flatten()
+                .filter(|m| m.contains("range iterations"))
+        },
+    )
+    .await;
+    assert!(
+        message.starts_with("values of service ingress-nginx in this cluster do not render"),
+        "{message}"
+    );
+    assert_eq!(
+        ingress_class(children[2].clone(), class("dev-3"))
+            .await
+            .as_deref(),
+        Some("k8s.io/ingress-ap"),
+        "what dev-3 runs stays"
+    );
+    managed_cluster(&mgmt, &ns.name, "dev-3", json!([])).await;
     for cluster in ["dev-1", "dev-2", "dev-3"] {
         until_ready(&mcs, cluster, INSTALL).await;
     }
