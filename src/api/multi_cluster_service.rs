@@ -16,9 +16,6 @@ pub const DEFAULT_PRIORITY: i32 = 100;
 /// Matching clusters a MultiClusterService's status names; the rest are
 /// counted only, so that the status stays small whatever the fleet.
 pub const MAX_LISTED_CLUSTERS: usize = 100;
-/// Revisions of its services a MultiClusterService remembers beyond those
-/// its clusters still use, as a ClusterTemplate does.
-pub const KEEP_REVISIONS: usize = 10;
 
 /// A priority as the planner uses it: the default when none is given, and
 /// a value stored outside the bounds (before a rule existed) brought inside

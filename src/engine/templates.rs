@@ -31,6 +31,7 @@ use crate::flux::{self, SourceStatus};
 use crate::flux::{HelmRepository, REQUESTED_AT};
 use crate::plan::order::{Node, dependency_problems};
 use crate::plan::releases::{chart_sources, foreign_chart_ref};
+use crate::plan::revisions;
 use crate::plan::rollout::check_policy;
 use crate::plan::services::{kube_constraint, kube_version};
 use crate::plan::source_gate::Unreachable;
@@ -166,9 +167,6 @@ fn dependency_problem(services: &[TemplateService]) -> Option<String> {
     Some(format!("spec.services[{i}].dependsOn: {why}"))
 }
 
-/// Revisions a template remembers beyond those its clusters still use.
-const KEEP_REVISIONS: usize = 10;
-
 /// The revision part of a ClusterTemplate's status: the same revision while
 /// the services hash the same, the next one when they change, with the
 /// services of each revision kept while a cluster uses it or it is recent.
@@ -178,25 +176,17 @@ pub fn next_revision(
     in_use: &BTreeSet<i64>,
 ) -> ClusterTemplateStatus {
     let hash = services_hash(services);
-    let revision = match (prev.revision, prev.services_hash.as_deref()) {
-        (Some(r), Some(h)) if h == hash => r,
-        (Some(r), _) => r + 1,
-        (None, _) => 1,
-    };
-    let mut revisions = prev.revisions.clone();
-    if !revisions.iter().any(|r| r.revision == revision) {
-        revisions.push(ServicesRevision {
+    let (revision, revisions) = revisions::next(
+        (prev.revision, prev.services_hash.as_deref()),
+        &hash,
+        &prev.revisions,
+        |r| r.revision,
+        |revision| ServicesRevision {
             revision,
             services: services.to_vec(),
-        });
-    }
-    revisions.sort_by_key(|r| r.revision);
-    let recent_from = revisions.len().saturating_sub(KEEP_REVISIONS);
-    let mut index = 0;
-    revisions.retain(|r| {
-        index += 1;
-        index > recent_from || in_use.contains(&r.revision)
-    });
+        },
+        in_use,
+    );
     ClusterTemplateStatus {
         revision: Some(revision),
         services_hash: Some(hash),

@@ -10,6 +10,7 @@ pub mod multi_cluster;
 pub mod order;
 pub mod parsed_values;
 pub mod releases;
+pub mod revisions;
 pub mod rollout;
 pub mod safe_text;
 pub mod semver_constraint;

@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 
 use sha2::{Digest, Sha256};
 
-use crate::api::{KEEP_REVISIONS, MultiClusterServiceStatus, ServiceSpec, ServiceSpecRevision};
+use crate::api::{MultiClusterServiceStatus, ServiceSpec, ServiceSpecRevision};
+use crate::plan::revisions;
 
 /// A stable hash of a service spec: a change here is a new revision.
 pub fn service_spec_hash(spec: &ServiceSpec) -> String {
@@ -20,7 +21,7 @@ pub fn service_spec_hash(spec: &ServiceSpec) -> String {
 /// The revision part of a MultiClusterService's status: the same revision
 /// while `spec` hashes the same, the next one when it changes, with the
 /// spec of each revision kept while a cluster in `in_use` uses it or it is
-/// among the [`KEEP_REVISIONS`] newest. Only `revision`, `servicesHash` and
+/// among the [`KEEP_REVISIONS`](crate::plan::revisions::KEEP_REVISIONS) newest. Only `revision`, `servicesHash` and
 /// `revisions` are set.
 pub fn next_revision(
     prev: &MultiClusterServiceStatus,
@@ -28,25 +29,17 @@ pub fn next_revision(
     in_use: &BTreeSet<i64>,
 ) -> MultiClusterServiceStatus {
     let hash = service_spec_hash(spec);
-    let revision = match (prev.revision, prev.services_hash.as_deref()) {
-        (Some(r), Some(h)) if h == hash => r,
-        (Some(r), _) => r.saturating_add(1),
-        (None, _) => 1,
-    };
-    let mut revisions = prev.revisions.clone();
-    if !revisions.iter().any(|r| r.revision == revision) {
-        revisions.push(ServiceSpecRevision {
+    let (revision, revisions) = revisions::next(
+        (prev.revision, prev.services_hash.as_deref()),
+        &hash,
+        &prev.revisions,
+        |r| r.revision,
+        |revision| ServiceSpecRevision {
             revision,
             service_spec: spec.clone(),
-        });
-    }
-    revisions.sort_by_key(|r| r.revision);
-    let recent_from = revisions.len().saturating_sub(KEEP_REVISIONS);
-    let mut index = 0;
-    revisions.retain(|r| {
-        index += 1;
-        index > recent_from || in_use.contains(&r.revision)
-    });
+        },
+        in_use,
+    );
     MultiClusterServiceStatus {
         revision: Some(revision),
         services_hash: Some(hash),

@@ -487,7 +487,10 @@ fn revisions_follow_the_service_spec() {
     }
     assert_eq!(status.revision, Some(16));
     // The ten newest and the one in use.
-    assert_eq!(status.revisions.len(), crate::api::KEEP_REVISIONS + 1);
+    assert_eq!(
+        status.revisions.len(),
+        crate::plan::revisions::KEEP_REVISIONS + 1
+    );
     assert_eq!(status.revisions[0].revision, 1);
     let mut m = mcs("m", prod(), None, &[]);
     m.status = Some(status);

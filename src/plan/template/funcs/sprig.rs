@@ -36,13 +36,7 @@ pub fn add(functions: &mut Functions) {
 pub(crate) fn go_type(v: &Value) -> &'static str {
     match v {
         Value::Nil => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int64",
-        Value::GoInt(_) => "int",
-        Value::Float(_) => "float64",
-        Value::String(_) => "string",
-        Value::List(_) => "[]interface {}",
-        Value::Map(_) => "map[string]interface {}",
+        other => other.type_name(),
     }
 }
 
