@@ -349,13 +349,14 @@ pub(super) fn multi_cluster_services(
     let s = &ctx.stores;
     let on = Sources::of(&ctx, "multiclusterservices");
     let (mcss, clusters) = (s.multi_cluster_services.clone(), s.managed_clusters.clone());
-    let of_clusters = triggers::from_applied(&s.applied.managed_clusters, move |mc: &ManagedCluster| {
-        mcss.state()
-            .iter()
-            .filter(|m| m.namespace() == mc.namespace())
-            .map(|m| ObjectRef::from_obj(m.as_ref()))
-            .collect::<Vec<_>>()
-    });
+    let of_clusters =
+        triggers::from_applied(&s.applied.managed_clusters, move |mc: &ManagedCluster| {
+            mcss.state()
+                .iter()
+                .filter(|m| m.namespace() == mc.namespace())
+                .map(|m| ObjectRef::from_obj(m.as_ref()))
+                .collect::<Vec<_>>()
+        });
     let throttled = throttle::throttled(
         of_clusters,
         throttle::Throttle::per_key(Box::new(move |m: &ObjectRef<MultiClusterService>| {

@@ -114,8 +114,7 @@ pub fn run(
     let service_templates = controllers::service_templates(ctx.clone(), shutdown.clone());
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
-    let multi_cluster_services =
-        controllers::multi_cluster_services(ctx.clone(), shutdown.clone());
+    let multi_cluster_services = controllers::multi_cluster_services(ctx.clone(), shutdown.clone());
     let source_gate = source_gate::run(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 

@@ -7,10 +7,10 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use k8s_openapi::jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use kube::{Resource, ResourceExt};
+use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
 
 use crate::api::conditions;
 use crate::api::{ManagedCluster, MultiClusterService, MultiClusterServiceStatus, ServiceState};
@@ -18,7 +18,9 @@ use crate::engine::apply::status_if_changed;
 use crate::engine::clusters::given::given_revision;
 use crate::engine::context::Context;
 use crate::engine::error::Result;
-use crate::plan::multi_cluster::{ClusterView, Selected, multi_report, next_revision, services_for};
+use crate::plan::multi_cluster::{
+    ClusterView, Selected, multi_report, next_revision, services_for,
+};
 use crate::plan::services::enabled_services;
 use crate::store::get;
 
@@ -95,7 +97,11 @@ async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Act
 
 /// Whether every service in `won` is Installed on `mc`.
 fn deployed(mc: &ManagedCluster, won: &[&str]) -> bool {
-    let services = mc.status.as_ref().map(|s| s.services.as_slice()).unwrap_or(&[]);
+    let services = mc
+        .status
+        .as_ref()
+        .map(|s| s.services.as_slice())
+        .unwrap_or(&[]);
     won.iter().all(|name| {
         services
             .iter()
