@@ -189,6 +189,21 @@ impl Value {
 /// digits that read back as `f`, in exponent form when the exponent is
 /// below -4 or at least 6 (`1e+06`, `123456`, `1.5e-05`, `0.0001`).
 pub fn go_float(f: f64) -> String {
+    format_g(f, |f| format!("{f:e}"))
+}
+
+/// `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest digits that read
+/// back as the same `float32`, which `sigs.k8s.io/yaml` writes for a
+/// float mapping key.
+pub fn go_float32(f: f64) -> String {
+    // The value is first made a float32, which a large one overflows.
+    let narrow = f as f32;
+    format_g(f64::from(narrow), |_| format!("{narrow:e}"))
+}
+
+/// Go's `'g'` format with the digits `scientific` gives, as Rust's `{:e}`
+/// writes them.
+fn format_g(f: f64, scientific: impl Fn(f64) -> String) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -199,7 +214,7 @@ pub fn go_float(f: f64) -> String {
         return if f.is_sign_negative() { "-0" } else { "0" }.into();
     }
     // Rust's `{:e}` gives the shortest round-trip digits: `-1.2345e6`.
-    let scientific = format!("{f:e}");
+    let scientific = scientific(f);
     let (mantissa, exponent) = scientific
         .split_once('e')
         .expect("a float's {:e} has an exponent");
