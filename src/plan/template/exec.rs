@@ -601,6 +601,25 @@ fn fields_of(
                 return fail(at, format!("nil pointer evaluating interface {{}}.{field}"));
             }
             Value::Nil => return fail(at, format!("nil data; no entry for key {field:?}")),
+            Value::Version(version) => {
+                // A method of the pointer, called with no arguments.
+                let Some(result) = version.method(field) else {
+                    return fail(
+                        at,
+                        format!("can't evaluate field {field} in type *semver.Version"),
+                    );
+                };
+                if last && has_args {
+                    return fail(at, format!("wrong number of args for {field}: want 0"));
+                }
+                return match fields.get(i + 1) {
+                    None => Ok(result),
+                    Some(next) => fail(
+                        at,
+                        format!("can't evaluate field {next} in type {}", result.type_name()),
+                    ),
+                };
+            }
             other => {
                 let type_name = if element {
                     "interface {}"

@@ -4,6 +4,7 @@
 //! what an action writes out.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A value in a template.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +23,57 @@ pub enum Value {
     List(Vec<Value>),
     /// Go prints and ranges over a map's keys in sorted order.
     Map(BTreeMap<String, Value>),
+    /// Sprig's `semver` gives a `*semver.Version`: a pointer, so `eq` is
+    /// true only for the same one (`Arc::ptr_eq`), printed by its
+    /// `String()`, with methods `.Major` to `.Original`.
+    Version(Arc<Version>),
+}
+
+/// A version as Masterminds/semver v3 holds one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: String,
+    pub metadata: String,
+    /// The text it was read from, `.Original`.
+    pub original: String,
+}
+
+impl Version {
+    /// Masterminds' `String()`: `1.2.0`, `1.2.0-rc.1+b7` (the `v` and
+    /// missing parts of the original are not kept).
+    pub fn canonical(&self) -> String {
+        let mut s = format!("{}.{}.{}", self.major, self.minor, self.patch);
+        if !self.pre.is_empty() {
+            s.push('-');
+            s.push_str(&self.pre);
+        }
+        if !self.metadata.is_empty() {
+            s.push('+');
+            s.push_str(&self.metadata);
+        }
+        s
+    }
+
+    /// What a method of the version gives, as a template calls it
+    /// (`.Major`); `None` for a name it does not answer. The numbers are
+    /// Go's `uint64`s, held as `int64` (so `typeOf` says `int64`); one
+    /// past `int64`, which no real version has, is capped there.
+    pub fn method(&self, name: &str) -> Option<Value> {
+        let number = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+        Some(match name {
+            "Major" => number(self.major),
+            "Minor" => number(self.minor),
+            "Patch" => number(self.patch),
+            "Prerelease" => Value::String(self.pre.clone()),
+            "Metadata" => Value::String(self.metadata.clone()),
+            "Original" => Value::String(self.original.clone()),
+            "String" => Value::String(self.canonical()),
+            _ => return None,
+        })
+    }
 }
 
 impl From<&serde_json::Value> for Value {
@@ -60,6 +112,7 @@ impl Value {
             Value::Int(i) | Value::GoInt(i) => out.push_str(&i.to_string()),
             Value::Float(f) => out.push_str(&go_float(*f)),
             Value::String(s) => out.push_str(s),
+            Value::Version(v) => out.push_str(&v.canonical()),
             Value::List(items) => {
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
@@ -102,6 +155,8 @@ impl Value {
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
+            // A non-nil pointer.
+            Value::Version(_) => true,
         }
     }
 
@@ -125,6 +180,7 @@ impl Value {
             Value::String(_) => "string",
             Value::List(_) => "[]interface {}",
             Value::Map(_) => "map[string]interface {}",
+            Value::Version(_) => "*semver.Version",
         }
     }
 }
@@ -133,6 +189,21 @@ impl Value {
 /// digits that read back as `f`, in exponent form when the exponent is
 /// below -4 or at least 6 (`1e+06`, `123456`, `1.5e-05`, `0.0001`).
 pub fn go_float(f: f64) -> String {
+    format_g(f, |f| format!("{f:e}"))
+}
+
+/// `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest digits that read
+/// back as the same `float32`, which `sigs.k8s.io/yaml` writes for a
+/// float mapping key.
+pub fn go_float32(f: f64) -> String {
+    // The value is first made a float32, which a large one overflows.
+    let narrow = f as f32;
+    format_g(f64::from(narrow), |_| format!("{narrow:e}"))
+}
+
+/// Go's `'g'` format with the digits `scientific` gives, as Rust's `{:e}`
+/// writes them.
+fn format_g(f: f64, scientific: impl Fn(f64) -> String) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -143,7 +214,7 @@ pub fn go_float(f: f64) -> String {
         return if f.is_sign_negative() { "-0" } else { "0" }.into();
     }
     // Rust's `{:e}` gives the shortest round-trip digits: `-1.2345e6`.
-    let scientific = format!("{f:e}");
+    let scientific = scientific(f);
     let (mantissa, exponent) = scientific
         .split_once('e')
         .expect("a float's {:e} has an exponent");

@@ -14,6 +14,7 @@ use super::sprig::{Map, exact, fits, string};
 use super::{Call, Functions};
 
 mod json;
+mod read;
 mod resolve;
 mod yaml;
 
@@ -32,11 +33,11 @@ pub fn add(functions: &mut Functions) {
     functions.insert("toRawJson", to_raw_json);
     functions.insert("fromYaml", |c, a| {
         let text = input(c, a)?;
-        Ok(into_map(read_yaml(text), YAML_PREFIX))
+        Ok(into_map(read::yaml(text).map_err(Some), YAML_PREFIX))
     });
     functions.insert("fromYamlArray", |c, a| {
         let text = input(c, a)?;
-        Ok(into_list(read_yaml(text), YAML_PREFIX))
+        Ok(into_list(read::yaml(text).map_err(Some), YAML_PREFIX))
     });
     functions.insert("fromJson", |c, a| {
         let text = input(c, a)?;
@@ -135,76 +136,6 @@ fn unmarshal_error(v: &Value, into: &str) -> String {
         _ => "object",
     };
     format!("json: cannot unmarshal {what} into Go value of type {into}")
-}
-
-/// A YAML document as `sigs.k8s.io/yaml` reads one: through JSON, so
-/// every number a float64 and every key a string. `Err(None)` is no
-/// document at all.
-fn read_yaml(text: &str) -> Result<Value, Option<String>> {
-    let doc: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
-        let message = e.to_string();
-        let problem = message
-            .split(" at line ")
-            .next()
-            .unwrap_or(&message)
-            .to_string();
-        Some(match e.location() {
-            Some(at) => format!(
-                "error converting YAML to JSON: yaml: line {}: {problem}",
-                at.line()
-            ),
-            None => format!("error converting YAML to JSON: yaml: {problem}"),
-        })
-    })?;
-    from_yaml(&doc, 0).map_err(Some)
-}
-
-fn from_yaml(doc: &serde_yaml::Value, depth: usize) -> Result<Value, String> {
-    if depth > MAX_NESTING {
-        return Err(format!("YAML nested deeper than {MAX_NESTING}"));
-    }
-    Ok(match doc {
-        serde_yaml::Value::Null => Value::Nil,
-        serde_yaml::Value::Bool(b) => Value::Bool(*b),
-        serde_yaml::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        serde_yaml::Value::String(s) => Value::String(s.clone()),
-        serde_yaml::Value::Sequence(items) => Value::List(
-            items
-                .iter()
-                .map(|i| from_yaml(i, depth + 1))
-                .collect::<Result<_, _>>()?,
-        ),
-        serde_yaml::Value::Mapping(m) => {
-            let mut out = Map::new();
-            for (k, v) in m {
-                out.insert(yaml_key(k)?, from_yaml(v, depth + 1)?);
-            }
-            Value::Map(out)
-        }
-        serde_yaml::Value::Tagged(t) => from_yaml(&t.value, depth + 1)?,
-    })
-}
-
-/// A mapping key as JSON's string: scalars spelled out, others refused.
-fn yaml_key(k: &serde_yaml::Value) -> Result<String, String> {
-    match k {
-        serde_yaml::Value::String(s) => Ok(s.clone()),
-        serde_yaml::Value::Bool(b) => Ok(b.to_string()),
-        serde_yaml::Value::Null => Ok("null".into()),
-        serde_yaml::Value::Number(n) => Ok(match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => i.to_string(),
-            (None, Some(f)) => super::super::value::go_float(f),
-            (None, None) => n.to_string(),
-        }),
-        serde_yaml::Value::Tagged(t) => yaml_key(&t.value),
-        other => Err(format!(
-            "error converting YAML to JSON: Unsupported map key of type: {}",
-            match other {
-                serde_yaml::Value::Sequence(_) => "slice",
-                _ => "map",
-            }
-        )),
-    }
 }
 
 #[cfg(test)]

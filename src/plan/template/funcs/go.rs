@@ -63,6 +63,8 @@ fn len(_: &Call, args: &[Value]) -> Result<Value, String> {
         Value::List(l) => l.len(),
         Value::Map(m) => m.len(),
         Value::Nil => return Err("len of nil pointer".into()),
+        // Go looks through the pointer before it refuses.
+        Value::Version(_) => return Err("len of type semver.Version".into()),
         other => return Err(format!("len of type {}", other.type_name())),
     };
     Ok(Value::GoInt(n as i64))
@@ -169,7 +171,7 @@ fn kind(v: &Value) -> Kind {
         Value::Int(_) | Value::GoInt(_) => Kind::Int,
         Value::Float(_) => Kind::Float,
         Value::String(_) => Kind::String,
-        Value::List(_) | Value::Map(_) => Kind::Other,
+        Value::List(_) | Value::Map(_) | Value::Version(_) => Kind::Other,
     }
 }
 
@@ -195,6 +197,8 @@ fn equal_any(a: &Value, others: &[Value]) -> Result<bool, String> {
             (Value::Float(x), Value::Float(y)) => x == y,
             (Value::String(x), Value::String(y)) => x == y,
             (Value::Nil, Value::Nil) => true,
+            // Pointers: equal when they are the same one.
+            (Value::Version(x), Value::Version(y)) => std::sync::Arc::ptr_eq(x, y),
             (Value::Nil, _) | (_, Value::Nil) => false,
             (Value::List(_), Value::List(_)) | (Value::Map(_), Value::Map(_)) => {
                 return Err(format!(

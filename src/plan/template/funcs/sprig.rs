@@ -51,6 +51,7 @@ pub(crate) fn go_kind(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::List(_) => "slice",
         Value::Map(_) => "map",
+        Value::Version(_) => "ptr",
     }
 }
 
@@ -136,6 +137,8 @@ pub(crate) fn is_empty(v: &Value) -> bool {
         Value::String(s) => s.is_empty(),
         Value::List(l) => l.is_empty(),
         Value::Map(m) => m.is_empty(),
+        // A non-nil pointer is not empty.
+        Value::Version(_) => false,
     }
 }
 

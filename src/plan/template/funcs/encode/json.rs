@@ -81,6 +81,8 @@ fn write(
         Value::Int(i) | Value::GoInt(i) => push(out, &i.to_string(), limit),
         Value::Float(f) => push(out, &float(*f), limit),
         Value::String(s) => push(out, &string(s, layout.escape_html), limit),
+        // A `*semver.Version` marshals as its `String()`.
+        Value::Version(v) => push(out, &string(&v.canonical(), layout.escape_html), limit),
         Value::List(items) => {
             if items.is_empty() {
                 return push(out, "[]", limit);

@@ -3,84 +3,77 @@
 //! 1.1: `yes`, `on`, `~`, `007`, `1e3`, `2001-12-14`, `1:20`). A string
 //! that would not is written plain; one that would is quoted.
 
-use super::super::sprig::parse_go_magnitude;
+use super::super::sprig::{parse_go_float, parse_go_magnitude};
+
+/// What go-yaml v2 makes of an unquoted scalar.
+#[derive(Debug, PartialEq)]
+pub(super) enum Plain {
+    Null,
+    Bool(bool),
+    /// An integer (`int`, `int64` or `uint64` in Go), as the float64 it
+    /// becomes after the trip through JSON.
+    Int(f64),
+    Float(f64),
+    /// A timestamp: a string again when decoded into an `interface{}`.
+    Timestamp,
+    String,
+}
 
 /// Whether go-yaml v2 reads `s`, unquoted, as the string `s`.
 pub(super) fn reads_as_string(s: &str) -> bool {
-    !resolves_to_other(s) && !base60_float(s)
+    resolve(s) == Plain::String && !base60_float(s)
 }
 
-fn resolves_to_other(s: &str) -> bool {
+/// go-yaml v2's `resolve` of an untagged plain scalar. Base 60 numbers
+/// (`1:20`) are left strings: go-yaml dropped them as YAML 1.2 did.
+pub(super) fn resolve(s: &str) -> Plain {
     let Some(first) = s.bytes().next() else {
-        // The empty scalar is null.
-        return true;
+        return Plain::Null;
     };
     let hint = match first {
         b'+' | b'-' | b'0'..=b'9' => 'D',
         b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' => 'M',
         b'.' => '.',
-        _ => return false,
+        _ => return Plain::String,
     };
-    if matches!(
-        s,
-        "y" | "Y"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "on"
-            | "On"
-            | "ON"
-            | "n"
-            | "N"
-            | "no"
-            | "No"
-            | "NO"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "off"
-            | "Off"
-            | "OFF"
-            | "~"
-            | "null"
-            | "Null"
-            | "NULL"
-            | ".nan"
-            | ".NaN"
-            | ".NAN"
-            | ".inf"
-            | ".Inf"
-            | ".INF"
-            | "+.inf"
-            | "+.Inf"
-            | "+.INF"
-            | "-.inf"
-            | "-.Inf"
-            | "-.INF"
-    ) {
-        return true;
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Plain::Bool(true);
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Plain::Bool(false);
+        }
+        "~" | "null" | "Null" | "NULL" => return Plain::Null,
+        ".nan" | ".NaN" | ".NAN" => return Plain::Float(f64::NAN),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Plain::Float(f64::INFINITY);
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Plain::Float(f64::NEG_INFINITY),
+        _ => {}
     }
     match hint {
-        '.' => go_float_parses(s),
+        '.' => parse_go_float(s).map_or(Plain::String, Plain::Float),
         'D' => {
             if timestamp(s) {
-                return true;
+                return Plain::Timestamp;
             }
             let plain = s.replace('_', "");
-            if parse_go_magnitude(&plain).is_some_and(|(negative, m)| fits_int(negative, m, &plain))
+            if let Some((negative, m)) = parse_go_magnitude(&plain)
+                && fits_int(negative, m, &plain)
             {
-                return true;
+                // `-0` is the integer 0, which JSON writes without a sign.
+                let m = m as f64;
+                return Plain::Int(if negative { 0.0 - m } else { m });
             }
-            if yaml_style_float(&plain) && go_float_parses(&plain) {
-                return true;
+            if yaml_style_float(&plain)
+                && let Some(f) = parse_go_float(&plain)
+            {
+                return Plain::Float(f);
             }
             // `0b…` and `-0b…` were tried as Go integer literals above.
-            false
+            Plain::String
         }
-        _ => false,
+        _ => Plain::String,
     }
 }
 
@@ -91,11 +84,6 @@ fn fits_int(negative: bool, magnitude: u64, text: &str) -> bool {
         return magnitude <= i64::MAX as u64 + 1;
     }
     !text.starts_with('+') || magnitude <= i64::MAX as u64
-}
-
-/// `strconv.ParseFloat(s, 64)` without an error (no overflow).
-fn go_float_parses(s: &str) -> bool {
-    super::super::sprig::parse_go_float(s).is_some()
 }
 
 /// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.

@@ -202,6 +202,11 @@ impl Emitter {
                 self.pop_indent();
             }
             Value::String(s) => self.scalar(s, string_style(s), ctx),
+            // Through JSON a version is the string it prints as.
+            Value::Version(v) => {
+                let s = v.canonical();
+                self.scalar(&s, string_style(&s), ctx);
+            }
             scalar => self.scalar(&scalar_text(scalar), Style::Plain, ctx),
         }
         Ok(())
@@ -436,6 +441,7 @@ fn scalar_text(v: &Value) -> String {
             go_float(*f)
         }
         Value::String(s) => s.clone(),
+        Value::Version(v) => v.canonical(),
         Value::List(_) | Value::Map(_) => String::new(),
     }
 }

@@ -339,6 +339,16 @@ impl Printer {
             },
             Value::Int(i) | Value::GoInt(i) => self.fmt_int(*i, v, verb, f, depth),
             Value::Float(x) => self.fmt_float(*x, verb, f, depth),
+            // fmt calls a Stringer's `String()` for every verb but `%T`,
+            // `%p` and `%#v` (which Go spells as the struct's fields).
+            Value::Version(version) if !f.sharp_v => {
+                let s = version.canonical();
+                self.print_value(&Value::String(s), verb, f, depth);
+            }
+            Value::Version(version) => self.write(&format!(
+                "&semver.Version{{major:{:#x}, minor:{:#x}, patch:{:#x}, pre:{:?}, metadata:{:?}, original:{:?}}}",
+                version.major, version.minor, version.patch, version.pre, version.metadata, version.original
+            )),
             Value::String(s) => match verb {
                 'v' if f.sharp_v => self.fmt_q(s, f),
                 'v' | 's' => self.fmt_s(s, f),

@@ -6,7 +6,7 @@ use sha2::Digest;
 
 use super::super::{Call, Functions};
 use super::semver::{self, Version};
-use super::{Map, Value, exact, fits, go_kind, go_type, string};
+use super::{Value, exact, fits, go_kind, go_type, string};
 
 /// The most memory one compiled regular expression may take.
 const REGEX_SIZE: usize = 1 << 20;
@@ -52,14 +52,7 @@ pub(super) fn add(f: &mut Functions) {
     f.insert("semver", |_, a| {
         exact(a, 1)?;
         let v = Version::parse(string(&a[0])?)?;
-        let mut m = Map::new();
-        m.insert("Major".into(), Value::Int(v.major as i64));
-        m.insert("Minor".into(), Value::Int(v.minor as i64));
-        m.insert("Patch".into(), Value::Int(v.patch as i64));
-        m.insert("Prerelease".into(), Value::String(v.pre));
-        m.insert("Metadata".into(), Value::String(v.metadata));
-        m.insert("Original".into(), a[0].clone());
-        Ok(Value::Map(m))
+        Ok(Value::Version(std::sync::Arc::new(v)))
     });
     f.insert("semverCompare", |_, a| {
         exact(a, 2)?;

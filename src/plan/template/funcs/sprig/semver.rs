@@ -9,15 +9,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-/// A parsed version.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Version {
-    pub major: u64,
-    pub minor: u64,
-    pub patch: u64,
-    pub pre: String,
-    pub metadata: String,
-}
+pub(super) use super::super::super::value::Version;
 
 const VERSION: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const CONSTRAINT_VERSION: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
@@ -82,6 +74,7 @@ impl Version {
             },
             pre,
             metadata: group(8).to_string(),
+            original: text.to_string(),
         })
     }
 
