@@ -10,6 +10,7 @@ pub enum Goto {
     /// The templates screen, ServiceTemplates only.
     ServiceTemplates,
     Rollouts,
+    MultiClusterServices,
     Events,
     Warnings,
     Help,
@@ -59,6 +60,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         aliases: &["ro", "rollout", "tr", "templaterollouts", "templaterollout"],
         description: "TemplateRollouts: waves, approvals",
         target: Goto::Rollouts,
+    },
+    CommandSpec {
+        name: "multiclusterservices",
+        aliases: &["mcs", "multiclusterservice"],
+        description: "MultiClusterServices",
+        target: Goto::MultiClusterServices,
     },
     CommandSpec {
         name: "events",
@@ -280,6 +287,9 @@ mod tests {
         for alias in ["rollouts", "ro", "rollout", "tr", ":RO"] {
             assert_eq!(resolve(alias), Some(Goto::Rollouts), "{alias}");
         }
+        for alias in ["mcs", "multiclusterservices", "multiclusterservice", ":MCS"] {
+            assert_eq!(resolve(alias), Some(Goto::MultiClusterServices), "{alias}");
+        }
         for alias in ["events", "ev", "event", ":EV"] {
             assert_eq!(resolve(alias), Some(Goto::Events), "{alias}");
         }
@@ -302,6 +312,7 @@ mod tests {
         assert_eq!(complete("r"), "rollouts");
         assert_eq!(complete("ro"), "rollouts");
         assert_eq!(complete("e"), "events");
+        assert_eq!(complete("mu"), "multiclusterservices");
         // Aliases only when no name fits; then their common prefix.
         assert_eq!(candidates("s"), vec!["servicetemplates"]);
         assert_eq!(candidates("c"), vec!["clusters", "clustertemplates", "ctx"]);

@@ -21,6 +21,10 @@ pub enum ScreenKind {
     Editor,
     Rollouts,
     RolloutBoard,
+    /// The MultiClusterServices.
+    MultiClusterServices,
+    /// The clusters one MultiClusterService selects.
+    MultiClusterService,
     Events,
     Yaml,
     /// A service's values, or a ServiceTemplate's defaults.
@@ -69,6 +73,8 @@ pub enum Table {
     Template,
     Rollouts,
     Board,
+    MultiClusterServices,
+    MultiClusterService,
     Events,
     /// Scrolling text: YAML and values.
     Text,
@@ -94,6 +100,8 @@ pub const TABLES: &[Table] = &[
     Table::Template,
     Table::Rollouts,
     Table::Board,
+    Table::MultiClusterServices,
+    Table::MultiClusterService,
     Table::Events,
     Table::Text,
     Table::Filter,
@@ -120,6 +128,8 @@ impl Table {
             Table::Template => "template",
             Table::Rollouts => "rollouts",
             Table::Board => "board",
+            Table::MultiClusterServices => "multiclusterservices",
+            Table::MultiClusterService => "multiclusterservice",
             Table::Events => "events",
             Table::Text => "text",
             Table::Filter => "filter",
@@ -146,6 +156,8 @@ impl Table {
             Table::Template => "a ClusterTemplate's screen",
             Table::Rollouts => "the rollouts screen",
             Table::Board => "the rollout board",
+            Table::MultiClusterServices => "the MultiClusterServices screen",
+            Table::MultiClusterService => "a MultiClusterService's clusters",
             Table::Events => "the events screen",
             Table::Text => "the yaml and values views",
             Table::Filter => "typing a / filter",
@@ -211,6 +223,8 @@ impl Table {
             | Table::Template
             | Table::Rollouts
             | Table::Board
+            | Table::MultiClusterServices
+            | Table::MultiClusterService
             | Table::Events => return None,
         })
     }
@@ -255,6 +269,26 @@ const SCREEN_MODES: &[(ScreenKind, &str, &[Table])] = &[
         ScreenKind::RolloutBoard,
         "rollout board",
         &[Table::Board, Table::List, Table::Global, Table::Anywhere],
+    ),
+    (
+        ScreenKind::MultiClusterServices,
+        "multiclusterservices",
+        &[
+            Table::MultiClusterServices,
+            Table::List,
+            Table::Global,
+            Table::Anywhere,
+        ],
+    ),
+    (
+        ScreenKind::MultiClusterService,
+        "multiclusterservice",
+        &[
+            Table::MultiClusterService,
+            Table::List,
+            Table::Global,
+            Table::Anywhere,
+        ],
     ),
     (
         ScreenKind::Events,

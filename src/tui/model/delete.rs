@@ -70,7 +70,7 @@ pub fn question(data: &Snapshot, key: &ObjKey) -> Result<String, String> {
                 ))
             }
         }
-        Kind::TemplateRollout | Kind::Event => Err(format!(
+        Kind::TemplateRollout | Kind::MultiClusterService | Kind::Event => Err(format!(
             "a {} is not deleted from the console: only clusters and templates are",
             key.kind.label()
         )),

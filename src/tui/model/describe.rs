@@ -6,6 +6,8 @@
 //! written out (`\u{1b}`), so that a crafted name or message can neither
 //! drive the terminal nor break a table's columns.
 
+mod multi;
+
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ObjectMeta;
 
@@ -147,6 +149,10 @@ pub fn describe(data: &Snapshot, key: &ObjKey, now: Timestamp) -> Option<Vec<Lin
         Kind::TemplateRollout => {
             rollout(data.rollout(&key.context, &key.namespace, &key.name)?, now)
         }
+        Kind::MultiClusterService => multi::multi_cluster_service(
+            data.multi_cluster_service(&key.context, &key.namespace, &key.name)?,
+            now,
+        ),
         // An Event describes itself: its YAML says it all.
         Kind::Event => return None,
     };

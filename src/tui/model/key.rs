@@ -9,6 +9,7 @@ pub enum Kind {
     ClusterTemplate,
     ServiceTemplate,
     TemplateRollout,
+    MultiClusterService,
     /// The engine's Events (`events.k8s.io/v1`).
     Event,
 }
@@ -20,6 +21,7 @@ impl Kind {
             Kind::ClusterTemplate => "ClusterTemplate",
             Kind::ServiceTemplate => "ServiceTemplate",
             Kind::TemplateRollout => "TemplateRollout",
+            Kind::MultiClusterService => "MultiClusterService",
             Kind::Event => "Event",
         }
     }

@@ -23,6 +23,7 @@ pub mod health;
 pub mod hold;
 pub mod key;
 pub mod listing;
+pub mod multi_cluster_services;
 pub mod patch;
 pub mod pending;
 pub mod places;

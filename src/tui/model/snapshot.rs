@@ -243,6 +243,7 @@ impl Snapshot {
         sort_by_key(&mut all.clusters);
         sort_by_key(&mut all.cluster_templates);
         sort_by_key(&mut all.service_templates);
+        sort_by_key(&mut all.multi_cluster_services);
         sort_rollouts(&mut all.rollouts);
         events::sort(&mut all.events);
         all
@@ -276,6 +277,7 @@ impl Snapshot {
             Kind::ClusterTemplate => self.cluster_templates.len(),
             Kind::ServiceTemplate => self.service_templates.len(),
             Kind::TemplateRollout => self.rollouts.len(),
+            Kind::MultiClusterService => self.multi_cluster_services.len(),
             Kind::Event => self.events.len(),
         }
     }
@@ -307,8 +309,20 @@ impl Snapshot {
         mut self,
         services: Vec<Arc<MultiClusterService>>,
     ) -> Snapshot {
-        self.multi_cluster_services = tagged(&self.context(), services);
+        let mut services = tagged(&self.context(), services);
+        sort_by_key(&mut services);
+        self.multi_cluster_services = services;
         self
+    }
+
+    /// The MultiClusterService of `context` named `namespace/name`.
+    pub fn multi_cluster_service(
+        &self,
+        context: &KubeContext,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Obj<MultiClusterService>> {
+        find(&self.multi_cluster_services, context, namespace, name)
     }
 
     /// The MultiClusterServices of `namespace` in `context`.
@@ -407,6 +421,7 @@ impl Snapshot {
             Kind::ClusterTemplate => find(&self.cluster_templates, key),
             Kind::ServiceTemplate => find(&self.service_templates, key),
             Kind::TemplateRollout => find(&self.rollouts, key),
+            Kind::MultiClusterService => find(&self.multi_cluster_services, key),
             Kind::Event => find(&self.events, key),
         }
     }

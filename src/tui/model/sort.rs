@@ -9,9 +9,10 @@ use std::collections::HashMap;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ObjectMeta;
 
-use crate::api::{ManagedCluster, TemplateRollout};
+use crate::api::{ManagedCluster, MultiClusterService, TemplateRollout};
 use crate::tui::model::health::{Health, cluster_ready_ref};
 use crate::tui::model::key::{Obj, ObjKey};
+use crate::tui::model::multi_cluster_services::McsTexts;
 use crate::tui::model::rollouts::{phase, phase_health};
 use crate::tui::model::rows::TemplateRef;
 
@@ -165,6 +166,20 @@ pub fn rollouts(
             &r.metadata,
             (rank(phase_health(phase)), phase.to_string(), 0),
         )
+    });
+    rows
+}
+
+/// The MultiClusterServices screen's rows in `sort`'s order; status is
+/// what its conditions say (a conflict or a selector selecting nothing
+/// first).
+pub fn multi_cluster_services(
+    mut rows: Vec<&Obj<MultiClusterService>>,
+    sort: Option<Sort>,
+) -> Vec<&Obj<MultiClusterService>> {
+    sort_by(&mut rows, sort, |m| {
+        let t = McsTexts::of(m);
+        keys(&m.metadata, (rank(t.health), t.message, 0))
     });
     rows
 }

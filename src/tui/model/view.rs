@@ -18,6 +18,9 @@ pub enum Screen {
     Rollouts,
     /// The live wave board of one rollout.
     Rollout(ObjKey),
+    MultiClusterServices,
+    /// The clusters one MultiClusterService selects.
+    MultiClusterService(ObjKey),
     /// The engine's Events; about one object when set.
     Events(Option<ObjKey>),
     Yaml(ObjKey),
@@ -40,6 +43,8 @@ impl Screen {
             Screen::Edit(_) => ScreenKind::Editor,
             Screen::Rollouts => ScreenKind::Rollouts,
             Screen::Rollout(_) => ScreenKind::RolloutBoard,
+            Screen::MultiClusterServices => ScreenKind::MultiClusterServices,
+            Screen::MultiClusterService(_) => ScreenKind::MultiClusterService,
             Screen::Events(_) => ScreenKind::Events,
             Screen::Yaml(_) => ScreenKind::Yaml,
             Screen::Values(_) => ScreenKind::Values,
@@ -52,12 +57,16 @@ impl Screen {
     pub fn crumb(&self) -> String {
         match self {
             Screen::Clusters => "clusters".into(),
-            Screen::ClusterDetail(k) | Screen::Rollout(k) | Screen::TemplateDetail(k) => {
+            Screen::ClusterDetail(k)
+            | Screen::Rollout(k)
+            | Screen::TemplateDetail(k)
+            | Screen::MultiClusterService(k) => {
                 format!("{}/{}", k.namespace, k.name)
             }
             Screen::Edit(k) => format!("values: {}", k.service),
             Screen::Templates => "templates".into(),
             Screen::Rollouts => "rollouts".into(),
+            Screen::MultiClusterServices => "multiclusterservices".into(),
             Screen::Events(None) => "events".into(),
             Screen::Events(Some(k)) => format!("events: {}", k.name),
             Screen::Yaml(_) => "yaml".into(),

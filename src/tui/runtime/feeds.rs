@@ -198,6 +198,10 @@ pub fn spawn(
         (Kind::ClusterTemplate, changes.cluster_templates.clone()),
         (Kind::ServiceTemplate, changes.service_templates.clone()),
         (Kind::TemplateRollout, changes.rollouts.clone()),
+        (
+            Kind::MultiClusterService,
+            changes.multi_cluster_services.clone(),
+        ),
         (Kind::Event, events.changes.clone()),
     ];
     // Every watch's health, the engine's kinds too when these are the

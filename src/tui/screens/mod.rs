@@ -25,6 +25,8 @@ pub(crate) mod common;
 pub mod describe;
 pub mod editor;
 pub mod events;
+pub mod multi_cluster_service;
+pub mod multi_cluster_services;
 pub mod objects;
 pub mod parts;
 pub mod rollouts;
@@ -60,6 +62,8 @@ pub const SCREENS: &[Parts] = &[
     editor::PARTS,
     rollouts::PARTS,
     board::PARTS,
+    multi_cluster_services::PARTS,
+    multi_cluster_service::PARTS,
     events::PARTS,
     yaml::PARTS,
     values::PARTS,

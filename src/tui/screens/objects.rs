@@ -14,7 +14,7 @@ use crate::tui::state::navigation::{keep_selection, push, selected_key};
 fn sortable(screen: &Screen) -> bool {
     matches!(
         screen,
-        Screen::Clusters | Screen::Templates | Screen::Rollouts
+        Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::MultiClusterServices
     )
 }
 

@@ -34,6 +34,7 @@ pub fn of_screen(app: &App) -> String {
         Screen::ClusterDetail(k)
         | Screen::TemplateDetail(k)
         | Screen::Rollout(k)
+        | Screen::MultiClusterService(k)
         | Screen::Yaml(k)
         | Screen::Describe(k)
         | Screen::Events(Some(k)) => k.context.to_string(),

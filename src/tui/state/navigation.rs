@@ -165,7 +165,11 @@ pub(crate) fn back_to_lists(app: &mut App) {
         .take_while(|v| {
             matches!(
                 v.screen,
-                Screen::Clusters | Screen::Templates | Screen::Rollouts | Screen::Events(None)
+                Screen::Clusters
+                    | Screen::Templates
+                    | Screen::Rollouts
+                    | Screen::MultiClusterServices
+                    | Screen::Events(None)
             )
         })
         .count()
@@ -286,6 +290,7 @@ pub(crate) fn open_regarded(app: &mut App, event: &ObjKey) {
         Some("ClusterTemplate") => Kind::ClusterTemplate,
         Some("ServiceTemplate") => Kind::ServiceTemplate,
         Some("TemplateRollout") => Kind::TemplateRollout,
+        Some("MultiClusterService") => Kind::MultiClusterService,
         other => {
             app.flash(
                 FlashLevel::Warn,
@@ -307,6 +312,7 @@ pub(crate) fn open_regarded(app: &mut App, event: &ObjKey) {
         Kind::ManagedCluster => Screen::ClusterDetail(key),
         Kind::ClusterTemplate => Screen::TemplateDetail(key),
         Kind::TemplateRollout => Screen::Rollout(key),
+        Kind::MultiClusterService => Screen::MultiClusterService(key),
         _ => Screen::Yaml(key),
     };
     push(app, screen);

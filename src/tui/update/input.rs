@@ -275,6 +275,10 @@ fn run_command(app: &mut App, text: &str) -> Vec<Command> {
             app.stack.truncate(1);
             push(app, Screen::Rollouts);
         }
+        Some(Goto::MultiClusterServices) => {
+            app.stack.truncate(1);
+            push(app, Screen::MultiClusterServices);
+        }
         Some(Goto::Events) => {
             app.stack.truncate(1);
             push(app, Screen::Events(None));

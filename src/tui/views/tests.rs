@@ -24,6 +24,7 @@ use crate::plan::yaml::group;
 mod contexts;
 mod feedback;
 mod hostile;
+mod multi;
 mod narrow;
 mod state;
 

@@ -10,6 +10,7 @@ mod filter;
 mod keys;
 mod messages;
 mod mouse;
+mod multi;
 mod navigation;
 mod objects;
 mod places;
