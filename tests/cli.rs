@@ -40,7 +40,7 @@ fn every_shell_gets_a_script() {
 }
 
 #[test]
-fn crds_prints_all_four_definitions() {
+fn crds_prints_every_definition() {
     let yaml = run(&["crds"]);
     let mut names = Vec::new();
     for doc in serde_yaml::Deserializer::from_str(&yaml) {
@@ -54,6 +54,7 @@ fn crds_prints_all_four_definitions() {
         [
             "clustertemplates.hmc.mirantis.com",
             "managedclusters.hmc.mirantis.com",
+            "multiclusterservices.hmc.mirantis.com",
             "servicetemplates.hmc.mirantis.com",
             "templaterollouts.hmc.mirantis.com",
         ]
