@@ -24,6 +24,8 @@ const FETCHES_AT_ONCE: usize = 4;
 /// The objects of `namespaces` that decide their clusters' services.
 pub async fn fleet(client: &Client, namespaces: &BTreeSet<String>) -> kube::Result<Fleet> {
     let mut fleet = Fleet::default();
+    // Which version of Cluster API the server serves: asked once.
+    let version = capi::discover(client).await?;
     for ns in namespaces {
         let lp = ListParams::default();
         fleet.cluster_templates.extend(
@@ -44,7 +46,9 @@ pub async fn fleet(client: &Client, namespaces: &BTreeSet<String>) -> kube::Resu
                 .await?
                 .items,
         );
-        fleet.capi_clusters.extend(capi_clusters(client, ns).await?);
+        fleet
+            .capi_clusters
+            .extend(capi_clusters(client, ns, &version).await?);
         fleet.multi_cluster_services.extend(
             Api::<MultiClusterService>::namespaced(client.clone(), ns)
                 .list(&lp)
@@ -58,9 +62,12 @@ pub async fn fleet(client: &Client, namespaces: &BTreeSet<String>) -> kube::Resu
 /// Cluster API's Clusters of `ns`, which values templates read; none where
 /// Cluster API is not installed or the user may not list them (a template
 /// that reads one then says it waits for its Cluster).
-async fn capi_clusters(client: &Client, ns: &str) -> kube::Result<Vec<capi::Cluster>> {
-    let version = capi::discover(client).await?;
-    let api = Api::<capi::Cluster>::all_with(client.clone(), &version).constrain(ns);
+async fn capi_clusters(
+    client: &Client,
+    ns: &str,
+    version: &capi::Version,
+) -> kube::Result<Vec<capi::Cluster>> {
+    let api = Api::<capi::Cluster>::all_with(client.clone(), version).constrain(ns);
     match api.list(&ListParams::default()).await {
         Ok(list) => Ok(list.items),
         Err(kube::Error::Api(status)) if matches!(status.code, 403 | 404) => Ok(Vec::new()),

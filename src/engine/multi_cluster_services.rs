@@ -13,15 +13,15 @@ use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
 use crate::api::conditions;
-use crate::api::{ManagedCluster, MultiClusterService, MultiClusterServiceStatus, ServiceState};
+use crate::api::{
+    ManagedCluster, MultiClusterService, MultiClusterServiceStatus, ServiceState, TemplateService,
+};
 use crate::engine::apply::status_if_changed;
 use crate::engine::clusters::given::given_revision;
 use crate::engine::context::Context;
 use crate::engine::error::Result;
-use crate::plan::multi_cluster::{
-    ClusterView, Selected, multi_report, next_revision, services_for,
-};
-use crate::plan::services::enabled_services;
+use crate::plan::multi_cluster::{ClusterView, Selected, multi_report, next_revision};
+use crate::plan::services::sources_of;
 use crate::store::get;
 
 pub async fn reconcile(mcs: Arc<MultiClusterService>, ctx: Arc<Context>) -> Result<Action> {
@@ -47,25 +47,18 @@ async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Act
     let mcss: Vec<&MultiClusterService> = everyone.iter().map(|m| m.as_ref()).collect();
     // Each cluster's own services as its controller plans them: its
     // template's at the revision it is given, and its own entries.
-    let owns: Vec<Vec<String>> = clusters
+    let template_services: Vec<Vec<TemplateService>> = clusters
         .iter()
         .map(|mc| {
             let template = get(&ctx.stores.cluster_templates, &ns, &mc.spec.template);
             let spec = template.and_then(|t| given_revision(ctx, mc, &t).1);
-            let template_services = spec.map(|s| s.services).unwrap_or_default();
-            enabled_services(&template_services, &mc.spec.services)
-                .iter()
-                .map(|s| s.name.to_string())
-                .collect()
+            spec.map(|s| s.services).unwrap_or_default()
         })
         .collect();
     let selected: Vec<Selected<'_>> = clusters
         .iter()
-        .zip(&owns)
-        .map(|(mc, own)| {
-            let own: Vec<&str> = own.iter().map(String::as_str).collect();
-            services_for(mc, &own, &mcss)
-        })
+        .zip(&template_services)
+        .map(|(mc, services)| sources_of(services, mc, &mcss))
         .collect();
     let name = mcs.name_any();
     let views: Vec<ClusterView<'_, '_>> = clusters

@@ -25,10 +25,9 @@ use crate::api::{
     ClusterTemplate, ManagedCluster, ManagedService, MultiClusterService, ServiceTemplate,
 };
 use crate::capi;
-use crate::plan::multi_cluster::services_for;
 use crate::plan::parsed_values::ParsedValues;
 use crate::plan::rollout::{candidates, check_policy, needs_approval, plan_waves};
-use crate::plan::services::{ServicePlan, enabled_services, plan_services_selected};
+use crate::plan::services::{ServicePlan, plan_services_selected, sources_of};
 use crate::plan::template;
 use crate::plan::values::{Change, diff};
 use crate::plan::values_data::ValuesData;
@@ -198,11 +197,7 @@ impl<'a> View<'a> {
             .multi_cluster_services
             .get(ns)
             .map_or(&[][..], Vec::as_slice);
-        let own: Vec<&str> = enabled_services(&template.spec.services, &mc.spec.services)
-            .iter()
-            .map(|s| s.name)
-            .collect();
-        let selected = services_for(mc, &own, mcss);
+        let selected = sources_of(&template.spec.services, mc, mcss);
         Plans::by_name(plan_services_selected(
             &template.spec,
             &mc.spec,

@@ -16,10 +16,10 @@
 use serde_json::Value;
 
 use crate::api::{
-    ClusterTemplateSpec, ManagedClusterSpec, ManagedService, ServiceState, ServiceTemplate,
-    TemplateService,
+    ClusterTemplateSpec, ManagedCluster, ManagedClusterSpec, ManagedService, MultiClusterService,
+    ServiceState, ServiceTemplate, TemplateService,
 };
-use crate::plan::multi_cluster::Selected;
+use crate::plan::multi_cluster::{Selected, services_for};
 use crate::plan::order::{Node, dependency_problems, install_order};
 use crate::plan::parsed_values::{LayerError, ParsedValues};
 use crate::plan::semver_constraint::{Constraint, Version};
@@ -215,6 +215,23 @@ pub fn plan_services_with<'t>(
         parsed,
         own_values,
     )
+}
+
+/// Which source gives each service of `mc`, whose own services are its
+/// template's `template_services` (at the revision it is given) and its own
+/// entries, and which the MultiClusterServices `mcss` of its namespace
+/// would give it: [`services_for`] over the names [`enabled_services`]
+/// selects.
+pub fn sources_of<'a>(
+    template_services: &'a [TemplateService],
+    mc: &'a ManagedCluster,
+    mcss: &[&'a MultiClusterService],
+) -> Selected<'a> {
+    let own: Vec<&str> = enabled_services(template_services, &mc.spec.services)
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    services_for(mc, &own, mcss)
 }
 
 /// [`plan_services_with`], with the services MultiClusterServices give the

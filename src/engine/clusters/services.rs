@@ -20,13 +20,13 @@ use crate::engine::drift;
 use crate::engine::error::{Error, Result};
 use crate::engine::release_state::{Observed, observe, with_ownership};
 use crate::flux::HelmRelease;
-use crate::plan::multi_cluster::{Selected, services_for};
+use crate::plan::multi_cluster::Selected;
 use crate::plan::parsed_values::ParsedValues;
 use crate::plan::releases::{
     carry_installs_as, chart_ref, choose_service_release_name, service_release, takes_ownership,
 };
 use crate::plan::services::{
-    BlockedService, DesiredService, ServicePlan, enabled_services, plan_services_selected,
+    BlockedService, DesiredService, ServicePlan, plan_services_selected, sources_of,
 };
 use crate::plan::values_data::ValuesData;
 use crate::store::get;
@@ -139,11 +139,7 @@ fn plan(
         .state_filter(|m| m.namespace().as_deref() == Some(ns));
     let mcss: Vec<&MultiClusterService> =
         multi_cluster_services.iter().map(|m| m.as_ref()).collect();
-    let own: Vec<&str> = enabled_services(&spec.services, &mc.spec.services)
-        .iter()
-        .map(|s| s.name)
-        .collect();
-    let selected = services_for(mc, &own, &mcss);
+    let selected = sources_of(&spec.services, mc, &mcss);
     let capi = get(&ctx.stores.capi_clusters, ns, &given.name);
     let data = ValuesData::of(mc, capi.as_deref());
     let plans = plan_services_selected(

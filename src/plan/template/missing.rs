@@ -22,6 +22,12 @@ pub fn missing_key(parsed: &Parsed, offset: usize, message: &str) -> Option<Miss
     let at = fields
         .iter()
         .position(|f| format!("{f:?}") == quoted || *f == quoted)?;
+    // Names as long as a whole message are said by the bounded message
+    // instead: the explained one would carry them whole.
+    let named: usize = fields[..=at].iter().map(String::len).sum();
+    if named > super::MAX_MESSAGE / 2 {
+        return None;
+    }
     Some(MissingKey {
         path: fields[..at].to_vec(),
         key: fields[at].clone(),

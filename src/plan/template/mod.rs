@@ -53,6 +53,24 @@ impl fmt::Display for TemplateError {
 
 impl std::error::Error for TemplateError {}
 
+/// The longest message an error keeps: a message may carry what the
+/// template wrote (`fail`, `required`, a value Go names in its error), and
+/// it ends up in the status of the object the values belong to.
+pub const MAX_MESSAGE: usize = 1024;
+
+/// `message`, cut at [`MAX_MESSAGE`] bytes on a character's boundary.
+fn bounded(mut message: String) -> String {
+    if message.len() > MAX_MESSAGE {
+        let mut end = MAX_MESSAGE;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push_str("… (cut)");
+    }
+    message
+}
+
 /// Whether `text` holds an action at all: values without one are data
 /// alone, and the engine never parses them.
 pub fn is_template(text: &str) -> bool {
@@ -93,7 +111,7 @@ impl Template {
         let at = |offset: usize, message: String| TemplateError {
             pos: Pos::of(text, offset),
             kind: ErrorKind::Parse,
-            message,
+            message: bounded(message),
             missing: None,
         };
         if text.len() > MAX_SOURCE {
@@ -132,7 +150,7 @@ impl Template {
             pos: Pos::of(&self.text, e.offset),
             kind: ErrorKind::Exec,
             missing: missing::missing_key(&self.parsed, e.offset, &e.message),
-            message: e.message,
+            message: bounded(e.message),
         })
     }
 }

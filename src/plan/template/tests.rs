@@ -84,3 +84,20 @@ fn a_template_says_which_of_the_roots_keys_it_may_read() {
         );
     }
 }
+
+#[test]
+fn a_message_the_template_wrote_is_cut_to_a_bound() {
+    let e = render(
+        "{{ fail (repeat 100000 \"é\") }}",
+        &data(),
+        Limits::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.message.len() <= MAX_MESSAGE + "… (cut)".len(),
+        "{}",
+        e.message.len()
+    );
+    assert!(e.message.ends_with("… (cut)"));
+    assert!(e.message.starts_with("error calling fail: éé"));
+}

@@ -84,6 +84,32 @@ fn blank() -> Line {
 
 /// A section's table: column names (muted), then each row in its tone,
 /// columns padded to their widest cell; `empty` when there are no rows.
+/// An object's conditions, one row each, toned by their health.
+fn conditions_table(
+    now: Timestamp,
+    conditions: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition],
+) -> Vec<Line> {
+    table(
+        &["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"],
+        conditions
+            .iter()
+            .map(|c| {
+                (
+                    vec![
+                        c.type_.clone(),
+                        c.status.clone(),
+                        c.reason.clone(),
+                        age(now, Some(&c.last_transition_time)),
+                        c.message.clone(),
+                    ],
+                    Tone::Health(condition_health(&c.status, &c.reason)),
+                )
+            })
+            .collect(),
+        "no conditions yet",
+    )
+}
+
 fn table(names: &[&str], rows: Vec<(Vec<String>, Tone)>, empty: &str) -> Vec<Line> {
     let row = |text: String, tone| Line {
         label: String::new(),
@@ -220,26 +246,7 @@ fn cluster(data: &Snapshot, mc: &Obj<ManagedCluster>, now: Timestamp) -> Vec<Lin
     }
     lines.push(blank());
     lines.push(heading("Conditions"));
-    lines.extend(table(
-        &["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"],
-        status
-            .conditions
-            .iter()
-            .map(|c| {
-                (
-                    vec![
-                        c.type_.clone(),
-                        c.status.clone(),
-                        c.reason.clone(),
-                        age(now, Some(&c.last_transition_time)),
-                        c.message.clone(),
-                    ],
-                    Tone::Health(condition_health(&c.status, &c.reason)),
-                )
-            })
-            .collect(),
-        "no conditions yet",
-    ));
+    lines.extend(conditions_table(now, &status.conditions));
     lines.push(blank());
     lines.push(heading("Services"));
     lines.extend(table(

@@ -17,10 +17,9 @@ use crate::api::{
     ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterSpec, ServiceState,
     ServiceTemplate, TemplateService,
 };
-use crate::plan::multi_cluster::services_for;
 use crate::plan::parsed_values::ParsedValues;
 use crate::plan::safe_text::mask_value;
-use crate::plan::services::{ServicePlan, enabled_services, plan_services, plan_services_selected};
+use crate::plan::services::{ServicePlan, plan_services, plan_services_selected, sources_of};
 use crate::plan::values::to_yaml;
 use crate::plan::values_data::ValuesData;
 use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
@@ -184,11 +183,7 @@ pub fn cluster(data: &Snapshot, mc: &Obj<ManagedCluster>, service: &str) -> Show
     let capi = data.capi_cluster(&mc.context, &ns, &mc.name_any());
     let values_data = ValuesData::of(mc, capi);
     let mcss = data.multi_cluster_services_in(&mc.context, &ns);
-    let own: Vec<&str> = enabled_services(&spec.services, &mc.spec.services)
-        .iter()
-        .map(|s| s.name)
-        .collect();
-    let selected = services_for(mc, &own, &mcss);
+    let selected = sources_of(&spec.services, mc, &mcss);
     let plans = plan_services_selected(
         &spec,
         &mc.spec,

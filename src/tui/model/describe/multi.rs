@@ -3,10 +3,9 @@
 
 use k8s_openapi::jiff::Timestamp;
 
-use super::{Line, Tone, blank, field, heading, identity, table};
+use super::{Line, Tone, blank, conditions_table, field, heading, identity, table};
 use crate::api::{MAX_LISTED_CLUSTERS, MultiClusterService};
-use crate::tui::model::age::age;
-use crate::tui::model::health::{Health, condition_health};
+use crate::tui::model::health::Health;
 use crate::tui::model::key::Kind;
 use crate::tui::model::multi_cluster_services::{McsTexts, deployed_text, matching_texts};
 
@@ -32,26 +31,7 @@ pub(super) fn multi_cluster_service(mcs: &MultiClusterService, now: Timestamp) -
     ]);
     lines.push(blank());
     lines.push(heading("Conditions"));
-    lines.extend(table(
-        &["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"],
-        status
-            .conditions
-            .iter()
-            .map(|c| {
-                (
-                    vec![
-                        c.type_.clone(),
-                        c.status.clone(),
-                        c.reason.clone(),
-                        age(now, Some(&c.last_transition_time)),
-                        c.message.clone(),
-                    ],
-                    Tone::Health(condition_health(&c.status, &c.reason)),
-                )
-            })
-            .collect(),
-        "no conditions yet",
-    ));
+    lines.extend(conditions_table(now, &status.conditions));
     lines.push(blank());
     lines.push(heading("Services"));
     lines.extend(table(
