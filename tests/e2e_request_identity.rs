@@ -63,6 +63,7 @@ async fn a_request_must_name_its_requester() {
         "demo-2",
         TemplateRolloutSpec {
             template: "demo".into(),
+            multi_cluster_service: None,
             revision: 2,
             policy: RolloutPolicy::default(),
         },

@@ -10,7 +10,7 @@ use super::managed_cluster::ManagedCluster;
 use super::multi_cluster_service::{
     HMC_OR_K0RDENT_MESSAGE, HMC_OR_K0RDENT_RULE, MultiClusterService,
 };
-use super::rollout::TemplateRollout;
+use super::rollout::{ONE_SUBJECT_MESSAGE, ONE_SUBJECT_RULE, TemplateRollout};
 use super::service_template::ServiceTemplate;
 
 /// What the API server answers to a change of a ServiceTemplate's spec.
@@ -39,6 +39,7 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
         &[],
         "a TemplateRollout's spec is set by the engine; steer it with the hmc.mirantis.com/request annotation",
     );
+    rule_at(&mut rollout, &[], ONE_SUBJECT_RULE, ONE_SUBJECT_MESSAGE);
     let mut multi = MultiClusterService::crd();
     rule_at(&mut multi, &[], HMC_OR_K0RDENT_RULE, HMC_OR_K0RDENT_MESSAGE);
     unchecked_status_copies(&mut multi, MULTI_REVISION_SERVICES);

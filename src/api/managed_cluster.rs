@@ -113,8 +113,37 @@ pub struct ManagedClusterStatus {
     /// It moves only when a rollout reaches the cluster (or at creation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_revision: Option<i64>,
+    /// Per MultiClusterService that selects this cluster, by name: the
+    /// revision of its services the cluster is given and its last good one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub multi_cluster_services: Vec<MultiClusterServiceRevision>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+}
+
+impl ManagedClusterStatus {
+    /// What it records of MultiClusterService `name`'s revisions.
+    pub fn multi_cluster_service(&self, name: &str) -> Option<&MultiClusterServiceRevision> {
+        self.multi_cluster_services.iter().find(|m| m.name == name)
+    }
+}
+
+/// The revision of one MultiClusterService's services on one cluster.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MultiClusterServiceRevision {
+    /// The MultiClusterService (same namespace).
+    pub name: String,
+    /// The revision of its services this cluster is given now. It moves
+    /// only when a rollout reaches the cluster (or when it is selected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_revision: Option<i64>,
+    /// The last revision whose services were all installed here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<i64>,
+    /// The services it gives this cluster (those it wins here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<String>,
 }
 
 /// The state of one service on one cluster.

@@ -77,6 +77,13 @@ pub struct MultiClusterServiceSpec {
     /// hmc 0.0.6: instead of `serviceSpec.stopOnConflict`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stop_on_conflict: bool,
+    /// How a change to the services (a new revision) reaches the clusters
+    /// it selects: waves, approvals, health gates, as a ClusterTemplate's
+    /// `rollout`. A cluster that comes to be selected gets the newest
+    /// revision at once, and one that stops being selected loses the
+    /// services at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<super::RolloutPolicy>,
 }
 
 /// The CEL rule on `spec` that keeps the two shapes apart: k0rdent's
@@ -166,6 +173,19 @@ impl MultiClusterService {
                 || spec.stop_on_conflict)
     }
 
+    /// Itself with its services as they were at `revision` (priority and
+    /// stopOnConflict included), if the status still remembers them: what
+    /// a cluster given that revision plans with. The selector stays.
+    pub fn at_revision(&self, revision: i64) -> Option<MultiClusterService> {
+        let service_spec = self.service_spec_at(revision)?;
+        let mut at = self.clone();
+        at.spec.service_spec = service_spec;
+        at.spec.services = Vec::new();
+        at.spec.services_priority = None;
+        at.spec.stop_on_conflict = false;
+        Some(at)
+    }
+
     /// Its services as they were at `revision`, if the status still
     /// remembers them.
     pub fn service_spec_at(&self, revision: i64) -> Option<ServiceSpec> {
@@ -214,7 +234,8 @@ pub struct MultiClusterServiceStatus {
 pub struct MatchingCluster {
     /// The ManagedCluster (same namespace).
     pub name: String,
-    /// Every service it gives this cluster is Installed.
+    /// Every service it gives this cluster is Installed, at its newest
+    /// revision.
     #[serde(default)]
     pub deployed: bool,
     /// `Conflict`, `Lost` (another source has a higher priority), or none.

@@ -6,8 +6,10 @@ use serde::{Deserialize, Serialize};
 use super::RolloutPolicy;
 
 /// The rollout of one revision of a ClusterTemplate's services across the
-/// clusters made from it. The engine creates it (named `<template>-<revision>`)
-/// and moves it forward; operators steer it with the request annotations
+/// clusters made from it (named `<template>-<revision>`), or of a
+/// MultiClusterService's services across the clusters it selects (named
+/// `mcs-<name>-<revision>`). The engine creates it and moves it forward;
+/// operators steer it with the request annotations
 /// (`hmc.mirantis.com/request`), never by editing the status.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
@@ -18,8 +20,9 @@ use super::RolloutPolicy;
     status = "TemplateRolloutStatus",
     shortname = "tr",
     category = "hmc",
-    doc = "The rollout of one revision of a ClusterTemplate's services to its clusters, wave by wave",
+    doc = "The rollout of one revision of a ClusterTemplate's or a MultiClusterService's services to its clusters, wave by wave",
     printcolumn = r#"{"name":"Template","type":"string","jsonPath":".spec.template"}"#,
+    printcolumn = r#"{"name":"MultiClusterService","type":"string","jsonPath":".spec.multiClusterService"}"#,
     printcolumn = r#"{"name":"Revision","type":"integer","jsonPath":".spec.revision"}"#,
     printcolumn = r#"{"name":"Phase","type":"string","jsonPath":".status.phase"}"#,
     printcolumn = r#"{"name":"Wave","type":"string","jsonPath":".status.waveSummary"}"#,
@@ -30,8 +33,14 @@ use super::RolloutPolicy;
 )]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateRolloutSpec {
-    /// The ClusterTemplate (same namespace).
+    /// The ClusterTemplate (same namespace) whose services roll out; empty
+    /// for a MultiClusterService's rollout.
+    #[serde(default)]
     pub template: String,
+    /// The MultiClusterService (same namespace) whose services roll out,
+    /// instead of a template's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multi_cluster_service: Option<String>,
     /// The revision of its services this rollout brings to the clusters.
     pub revision: i64,
     /// The template's rollout policy when this rollout was planned. Waves
@@ -39,6 +48,56 @@ pub struct TemplateRolloutSpec {
     #[serde(default)]
     pub policy: RolloutPolicy,
 }
+
+/// What a rollout brings to its clusters: one revision of the services of
+/// a ClusterTemplate or of a MultiClusterService, each of its namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RolloutSubject<'a> {
+    Template(&'a str),
+    MultiClusterService(&'a str),
+}
+
+impl<'a> RolloutSubject<'a> {
+    /// Its name.
+    pub fn name(self) -> &'a str {
+        match self {
+            Self::Template(n) | Self::MultiClusterService(n) => n,
+        }
+    }
+
+    /// What a person reads: `template edge`, `MultiClusterService prod-addons`.
+    pub fn describe(self) -> String {
+        match self {
+            Self::Template(n) => format!("template {n}"),
+            Self::MultiClusterService(n) => format!("MultiClusterService {n}"),
+        }
+    }
+
+    /// The name of its rollout of `revision`: `<template>-<revision>`, or
+    /// `mcs-<name>-<revision>` (the engine checks, before it writes one,
+    /// that a rollout of that name is this subject's).
+    pub fn rollout_name(self, revision: i64) -> String {
+        match self {
+            Self::Template(n) => rollout_name(n, revision),
+            Self::MultiClusterService(n) => rollout_name(&format!("mcs-{n}"), revision),
+        }
+    }
+}
+
+impl TemplateRolloutSpec {
+    /// Whose services it rolls out.
+    pub fn subject(&self) -> RolloutSubject<'_> {
+        match &self.multi_cluster_service {
+            Some(m) => RolloutSubject::MultiClusterService(m),
+            None => RolloutSubject::Template(&self.template),
+        }
+    }
+}
+
+/// The CEL rule on a rollout's spec: a template's or a MultiClusterService's.
+pub const ONE_SUBJECT_RULE: &str = "(size(self.template) > 0) != (has(self.multiClusterService) && size(self.multiClusterService) > 0)";
+pub const ONE_SUBJECT_MESSAGE: &str =
+    "a rollout names a template or a multiClusterService, exactly one";
 
 /// Where a rollout stands.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]

@@ -17,7 +17,7 @@ use crate::api::{
     ManagedCluster, MultiClusterService, MultiClusterServiceStatus, ServiceState, TemplateService,
 };
 use crate::engine::apply::status_if_changed;
-use crate::engine::clusters::given::given_revision;
+use crate::engine::clusters::given::{GivenMulti, given_multi_cluster_services, given_revision};
 use crate::engine::context::Context;
 use crate::engine::error::Result;
 use crate::plan::multi_cluster::{ClusterView, Selected, multi_report, next_revision};
@@ -44,7 +44,16 @@ async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Act
         .stores
         .multi_cluster_services
         .state_filter(|m| in_ns(&m.metadata.namespace));
-    let mcss: Vec<&MultiClusterService> = everyone.iter().map(|m| m.as_ref()).collect();
+    // Each cluster's MultiClusterServices as its controller plans them:
+    // each at the revision of its services the cluster is given.
+    let given_multi: Vec<Vec<GivenMulti>> = clusters
+        .iter()
+        .map(|mc| given_multi_cluster_services(ctx, mc, &everyone))
+        .collect();
+    let mcss_of: Vec<Vec<&MultiClusterService>> = given_multi
+        .iter()
+        .map(|g| g.iter().map(|g| &g.at_revision).collect())
+        .collect();
     // Each cluster's own services as its controller plans them: its
     // template's at the revision it is given, and its own entries.
     let template_services: Vec<Vec<TemplateService>> = clusters
@@ -58,20 +67,31 @@ async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Act
     let selected: Vec<Selected<'_>> = clusters
         .iter()
         .zip(&template_services)
-        .map(|(mc, services)| sources_of(services, mc, &mcss))
+        .zip(&mcss_of)
+        .map(|((mc, services), mcss)| sources_of(services, mc, mcss))
         .collect();
     let name = mcs.name_any();
+    // The revisions a cluster is given or has as its last good one stay
+    // remembered: a rollout moves it from one to the next, or back.
+    let in_use: BTreeSet<i64> = clusters
+        .iter()
+        .filter_map(|mc| mc.status.as_ref()?.multi_cluster_service(&name))
+        .flat_map(|g| [g.target_revision, g.revision])
+        .flatten()
+        .collect();
+    let old = mcs.status.clone().unwrap_or_default();
+    let revisioned = next_revision(&old, &mcs.service_spec(), &in_use);
     let views: Vec<ClusterView<'_, '_>> = clusters
         .iter()
         .zip(&selected)
         .map(|(mc, selected)| ClusterView {
             cluster: mc.metadata.name.as_deref().unwrap_or_default(),
             selected,
-            deployed: deployed(mc, &selected.for_multi(&name).won),
+            deployed: deployed(mc, &name, revisioned.revision)
+                && installed(mc, &selected.for_multi(&name).won),
         })
         .collect();
     let report = multi_report(mcs, &views);
-    let old = mcs.status.clone().unwrap_or_default();
     let status = MultiClusterServiceStatus {
         observed_generation: mcs.meta().generation,
         conditions: conditions::merge(
@@ -82,14 +102,25 @@ async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Act
         ),
         matching_clusters: report.matching_clusters,
         matching_count: Some(report.matching_count),
-        ..next_revision(&old, &mcs.service_spec(), &BTreeSet::new())
+        ..revisioned
     };
     status_if_changed(ctx, mcs, mcs.status.as_ref(), &status).await?;
     Ok(Action::await_change())
 }
 
+/// Whether `mc` says it has revision `revision` of `mcs`'s services
+/// installed: up to date.
+fn deployed(mc: &ManagedCluster, mcs: &str, revision: Option<i64>) -> bool {
+    let good = mc
+        .status
+        .as_ref()
+        .and_then(|s| s.multi_cluster_service(mcs))
+        .and_then(|g| g.revision);
+    good == revision
+}
+
 /// Whether every service in `won` is Installed on `mc`.
-fn deployed(mc: &ManagedCluster, won: &[&str]) -> bool {
+fn installed(mc: &ManagedCluster, won: &[&str]) -> bool {
     let services = mc
         .status
         .as_ref()

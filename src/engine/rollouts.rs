@@ -207,6 +207,7 @@ async fn start(
         return Ok(Action::await_change());
     }
     let spec = TemplateRolloutSpec {
+        multi_cluster_service: None,
         template: ct.name_any(),
         revision,
         policy,

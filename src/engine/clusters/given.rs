@@ -6,10 +6,14 @@ use std::sync::Arc;
 use kube::ResourceExt;
 
 use crate::api::conditions::{Cond, TEMPLATE_READY};
-use crate::api::{ClusterTemplate, ClusterTemplateSpec, ManagedCluster, labels, rollout_name};
+use crate::api::{
+    ClusterTemplate, ClusterTemplateSpec, ManagedCluster, MultiClusterService, RolloutSubject,
+    TemplateRollout, labels,
+};
 use crate::engine::context::Context;
 use crate::engine::templates::services_hash;
 use crate::flux::HelmRelease;
+use crate::plan::multi_cluster::selects;
 use crate::plan::rollout::desired_revision;
 use crate::store::get;
 
@@ -131,13 +135,10 @@ pub(crate) fn given_revision(
         return (None, None);
     };
     let ns = mc.namespace().unwrap_or_default();
-    let rollout = status.revision.and_then(|r| {
-        get(
-            &ctx.stores.rollouts,
-            &ns,
-            &rollout_name(&template.name_any(), r),
-        )
-    });
+    let name = template.name_any();
+    let rollout = status
+        .revision
+        .and_then(|r| rollout_of(ctx, &ns, RolloutSubject::Template(&name), r));
     let current = mc.status.as_ref().and_then(|s| s.target_revision);
     let wanted = desired_revision(
         status.revision,
@@ -158,4 +159,72 @@ pub(crate) fn given_revision(
         }
         None => (wanted, None),
     }
+}
+
+/// The rollout of `revision` of `subject`'s services, if the store has one
+/// by that name that is indeed the subject's.
+pub(crate) fn rollout_of(
+    ctx: &Context,
+    ns: &str,
+    subject: RolloutSubject<'_>,
+    revision: i64,
+) -> Option<Arc<TemplateRollout>> {
+    get(&ctx.stores.rollouts, ns, &subject.rollout_name(revision))
+        .filter(|r| r.spec.subject() == subject && r.spec.revision == revision)
+}
+
+/// A MultiClusterService that selects a cluster, as the cluster plans with
+/// it: at the revision of its services the cluster is given.
+pub(crate) struct GivenMulti {
+    /// The MultiClusterService with its services at `revision`.
+    pub(crate) at_revision: MultiClusterService,
+    /// The revision the cluster is given: what a rollout decided, else what
+    /// it has, else the newest. `None` before the engine first numbered
+    /// its services (then they are planned as they are).
+    pub(crate) revision: Option<i64>,
+}
+
+/// The MultiClusterServices of `mcss` (those of the cluster's namespace)
+/// that select `mc`, each at the revision of its services `mc` is given.
+/// A revision the status no longer holds gives its current services: a
+/// cluster is never left without them.
+pub(crate) fn given_multi_cluster_services(
+    ctx: &Context,
+    mc: &ManagedCluster,
+    mcss: &[Arc<MultiClusterService>],
+) -> Vec<GivenMulti> {
+    let ns = mc.namespace().unwrap_or_default();
+    let cluster = mc.name_any();
+    let no_labels = Default::default();
+    let labels = mc.metadata.labels.as_ref().unwrap_or(&no_labels);
+    mcss.iter()
+        .filter(|m| m.namespace().as_deref() == Some(ns.as_str()))
+        .filter(|m| selects(&m.spec.cluster_selector, labels).unwrap_or(false))
+        .map(|m| {
+            let name = m.name_any();
+            let latest = m.status.as_ref().and_then(|s| s.revision);
+            let rollout =
+                latest.and_then(|r| rollout_of(ctx, &ns, RolloutSubject::MultiClusterService(&name), r));
+            let current = mc
+                .status
+                .as_ref()
+                .and_then(|s| s.multi_cluster_service(&name))
+                .and_then(|g| g.target_revision);
+            let revision = desired_revision(
+                latest,
+                rollout
+                    .as_ref()
+                    .and_then(|r| r.status.as_ref().map(|s| (&r.spec, s))),
+                &cluster,
+                current,
+            );
+            let at_revision = revision
+                .and_then(|r| m.at_revision(r))
+                .unwrap_or_else(|| m.as_ref().clone());
+            GivenMulti {
+                at_revision,
+                revision,
+            }
+        })
+        .collect()
 }

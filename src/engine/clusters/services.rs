@@ -8,7 +8,7 @@ use kube::ResourceExt;
 
 use super::cluster_release::ClusterRelease;
 use super::events::{self, Applied};
-use super::given::{Given, is_service};
+use super::given::{Given, given_multi_cluster_services, is_service};
 use crate::api::MultiClusterService;
 use crate::api::conditions::Cond;
 use crate::api::names::TemplateKind;
@@ -43,6 +43,18 @@ pub(super) struct Services {
     /// Whether services named by several sources (the cluster's own and
     /// MultiClusterServices) are in conflict.
     pub(super) multi: Cond,
+    /// Each MultiClusterService that selects the cluster: the revision of
+    /// its services planned here, and the services it gives.
+    pub(super) multi_revisions: Vec<MultiPlanned>,
+}
+
+/// What one MultiClusterService gives the cluster in this plan.
+pub(super) struct MultiPlanned {
+    pub(super) name: String,
+    /// The revision of its services planned (see `given_multi_cluster_services`).
+    pub(super) revision: Option<i64>,
+    /// The services it wins here, by name.
+    pub(super) won: Vec<String>,
 }
 
 /// What every service of one cluster is installed with.
@@ -62,7 +74,12 @@ pub(super) async fn apply(
     cluster: &ClusterRelease,
     applied: &mut Applied,
 ) -> Result<Services> {
-    let (plans, multi, won) = plan(mc, ctx, given);
+    let Planned {
+        plans,
+        multi,
+        won,
+        multi_revisions,
+    } = plan(mc, ctx, given);
     let mut statuses = Vec::with_capacity(plans.len());
     let mut conflicts: Vec<String> = Vec::new();
     let rel_names: Vec<String> = plans
@@ -109,24 +126,33 @@ pub(super) async fn apply(
         conflicts,
         rel_names,
         multi,
+        multi_revisions,
     })
 }
 
+/// The plan of the cluster's services.
+struct Planned {
+    plans: Vec<ServicePlan>,
+    /// The `Conflict` condition.
+    multi: Cond,
+    /// For each service several sources name: which one gives it and why.
+    won: Vec<(String, String)>,
+    multi_revisions: Vec<MultiPlanned>,
+}
+
 /// The services the cluster gets at the revision it is given, those the
-/// MultiClusterServices of its namespace that select it give included, and
-/// whether any service is in conflict between them, and for each service
-/// several sources name, which one gives it and over whom.
-fn plan(
-    mc: &ManagedCluster,
-    ctx: &Context,
-    given: &Given,
-) -> (Vec<ServicePlan>, Cond, Vec<(String, String)>) {
+/// MultiClusterServices of its namespace that select it give included (each
+/// at the revision of its services the cluster is given), and whether any
+/// service is in conflict between them, and for each service several
+/// sources name, which one gives it and over whom.
+fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> Planned {
     let Some(spec) = &given.services_spec else {
-        return (
-            Vec::new(),
-            Selected::default().conflict_condition(),
-            Vec::new(),
-        );
+        return Planned {
+            plans: Vec::new(),
+            multi: Selected::default().conflict_condition(),
+            won: Vec::new(),
+            multi_revisions: Vec::new(),
+        };
     };
     let ns = given.ns.as_str();
     let service_templates = ctx
@@ -137,9 +163,25 @@ fn plan(
         .stores
         .multi_cluster_services
         .state_filter(|m| m.namespace().as_deref() == Some(ns));
-    let mcss: Vec<&MultiClusterService> =
-        multi_cluster_services.iter().map(|m| m.as_ref()).collect();
+    let given_multi = given_multi_cluster_services(ctx, mc, &multi_cluster_services);
+    let mcss: Vec<&MultiClusterService> = given_multi.iter().map(|g| &g.at_revision).collect();
     let selected = sources_of(&spec.services, mc, &mcss);
+    let multi_revisions = given_multi
+        .iter()
+        .map(|g| {
+            let name = g.at_revision.name_any();
+            MultiPlanned {
+                won: selected
+                    .for_multi(&name)
+                    .won
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                name,
+                revision: g.revision,
+            }
+        })
+        .collect();
     let capi = get(&ctx.stores.capi_clusters, ns, &given.name);
     let data = ValuesData::of(mc, capi.as_deref());
     let plans = plan_services_selected(
@@ -161,7 +203,12 @@ fn plan(
         .filter(|d| d.winner().is_some())
         .filter_map(|d| Some((d.name.to_string(), d.message()?)))
         .collect();
-    (plans, selected.conflict_condition(), won)
+    Planned {
+        plans,
+        multi: selected.conflict_condition(),
+        won,
+        multi_revisions,
+    }
 }
 
 /// A service that cannot be installed as planned keeps what it has.

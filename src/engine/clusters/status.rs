@@ -10,9 +10,11 @@ use kube::runtime::controller::Action;
 
 use super::cluster_release::ClusterRelease;
 use super::given::{Given, is_service};
-use super::services::Services;
+use super::services::{MultiPlanned, Services};
 use crate::api::conditions::{self, Cond, NAME_CONFLICT, READY, SERVICES_READY};
-use crate::api::{ManagedCluster, ManagedClusterStatus, ServiceState, ServiceStatus};
+use crate::api::{
+    ManagedCluster, ManagedClusterStatus, MultiClusterServiceRevision, ServiceState, ServiceStatus,
+};
 use crate::plan::services::idle_overrides;
 
 /// The status to write, and when to look at the cluster again.
@@ -26,6 +28,7 @@ pub(super) fn of(
         statuses,
         conflicts,
         multi,
+        multi_revisions,
         ..
     } = services;
     let revision = given.revision;
@@ -76,7 +79,12 @@ pub(super) fn of(
     if multi.status || old.conditions.iter().any(|c| c.type_ == multi.type_) {
         desired.push(multi);
     }
+    let multi_cluster_services = multi_revisions
+        .into_iter()
+        .map(|m| multi_revision(&old, m, &statuses, receives, cluster.provisioned))
+        .collect();
     let status = ManagedClusterStatus {
+        multi_cluster_services,
         conditions: conditions::merge(
             &old.conditions,
             &desired,
@@ -103,6 +111,39 @@ pub(super) fn of(
         cluster.conflict.is_some() || cluster.foreign.is_some() || !conflicts.is_empty();
     let again = next_look(&status, conflicted, given.fleet, &given.name);
     (status, again)
+}
+
+/// What the cluster records of one MultiClusterService that selects it, as
+/// of its template's revision: the revision it is given once services can
+/// reach it (until then a newer one needs no rollout to reach it), and that
+/// revision as its last good one once every service it gives is Installed.
+fn multi_revision(
+    old: &ManagedClusterStatus,
+    planned: MultiPlanned,
+    statuses: &[ServiceStatus],
+    receives: bool,
+    provisioned: bool,
+) -> MultiClusterServiceRevision {
+    let before = old.multi_cluster_service(&planned.name);
+    let target = match receives {
+        true => planned.revision,
+        false => before.and_then(|b| b.target_revision),
+    };
+    let installed = planned.won.iter().all(|name| {
+        statuses
+            .iter()
+            .any(|s| s.name == *name && s.state == ServiceState::Installed)
+    });
+    let good = match receives && provisioned && installed {
+        true => planned.revision,
+        false => before.and_then(|b| b.revision),
+    };
+    MultiClusterServiceRevision {
+        name: planned.name,
+        target_revision: target,
+        revision: good,
+        services: planned.won,
+    }
 }
 
 /// The services' reason while the Cluster API cluster of the cluster's name

@@ -95,6 +95,7 @@ fn one_look_at_ten_thousand_clusters() {
             })
             .collect();
         let spec = TemplateRolloutSpec {
+            multi_cluster_service: None,
             template: "tmpl".into(),
             revision: 2,
             policy: RolloutPolicy {

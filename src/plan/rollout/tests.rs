@@ -57,6 +57,7 @@ fn policy(strategy: RolloutStrategy, max: i32) -> RolloutPolicy {
 
 fn spec(policy: RolloutPolicy) -> TemplateRolloutSpec {
     TemplateRolloutSpec {
+        multi_cluster_service: None,
         template: "tmpl".into(),
         revision: REV,
         policy,
@@ -2168,7 +2169,7 @@ proptest! {
         want.sort();
         prop_assert_eq!(&seen, &want);
 
-        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        let sp = TemplateRolloutSpec { multi_cluster_service: None, template: "t".into(), revision: REV, policy: policy.clone() };
         let status = plan(&sp, &cs).unwrap();
         prop_assert_eq!(status.phase, RolloutPhase::Pending);
         prop_assert_eq!(status.waves.len(), waves.len());
@@ -2254,7 +2255,7 @@ proptest! {
         fails in prop::collection::vec(prop::bool::weighted(0.3), 1..10),
     ) {
         let cs: Vec<Candidate> = cs.into_iter().map(|c| Candidate { revision: Some(OLD), ..c }).collect();
-        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        let sp = TemplateRolloutSpec { multi_cluster_service: None, template: "t".into(), revision: REV, policy: policy.clone() };
         let budget = policy.failure_budget as usize;
         let canary = has_canary(&policy, &cs);
         let mut status = plan(&sp, &cs).unwrap();
@@ -2353,7 +2354,7 @@ proptest! {
         ),
         gaps in prop::collection::vec(0i64..400, 12),
     ) {
-        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy };
+        let sp = TemplateRolloutSpec { multi_cluster_service: None, template: "t".into(), revision: REV, policy };
         let mut status = plan(&sp, &cs).unwrap();
         let mut now = 0;
         for (step, report) in reports.iter().enumerate() {
@@ -2387,7 +2388,7 @@ proptest! {
             1..40,
         ),
     ) {
-        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        let sp = TemplateRolloutSpec { multi_cluster_service: None, template: "t".into(), revision: REV, policy: policy.clone() };
         let mut status = plan(&sp, &cs).unwrap();
         let mut now = 0;
         let mut health: BTreeMap<String, Health> = BTreeMap::new();
@@ -2558,7 +2559,7 @@ proptest! {
         policy in arb_any_policy(),
         reports in prop::collection::vec(prop::collection::vec(0u8..5, 40), 1..6),
     ) {
-        let sp = TemplateRolloutSpec { template: "t".into(), revision: REV, policy: policy.clone() };
+        let sp = TemplateRolloutSpec { multi_cluster_service: None, template: "t".into(), revision: REV, policy: policy.clone() };
         match check_policy(&policy) {
             Ok(limits) => {
                 let limit = limits.max_concurrent.of(cs.len());
