@@ -49,6 +49,8 @@ pub mod labels {
     pub const TEMPLATE: &str = "hmc.mirantis.com/template";
     /// The ClusterTemplate a TemplateRollout belongs to.
     pub const CLUSTER_TEMPLATE: &str = "hmc.mirantis.com/cluster-template";
+    /// The MultiClusterService a TemplateRollout belongs to.
+    pub const MULTI_CLUSTER_SERVICE: &str = "hmc.mirantis.com/multi-cluster-service";
     /// Annotation: the ClusterTemplate revision a service release carries.
     pub const REVISION: &str = "hmc.mirantis.com/revision";
     /// Annotation on a ManagedCluster: `"true"` forces deletion when the child is unreachable.
@@ -74,7 +76,14 @@ pub mod labels {
 
     /// The labels that say which object of ours an object is made for. An
     /// object is ours to write only when each of them is as we would write it.
-    const IDENTITY: [&str; 5] = [CLUSTER, ROLE, SERVICE, TEMPLATE, CLUSTER_TEMPLATE];
+    const IDENTITY: [&str; 6] = [
+        CLUSTER,
+        ROLE,
+        SERVICE,
+        TEMPLATE,
+        CLUSTER_TEMPLATE,
+        MULTI_CLUSTER_SERVICE,
+    ];
 
     /// Whether an object labelled `have` is the engine's (`None` when it is
     /// not labelled as the engine's at all) and made for the object whose

@@ -348,6 +348,55 @@ pub(super) fn multi_cluster_services(
 ) -> impl Future<Output = ()> {
     let s = &ctx.stores;
     let on = Sources::of(&ctx, "multiclusterservices");
+    let controller = controller(
+        &on,
+        &s.applied.multi_cluster_services,
+        &s.multi_cluster_services,
+    )
+    .reconcile_on(on.source("clusters", multi_cluster_services_of_clusters_throttled(s)));
+    start(
+        controller,
+        on.controller,
+        super::multi_cluster_services::reconcile,
+        ctx.clone(),
+        shutdown,
+    )
+}
+
+/// Rollouts of MultiClusterServices' services: a new revision, wave by wave
+/// over the clusters each selects. It reconciles MultiClusterServices, as
+/// the template rollouts' controller reconciles ClusterTemplates.
+pub(super) fn multi_cluster_rollouts(
+    ctx: Arc<Context>,
+    shutdown: CancellationToken,
+) -> impl Future<Output = ()> {
+    let s = &ctx.stores;
+    let on = Sources::of(&ctx, "multicluster-rollouts");
+    let controller = controller(
+        &on,
+        &s.applied.multi_cluster_services,
+        &s.multi_cluster_services,
+    )
+    .reconcile_on(on.source(
+        "rollouts",
+        triggers::rollout_multi_cluster_services(&s.applied.rollouts),
+    ))
+    .reconcile_on(on.source("clusters", multi_cluster_services_of_clusters_throttled(s)));
+    start(
+        controller,
+        on.controller,
+        rollouts::reconcile_multi,
+        ctx.clone(),
+        shutdown,
+    )
+}
+
+/// The MultiClusterServices of the namespace of every ManagedCluster the
+/// store applies, throttled per MultiClusterService as rollouts are per
+/// template: each look reads every cluster of the namespace.
+fn multi_cluster_services_of_clusters_throttled(
+    s: &Stores,
+) -> impl futures::Stream<Item = ObjectRef<MultiClusterService>> + Send + 'static {
     let (mcss, clusters) = (s.multi_cluster_services.clone(), s.managed_clusters.clone());
     let of_clusters =
         triggers::from_applied(&s.applied.managed_clusters, move |mc: &ManagedCluster| {
@@ -357,7 +406,7 @@ pub(super) fn multi_cluster_services(
                 .map(|m| ObjectRef::from_obj(m.as_ref()))
                 .collect::<Vec<_>>()
         });
-    let throttled = throttle::throttled(
+    throttle::throttled(
         of_clusters,
         throttle::Throttle::per_key(Box::new(move |m: &ObjectRef<MultiClusterService>| {
             let in_namespace = clusters
@@ -367,19 +416,6 @@ pub(super) fn multi_cluster_services(
                 .count();
             rollouts::look_interval(in_namespace)
         })),
-    );
-    let controller = controller(
-        &on,
-        &s.applied.multi_cluster_services,
-        &s.multi_cluster_services,
-    )
-    .reconcile_on(on.source("clusters", throttled));
-    start(
-        controller,
-        on.controller,
-        super::multi_cluster_services::reconcile,
-        ctx.clone(),
-        shutdown,
     )
 }
 

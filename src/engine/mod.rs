@@ -115,6 +115,7 @@ pub fn run(
     let cluster_templates = controllers::cluster_templates(ctx.clone(), shutdown.clone());
     let rollouts = controllers::rollouts(ctx.clone(), shutdown.clone());
     let multi_cluster_services = controllers::multi_cluster_services(ctx.clone(), shutdown.clone());
+    let multi_cluster_rollouts = controllers::multi_cluster_rollouts(ctx.clone(), shutdown.clone());
     let source_gate = source_gate::run(ctx.clone(), shutdown.clone());
     let managed_clusters = controllers::managed_clusters(ctx, shutdown);
 
@@ -133,6 +134,7 @@ pub fn run(
             cluster_templates,
             rollouts,
             multi_cluster_services,
+            multi_cluster_rollouts,
             managed_clusters,
             source_gate
         );

@@ -1,6 +1,8 @@
 //! Rollouts: when a ClusterTemplate's services get a new revision, plan its
-//! rollout over the clusters made from it and move it forward wave by wave,
-//! from what the clusters report and what operators ask.
+//! rollout over the clusters made from it, and when a MultiClusterService's
+//! do, over the clusters it selects; move it forward wave by wave, from
+//! what the clusters report and what operators ask (`owner` says where the
+//! clusters and their revisions come from for each).
 //!
 //! The decisions are in `plan::rollout`; this reads the stores, calls it and
 //! writes the TemplateRollout. Everything lives in the rollout's status, so
@@ -14,25 +16,21 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{ObjectMeta, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::{Api, Resource, ResourceExt};
+use kube::{Api, ResourceExt};
 use serde_json::json;
 
+use self::owner::Owner;
 use super::apply::{apply_if_changed, status_if_changed};
 use super::context::Context;
 use super::error::Result;
-use crate::api::conditions::CLUSTER_READY;
 use crate::api::names::{MAX_LABEL_VALUE, shorten};
 use crate::api::{
-    ClusterRolloutState, ClusterTemplate, ManagedCluster, ManagedClusterStatus, RolloutPhase,
-    ServiceState, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels,
-    rollout_name,
+    ClusterRolloutState, ClusterTemplate, ManagedCluster, MultiClusterService, RolloutPhase,
+    RolloutSubject, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels,
 };
 use crate::plan::rollout::{
-    self, Candidate, Health, Note, Request, advance, apply_request, check_policy, fit_status, plan,
-    preview_groups, service_changes, summarize,
+    Note, Request, advance, apply_request, check_policy, fit_status, plan, summarize,
 };
-use crate::plan::services::plan_services;
-use crate::plan::values_data::ValuesData;
 use crate::store::get;
 
 /// The shortest time between two looks at a rollout that its clusters
@@ -52,24 +50,30 @@ pub fn look_interval(clusters: usize) -> Duration {
 
 pub async fn reconcile(ct: Arc<ClusterTemplate>, ctx: Arc<Context>) -> Result<Action> {
     ctx.counters
-        .timed("rollouts", reconcile_inner(&ct, &ctx))
+        .timed("rollouts", reconcile_owner(Owner::Template(&ct), &ctx))
         .await
 }
 
-async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> {
-    if ct.meta().deletion_timestamp.is_some() {
+/// The rollouts of a MultiClusterService's services.
+pub async fn reconcile_multi(mcs: Arc<MultiClusterService>, ctx: Arc<Context>) -> Result<Action> {
+    ctx.counters
+        .timed("rollouts", reconcile_owner(Owner::Multi(&mcs), &ctx))
+        .await
+}
+
+async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
+    if owner.is_deleted() {
         return Ok(Action::await_change());
     }
-    let Some(revision) = ct.status.as_ref().and_then(|s| s.revision) else {
+    let Some(revision) = owner.revision() else {
         return Ok(Action::await_change());
     };
-    let ns = ct.namespace().unwrap_or_default();
-    let name = ct.name_any();
+    let ns = owner.namespace();
+    let subject = owner.subject();
     let now = Timestamp::now();
-    let rollouts = ctx
-        .stores
-        .rollouts
-        .state_filter(|r| r.namespace().as_deref() == Some(ns.as_str()) && r.spec.template == name);
+    let rollouts = ctx.stores.rollouts.state_filter(|r| {
+        r.namespace().as_deref() == Some(ns.as_str()) && r.spec.subject() == subject
+    });
 
     // A newer revision takes over from an older rollout that is still going.
     for old in rollouts.iter().filter(|r| r.spec.revision < revision) {
@@ -96,13 +100,13 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         }
     }
 
-    let clusters = clusters_of(ctx, &ns, &name);
+    let clusters = owner.clusters(ctx);
     let current = rollouts.iter().find(|r| r.spec.revision == revision);
     let Some(current) = current else {
-        if candidates(&clusters, revision).is_empty() {
+        if owner.candidates(&clusters, revision).is_empty() {
             return Ok(Action::await_change());
         }
-        return start(ct, ctx, revision, &clusters).await;
+        return start(owner, ctx, revision, &clusters).await;
     };
 
     // A request is read from the API, not the store: the store may still
@@ -120,11 +124,11 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
     } else {
         current.as_ref()
     };
-    let health = health_of(&clusters);
+    let health = owner.health_of(&clusters);
     let mut status = match &current.status {
         Some(s) if !s.waves.is_empty() || !s.clusters.is_empty() => s.clone(),
         // Created, but the engine stopped before writing its plan.
-        _ => planned(ct, ctx, &current.spec, &clusters),
+        _ => planned(owner, ctx, &current.spec, &clusters),
     };
     let mut notes = Vec::new();
     let request = current.annotations().get(labels::REQUEST).cloned();
@@ -146,7 +150,7 @@ async fn reconcile_inner(ct: &ClusterTemplate, ctx: &Context) -> Result<Action> 
         }
     }
     notes.extend(advance(&current.spec, &mut status, &health, now));
-    if !write_fitted(ctx, ct, current, current.status.as_ref(), &mut status).await? {
+    if !write_fitted(ctx, owner, current, current.status.as_ref(), &mut status).await? {
         // Nothing was written: no step is told as taken, and an operator's
         // request stays for the look that can write it.
         return Ok(Action::requeue(REFUSED_LOOK));
@@ -165,11 +169,11 @@ const REFUSED_LOOK: Duration = Duration::from_secs(60);
 
 /// Writes `status` on `rollout` once it fits what the API server stores,
 /// telling the rollout when its clusters' reasons were left out. When it
-/// cannot fit, writes nothing, warns on the rollout and its template, and
+/// cannot fit, writes nothing, warns on the rollout and its owner, and
 /// returns false.
 async fn write_fitted(
     ctx: &Context,
-    ct: &ClusterTemplate,
+    owner: Owner<'_>,
     rollout: &TemplateRollout,
     current: Option<&TemplateRolloutStatus>,
     status: &mut TemplateRolloutStatus,
@@ -183,7 +187,12 @@ async fn write_fitted(
             Ok(true)
         }
         Err(refused) => {
-            ctx.event(ct, refused.warning, refused.reason, refused.message.clone());
+            owner.event(
+                ctx,
+                refused.warning,
+                refused.reason,
+                refused.message.clone(),
+            );
             ctx.event(rollout, refused.warning, refused.reason, refused.message);
             Ok(false)
         }
@@ -192,29 +201,36 @@ async fn write_fitted(
 
 /// Creates the rollout of `revision` and writes its plan.
 async fn start(
-    ct: &ClusterTemplate,
+    owner: Owner<'_>,
     ctx: &Context,
     revision: i64,
     clusters: &[Arc<ManagedCluster>],
 ) -> Result<Action> {
-    let ns = ct.namespace().unwrap_or_default();
-    let policy = ct.spec.rollout.clone().unwrap_or_default();
+    let ns = owner.namespace();
+    let subject = owner.subject();
+    let policy = owner.policy();
     // A policy stored before the API server checked it, and that breaks its
-    // rules, starts nothing: the template's status says why (see
-    // `templates`), and the clusters keep the revision they have.
+    // rules, starts nothing: the owner's status says why (see `templates`),
+    // and the clusters keep the revision they have.
     if let Err(e) = check_policy(&policy) {
-        tracing::debug!(template = %ct.name_any(), revision, error = %e, "rollout not started");
+        tracing::debug!(owner = %subject.describe(), revision, error = %e, "rollout not started");
         return Ok(Action::await_change());
     }
     let spec = TemplateRolloutSpec {
-        multi_cluster_service: None,
-        template: ct.name_any(),
+        template: match subject {
+            RolloutSubject::Template(t) => t.to_string(),
+            RolloutSubject::MultiClusterService(_) => String::new(),
+        },
+        multi_cluster_service: match subject {
+            RolloutSubject::Template(_) => None,
+            RolloutSubject::MultiClusterService(m) => Some(m.to_string()),
+        },
         revision,
         policy,
     };
     let mut obj = TemplateRollout {
         metadata: ObjectMeta {
-            name: Some(rollout_name(&ct.name_any(), revision)),
+            name: Some(subject.rollout_name(revision)),
             namespace: Some(ns.clone()),
             labels: Some(BTreeMap::from([
                 (
@@ -222,23 +238,39 @@ async fn start(
                     labels::MANAGED_BY_VALUE.to_string(),
                 ),
                 (
-                    labels::CLUSTER_TEMPLATE.to_string(),
-                    shorten(&ct.name_any(), MAX_LABEL_VALUE),
+                    owner.label().to_string(),
+                    shorten(subject.name(), MAX_LABEL_VALUE),
                 ),
             ])),
-            owner_references: ct.controller_owner_ref(&()).map(|o| vec![o]),
+            owner_references: owner.owner_reference().map(|o| vec![o]),
             ..Default::default()
         },
         spec: spec.clone(),
         status: None,
     };
+    // A rollout of that name that is another's (a template named like a
+    // MultiClusterService's rollouts) is never taken over.
+    let existing = get(&ctx.stores.rollouts, &ns, &obj.name_any());
+    if let Some(other) = existing.filter(|r| r.spec.subject() != subject) {
+        owner.event(
+            ctx,
+            true,
+            "RolloutNameTaken",
+            format!(
+                "revision {revision} cannot roll out: TemplateRollout {} is the rollout of {}",
+                other.name_any(),
+                other.spec.subject().describe()
+            ),
+        );
+        return Ok(Action::requeue(REFUSED_LOOK));
+    }
     apply_if_changed(ctx, &obj, None).await?;
-    let mut status = planned(ct, ctx, &spec, clusters);
+    let mut status = planned(owner, ctx, &spec, clusters);
     let summary = status.change_summary.clone().unwrap_or_default();
     let waves = status.waves.len();
     // The status subresource needs the object's identity only.
     obj.status = None;
-    if !write_fitted(ctx, ct, &obj, None, &mut status).await? {
+    if !write_fitted(ctx, owner, &obj, None, &mut status).await? {
         // The rollout exists, with no plan: each look tries again.
         return Ok(Action::requeue(REFUSED_LOOK));
     }
@@ -252,8 +284,8 @@ async fn start(
             crate::plan::count::count(waves, "wave")
         ),
     );
-    ctx.event(
-        ct,
+    owner.event(
+        ctx,
         false,
         "RolloutPlanned",
         format!("revision {revision} rolls out as {}", obj.name_any()),
@@ -262,120 +294,19 @@ async fn start(
     Ok(Action::requeue(Duration::from_secs(5)))
 }
 
-/// The clusters a rollout of `revision` reaches, of the template's.
-fn candidates(clusters: &[Arc<ManagedCluster>], revision: i64) -> Vec<Candidate> {
-    rollout::candidates(clusters.iter().map(AsRef::as_ref), Some(revision))
-}
-
 /// The plan of a rollout, with its preview, from the clusters as they are.
 fn planned(
-    ct: &ClusterTemplate,
+    owner: Owner<'_>,
     ctx: &Context,
     spec: &TemplateRolloutSpec,
     clusters: &[Arc<ManagedCluster>],
 ) -> TemplateRolloutStatus {
-    let candidates = candidates(clusters, spec.revision);
+    let candidates = owner.candidates(clusters, spec.revision);
     // A policy that breaks its rules plans no wave; `advance` then says why.
     let mut status = plan(spec, &candidates).unwrap_or_default();
-    status.preview = preview(ct, ctx, spec.revision, clusters, &candidates);
+    status.preview = owner.preview(ctx, spec.revision, clusters, &candidates);
     summarize(spec, &mut status);
     status
-}
-
-/// Per cluster, what the revision changes; clusters with the same change
-/// grouped.
-fn preview(
-    ct: &ClusterTemplate,
-    ctx: &Context,
-    revision: i64,
-    clusters: &[Arc<ManagedCluster>],
-    candidates: &[Candidate],
-) -> Vec<crate::api::PreviewGroup> {
-    let ns = ct.namespace().unwrap_or_default();
-    let templates = ctx
-        .stores
-        .service_templates
-        .state_filter(|s| s.namespace().as_deref() == Some(ns.as_str()));
-    let lookup = |n: &str| {
-        templates
-            .iter()
-            .find(|s| s.metadata.name.as_deref() == Some(n))
-            .map(|s| s.as_ref())
-    };
-    let version = |n: &str| {
-        lookup(n).and_then(|s| {
-            s.status
-                .as_ref()
-                .and_then(|st| st.chart_version.clone())
-                .or_else(|| s.spec.helm.chart_version.clone())
-        })
-    };
-    let spec_at = |r: Option<i64>| r.and_then(|r| ct.spec_at(r));
-    let Some(new_spec) = spec_at(Some(revision)) else {
-        return Vec::new();
-    };
-    let changes = candidates
-        .iter()
-        .filter_map(|cand| {
-            let mc = clusters.iter().find(|c| c.name_any() == cand.name)?;
-            let capi = get(&ctx.stores.capi_clusters, &ns, &cand.name);
-            let data = ValuesData::of(mc, capi.as_deref());
-            let new = plan_services(&new_spec, &mc.spec, &data, lookup);
-            let old = match spec_at(cand.revision) {
-                Some(old_spec) => plan_services(&old_spec, &mc.spec, &data, lookup),
-                None => Vec::new(),
-            };
-            Some((cand.name.clone(), service_changes(&old, &new, version)))
-        })
-        .collect();
-    preview_groups(changes)
-}
-
-/// The ManagedClusters made from a template.
-fn clusters_of(ctx: &Context, ns: &str, template: &str) -> Vec<Arc<ManagedCluster>> {
-    ctx.stores
-        .managed_clusters
-        .state_filter(|c| c.namespace().as_deref() == Some(ns) && c.spec.template == template)
-}
-
-/// What each cluster reports, in the rollout's terms.
-fn health_of(clusters: &[Arc<ManagedCluster>]) -> BTreeMap<String, Health> {
-    clusters
-        .iter()
-        .filter(|c| c.meta().deletion_timestamp.is_none())
-        .map(|c| (c.name_any(), health(c.status.as_ref())))
-        .collect()
-}
-
-/// What one cluster's status says, in the rollout's terms (read in place:
-/// a rollout looks at every cluster of its template).
-fn health(st: Option<&ManagedClusterStatus>) -> Health {
-    let Some(st) = st else {
-        return Health::default();
-    };
-    let provisioned = st
-        .conditions
-        .iter()
-        .any(|k| k.type_ == CLUSTER_READY && k.status == "True");
-    let line = |s: &crate::api::ServiceStatus| match &s.message {
-        Some(m) => format!("{}: {m}", s.name),
-        None => format!("{}: {}", s.name, s.state),
-    };
-    Health {
-        target: st.target_revision,
-        good: st.revision,
-        provisioned,
-        failed: st
-            .services
-            .iter()
-            .find(|s| s.state == ServiceState::Failed)
-            .map(line),
-        blocker: st
-            .services
-            .iter()
-            .find(|s| s.state != ServiceState::Installed)
-            .map(line),
-    }
 }
 
 /// Removes an operator's request once it is recorded, but only if it is
@@ -440,6 +371,8 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
         None => Action::requeue(Duration::from_secs(300)),
     }
 }
+
+mod owner;
 
 #[cfg(test)]
 mod tests;

@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::api::{
-    ClusterRolloutState, ClusterTemplate, ManagedCluster, TemplateRollout, TemplateRolloutStatus,
+    ClusterRolloutState, ClusterTemplate, ManagedCluster, MultiClusterService, RolloutSubject,
+    TemplateRollout, TemplateRolloutStatus,
 };
 use crate::store::announce::Announcer;
 
@@ -25,11 +26,24 @@ use crate::store::announce::Announcer;
 pub fn rollout_templates(
     applied: &Announcer<TemplateRollout>,
 ) -> impl Stream<Item = ObjectRef<ClusterTemplate>> + Send + 'static {
-    applied.listen(|r: &TemplateRollout| Some(template_of(r)))
+    applied.listen(|r: &TemplateRollout| match r.spec.subject() {
+        RolloutSubject::Template(t) => {
+            Some(ObjectRef::new(t).within(&r.namespace().unwrap_or_default()))
+        }
+        RolloutSubject::MultiClusterService(_) => None,
+    })
 }
 
-fn template_of(r: &TemplateRollout) -> ObjectRef<ClusterTemplate> {
-    ObjectRef::new(&r.spec.template).within(&r.namespace().unwrap_or_default())
+/// The MultiClusterService of every rollout of one that the store applies.
+pub fn rollout_multi_cluster_services(
+    applied: &Announcer<TemplateRollout>,
+) -> impl Stream<Item = ObjectRef<MultiClusterService>> + Send + 'static {
+    applied.listen(|r: &TemplateRollout| match r.spec.subject() {
+        RolloutSubject::MultiClusterService(m) => {
+            Some(ObjectRef::new(m).within(&r.namespace().unwrap_or_default()))
+        }
+        RolloutSubject::Template(_) => None,
+    })
 }
 
 /// The clusters whose revision a rollout has just changed: those a wave

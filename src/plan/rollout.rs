@@ -31,7 +31,7 @@ pub use self::requests::{Request, apply_request};
 pub use self::revision::desired_revision;
 pub use self::size::{MAX_STATUS_BYTES, fit_status};
 pub use self::steps::{Health, Note, advance, needs_approval, summarize};
-pub use self::waves::{Candidate, PlannedWave, candidates, plan, plan_waves};
+pub use self::waves::{Candidate, PlannedWave, candidates, candidates_given, plan, plan_waves};
 
 #[cfg(test)]
 mod tests;

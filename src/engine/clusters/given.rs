@@ -203,8 +203,8 @@ pub(crate) fn given_multi_cluster_services(
         .map(|m| {
             let name = m.name_any();
             let latest = m.status.as_ref().and_then(|s| s.revision);
-            let rollout =
-                latest.and_then(|r| rollout_of(ctx, &ns, RolloutSubject::MultiClusterService(&name), r));
+            let rollout = latest
+                .and_then(|r| rollout_of(ctx, &ns, RolloutSubject::MultiClusterService(&name), r));
             let current = mc
                 .status
                 .as_ref()

@@ -3,8 +3,22 @@ use std::time::Instant;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::owner::{health, multi_health};
 use super::*;
-use crate::api::{ManagedClusterSpec, RolloutPolicy, ServiceStatus};
+use crate::api::conditions::CLUSTER_READY;
+use crate::api::{
+    ManagedClusterSpec, ManagedClusterStatus, MultiClusterServiceRevision, RolloutPolicy,
+    ServiceState, ServiceStatus,
+};
+use crate::plan::rollout::{Candidate, Health};
+
+/// What each cluster reports to a template's rollout.
+fn health_of(clusters: &[Arc<ManagedCluster>]) -> std::collections::BTreeMap<String, Health> {
+    clusters
+        .iter()
+        .map(|c| (c.name_any(), health(c.status.as_ref())))
+        .collect()
+}
 
 fn service(name: &str, state: ServiceState, message: Option<&str>) -> ServiceStatus {
     ServiceStatus {
@@ -129,6 +143,45 @@ fn one_look_at_ten_thousand_clusters() {
             serde_json::to_vec(&stored).unwrap().len()
         );
     }
+}
+
+#[test]
+fn a_multi_cluster_service_rollout_reads_its_own_revisions_and_only_its_services() {
+    let st = ManagedClusterStatus {
+        conditions: vec![ready("True")],
+        services: vec![
+            service("own", ServiceState::Failed, Some("the template's own")),
+            service("cert-manager", ServiceState::Installing, None),
+            service("dns", ServiceState::Installed, None),
+        ],
+        revision: Some(7),
+        target_revision: Some(7),
+        multi_cluster_services: vec![MultiClusterServiceRevision {
+            name: "prod".into(),
+            target_revision: Some(3),
+            revision: Some(2),
+            services: vec!["cert-manager".into(), "dns".into()],
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        multi_health(Some(&st), "prod"),
+        Health {
+            target: Some(3),
+            good: Some(2),
+            provisioned: true,
+            failed: None,
+            blocker: Some("cert-manager: Installing".into()),
+        }
+    );
+    // A MultiClusterService the cluster records nothing of: no revision.
+    assert_eq!(
+        multi_health(Some(&st), "other"),
+        Health {
+            provisioned: true,
+            ..Health::default()
+        }
+    );
 }
 
 #[test]

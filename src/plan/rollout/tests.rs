@@ -2097,10 +2097,11 @@ fn the_crd_rules_use_the_patterns() {
         CANARY_MESSAGE,
         FAILURE_BUDGET_MESSAGE,
     ] {
-        // In the ClusterTemplate and in the TemplateRollout that copies its policy.
-        assert_eq!(crds.matches(message).count(), 2, "{message}");
+        // In the ClusterTemplate, the MultiClusterService and the
+        // TemplateRollout that copies their policy.
+        assert_eq!(crds.matches(message).count(), 3, "{message}");
     }
-    assert_eq!(crds.matches("maxLength: 16").count(), 2);
+    assert_eq!(crds.matches("maxLength: 16").count(), 3);
 }
 
 /// What the clusters of a rollout report, one code per cluster in order:

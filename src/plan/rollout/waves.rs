@@ -30,11 +30,25 @@ pub fn candidates<'a>(
     clusters: impl IntoIterator<Item = &'a ManagedCluster>,
     revision: Option<i64>,
 ) -> Vec<Candidate> {
+    candidates_given(
+        clusters
+            .into_iter()
+            .map(|c| (c, c.status.as_ref().and_then(|s| s.target_revision))),
+        revision,
+    )
+}
+
+/// [`candidates`], of clusters each with the revision it is given now (of
+/// a template's services, or of a MultiClusterService's).
+pub fn candidates_given<'a>(
+    clusters: impl IntoIterator<Item = (&'a ManagedCluster, Option<i64>)>,
+    revision: Option<i64>,
+) -> Vec<Candidate> {
     clusters
         .into_iter()
-        .filter(|c| c.metadata.deletion_timestamp.is_none())
-        .filter_map(|c| {
-            let given = c.status.as_ref().and_then(|s| s.target_revision)?;
+        .filter(|(c, _)| c.metadata.deletion_timestamp.is_none())
+        .filter_map(|(c, given)| {
+            let given = given?;
             (Some(given) != revision).then(|| Candidate {
                 name: c.name_any(),
                 labels: c.labels().clone(),
