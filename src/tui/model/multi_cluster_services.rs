@@ -11,10 +11,13 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector};
 
 use crate::api::conditions::{CLUSTERS_SELECTED, CONFLICT};
-use crate::api::{MatchingCluster, MultiClusterService};
+use crate::api::{
+    MatchingCluster, MultiClusterService, RolloutPhase, RolloutSubject, TemplateRollout,
+};
 use crate::tui::model::filter::matches;
 use crate::tui::model::health::Health;
 use crate::tui::model::key::Obj;
+use crate::tui::model::rollouts::{phase, phase_health};
 
 /// The most characters of one text the screens keep: a table cell never
 /// shows more, and the describe view wraps nothing longer.
@@ -72,6 +75,38 @@ fn condition<'a>(mcs: &'a MultiClusterService, type_: &str) -> Option<&'a Condit
         .find(|c| c.type_ == type_)
 }
 
+/// Where the rollout of its newest revision stands, of `rollouts` (those
+/// of its context): `rev 4` once rolled out (or with no rollout: every
+/// cluster took it at once), `rev 4: WaitingForApproval 2/3` while it
+/// moves or when it stopped.
+pub fn rollout_text(
+    mcs: &Obj<MultiClusterService>,
+    rollouts: &[Obj<TemplateRollout>],
+) -> (String, Health) {
+    let Some(revision) = mcs.status.as_ref().and_then(|s| s.revision) else {
+        return ("-".to_string(), Health::Muted);
+    };
+    let name = mcs.metadata.name.as_deref().unwrap_or_default();
+    let rollout = rollouts.iter().find(|r| {
+        r.context == mcs.context
+            && r.metadata.namespace == mcs.metadata.namespace
+            && r.spec.subject() == RolloutSubject::MultiClusterService(name)
+            && r.spec.revision == revision
+    });
+    let settled = format!("rev {revision}");
+    match rollout.map(|r| (phase(r), r)) {
+        None | Some((RolloutPhase::Succeeded, _)) => (settled, Health::Ready),
+        Some((p, r)) => {
+            let wave = r.status.as_ref().and_then(|s| s.wave_summary.as_deref());
+            let text = match wave {
+                Some(w) => format!("{settled}: {p} {w}"),
+                None => format!("{settled}: {p}"),
+            };
+            (bounded(&text), phase_health(p))
+        }
+    }
+}
+
 /// One row of the MultiClusterServices screen, as texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McsTexts {
@@ -85,8 +120,7 @@ pub struct McsTexts {
     /// installed: `2/3`; `≥2/300` when the status lists only some of them.
     pub up_to_date: String,
     pub up_to_date_health: Health,
-    /// `rev 3`: its services' revision (changes reach clusters at once, not
-    /// in waves, so this is all there is of a rollout).
+    /// `rev 3`: its services' revision.
     pub revision: String,
     /// A conflict, an empty or invalid selector, no cluster matched, or
     /// how many match.
@@ -355,5 +389,56 @@ mod tests {
         });
         assert_eq!(McsTexts::of(&seen).revision, "rev 3");
         assert_eq!(McsTexts::of(&seen).up_to_date, "0/0");
+    }
+
+    #[test]
+    fn the_rollout_column_says_where_the_newest_revision_stands() {
+        use crate::api::{TemplateRolloutSpec, TemplateRolloutStatus};
+        use crate::tui::model::key::KubeContext;
+        use std::sync::Arc;
+
+        let ctx = KubeContext::from("kind-mgmt");
+        let mut mcs = MultiClusterService::new("prod", Default::default());
+        mcs.metadata.namespace = Some("team-a".into());
+        let unseen = Obj::new(&ctx, Arc::new(mcs.clone()));
+        assert_eq!(rollout_text(&unseen, &[]), ("-".into(), Health::Muted));
+        mcs.status = Some(MultiClusterServiceStatus {
+            revision: Some(4),
+            ..Default::default()
+        });
+        let mcs = Obj::new(&ctx, Arc::new(mcs));
+        // No rollout of revision 4: every cluster took it at once.
+        assert_eq!(rollout_text(&mcs, &[]), ("rev 4".into(), Health::Ready));
+        let rollout = |of: &str, ns: &str, revision, phase| {
+            let mut r = TemplateRollout::new(
+                &format!("mcs-{of}-{revision}"),
+                TemplateRolloutSpec {
+                    multi_cluster_service: Some(of.into()),
+                    revision,
+                    ..Default::default()
+                },
+            );
+            r.metadata.namespace = Some(ns.into());
+            r.status = Some(TemplateRolloutStatus {
+                phase,
+                wave_summary: Some("2/3".into()),
+                ..Default::default()
+            });
+            Obj::new(&ctx, Arc::new(r))
+        };
+        let waiting = rollout("prod", "team-a", 4, RolloutPhase::WaitingForApproval);
+        let (text, health) = rollout_text(&mcs, &[waiting]);
+        assert_eq!(text, "rev 4: WaitingForApproval 2/3");
+        assert_ne!(health, Health::Ready);
+        // Another namespace's, another MultiClusterService's, an older
+        // revision's: not this one's.
+        let others = [
+            rollout("prod", "team-b", 4, RolloutPhase::Failed),
+            rollout("dev", "team-a", 4, RolloutPhase::Failed),
+            rollout("prod", "team-a", 3, RolloutPhase::Failed),
+        ];
+        assert_eq!(rollout_text(&mcs, &others), ("rev 4".into(), Health::Ready));
+        let done = rollout("prod", "team-a", 4, RolloutPhase::Succeeded);
+        assert_eq!(rollout_text(&mcs, &[done]), ("rev 4".into(), Health::Ready));
     }
 }

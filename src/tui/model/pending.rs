@@ -80,10 +80,14 @@ impl PendingRevision {
     }
 }
 
-/// The newest rollout of each template, when it still moves.
+/// The newest rollout of each template, when it still moves (a
+/// MultiClusterService's rollouts move no template revision).
 fn moving(rollouts: &[Obj<TemplateRollout>]) -> Vec<&Obj<TemplateRollout>> {
     let mut newest: HashMap<(&KubeContext, String, &str), &Obj<TemplateRollout>> = HashMap::new();
-    for r in rollouts {
+    for r in rollouts
+        .iter()
+        .filter(|r| r.spec.multi_cluster_service.is_none())
+    {
         let key = (
             &r.context,
             r.namespace().unwrap_or_default(),

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::api::{
-    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, TemplateRollout,
+    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutSubject, TemplateRollout,
     TemplateRolloutStatus, WaveState, WaveStatus,
 };
 use crate::plan::rollout::Request;
@@ -59,6 +59,15 @@ pub fn wave_state_name(state: WaveState) -> &'static str {
 }
 
 /// A rollout's phase; `Pending` before the engine wrote a status.
+/// Whose services a rollout brings, as its row says: the template's name,
+/// or `mcs/<name>` for a MultiClusterService's.
+pub fn source(r: &TemplateRollout) -> String {
+    match r.spec.subject() {
+        RolloutSubject::Template(t) => t.to_string(),
+        RolloutSubject::MultiClusterService(m) => format!("mcs/{m}"),
+    }
+}
+
 pub fn phase(r: &TemplateRollout) -> RolloutPhase {
     r.status.as_ref().map(|s| s.phase).unwrap_or_default()
 }
@@ -81,7 +90,7 @@ pub fn rollout_rows<'a>(
                     if several { &r.context } else { "" },
                     r.metadata.namespace.as_deref().unwrap_or_default(),
                     r.metadata.name.as_deref().unwrap_or_default(),
-                    &r.spec.template,
+                    &source(r),
                     &r.spec.revision.to_string(),
                     &phase(r).to_string(),
                     status

@@ -10,7 +10,7 @@ use super::rows::listed;
 use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
-use crate::tui::model::multi_cluster_services::McsTexts;
+use crate::tui::model::multi_cluster_services::{McsTexts, rollout_text};
 use crate::tui::screens::chrome::{body_block, count, empty_note};
 use crate::tui::state::app::App;
 use crate::tui::views::columns::{Col, Text, col, flex};
@@ -22,7 +22,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let rows = listed(app, view);
 
     // Narrow, the columns give way in this order: PRIORITY, AGE, SERVICES,
-    // SELECTOR, REVISION, MESSAGE, UP TO DATE, CLUSTERS; NAMESPACE and
+    // SELECTOR, ROLLOUT, MESSAGE, UP TO DATE, CLUSTERS; NAMESPACE and
     // NAME stay.
     let all = app.all_namespaces();
     let several = app.data.several_contexts();
@@ -40,7 +40,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         col("SERVICES", 8, 16).drop(5),
         col("CLUSTERS", 8, 8).drop(1),
         col("UP TO DATE", 10, 10).drop(2),
-        col("REVISION", 8, 10).drop(6),
+        col("ROLLOUT", 8, 30).drop(6),
         flex("MESSAGE", 12).drop(3),
         col("AGE", 3, 5).drop(7),
     ]);
@@ -58,6 +58,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .iter()
         .map(|m| {
             let x = McsTexts::of(m);
+            let (rollout, rollout_health) = rollout_text(m, &app.data.rollouts);
             let mut row: Vec<Text> = Vec::new();
             if several {
                 row.push((m.context.to_string(), t.accent()));
@@ -77,7 +78,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 (x.services, Style::new()),
                 (x.clusters, Style::new()),
                 (x.up_to_date, t.health(x.up_to_date_health)),
-                (x.revision, Style::new()),
+                (
+                    rollout,
+                    match rollout_health {
+                        Health::Ready => Style::new(),
+                        h => t.health(h),
+                    },
+                ),
                 (x.message, message_style),
                 (
                     age(app.now, m.metadata.creation_timestamp.as_ref()),

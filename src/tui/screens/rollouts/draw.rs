@@ -10,7 +10,7 @@ use crate::tui::layout;
 use crate::tui::model::age::age;
 use crate::tui::model::health::Health;
 use crate::tui::model::key::Kind;
-use crate::tui::model::rollouts::{phase, phase_health};
+use crate::tui::model::rollouts::{self, phase, phase_health};
 use crate::tui::model::rows::rollout_rows;
 use crate::tui::model::sort;
 use crate::tui::screens::chrome::{body_block, count, empty_note, loading};
@@ -72,7 +72,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             }
             row.extend([
                 (r.name_any(), Style::new()),
-                (r.spec.template.clone(), Style::new()),
+                (rollouts::source(r), Style::new()),
                 (r.spec.revision.to_string(), Style::new()),
                 (phase.to_string(), t.health(health)),
                 (
