@@ -1,7 +1,9 @@
 //! MultiClusterServices end to end against the real harness: one selects
 //! two of three clusters by a label of theirs and gives them a service on
-//! top of their template's; moving the label from one cluster to the third
-//! uninstalls it from the first and installs it on the third. (That one in
+//! top of their template's; a new chart version for it rolls out wave by
+//! wave, each wave approved; moving the label from one cluster to the third
+//! uninstalls it from the first and installs it, at the newest revision, on
+//! the third. (That one in
 //! another namespace is never a source is the planner's rule, unit-tested
 //! in `plan::multi_cluster`: the engine here is scoped to the test's
 //! namespace and could not see another's.)
@@ -9,8 +11,9 @@
 mod common;
 
 use common::cases::*;
+use common::rollouts::{STEP, phase, request, rollout_when, service_templates};
 use common::*;
-use hmc_tui::api::{ManagedCluster, MultiClusterService};
+use hmc_tui::api::{ManagedCluster, MultiClusterService, RolloutPhase};
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
@@ -23,23 +26,26 @@ fn mcs_resource() -> kube::api::ApiResource {
     )
 }
 
-/// A MultiClusterService `name` in `ns` selecting `env: prod`, giving the
-/// upstream ingress-nginx as service `edge` into `<owner>-edge`.
-async fn multi_cluster_service(mgmt: &kube::Client, ns: &str, name: &str, owner: &str) {
-    let target = format!("{owner}-edge");
+/// A MultiClusterService `edge` in `ns` selecting `env: prod`, giving the
+/// upstream ingress-nginx from ServiceTemplate `template` as service `edge`
+/// into `<ns>-edge`; its changes roll out one cluster per wave, each wave
+/// approved.
+async fn multi_cluster_service(mgmt: &kube::Client, ns: &str, template: &str) {
+    let target = format!("{ns}-edge");
     apply_json(
         mgmt,
         &mcs_resource(),
         Some(ns),
         json!({
             "apiVersion": "hmc.mirantis.com/v1alpha1", "kind": "MultiClusterService",
-            "metadata": {"name": name},
+            "metadata": {"name": "edge"},
             "spec": {
                 "clusterSelector": {"matchLabels": {"env": "prod"}},
                 "serviceSpec": {"services": [{
-                    "name": "edge", "template": "ingress-nginx-4-11-3", "namespace": target,
+                    "name": "edge", "template": template, "namespace": target,
                     "values": chart_values(&target, &target),
                 }]},
+                "rollout": {"strategy": "Manual", "maxConcurrent": 1},
             },
         }),
     )
@@ -59,6 +65,37 @@ async fn edge_available(child: kube::Client, ns: String) -> Option<i32> {
     available_release(&child, &ns, "edge").await
 }
 
+/// The chart (`ingress-nginx-4.11.4`) of service `edge` in a child, from
+/// its controller Deployment in namespace `edge`.
+async fn edge_chart(child: &kube::Client, edge: &str) -> Option<String> {
+    let d = controller(child, edge, "edge").await?;
+    d.metadata.labels?.get("helm.sh/chart").cloned()
+}
+
+/// [`edge_chart`] in each child, in order.
+async fn edge_charts(children: &[kube::Client], edge: &str) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for child in children {
+        out.push(edge_chart(child, edge).await);
+    }
+    out
+}
+
+/// The revision of MultiClusterService `edge` each cluster is given
+/// (`status.multiClusterServices[edge].targetRevision`), in order.
+async fn edge_targets(clusters: &Api<ManagedCluster>, names: &[&str]) -> Vec<Option<i64>> {
+    let mut out = Vec::new();
+    for name in names {
+        let st = clusters.get(name).await.ok().and_then(|m| m.status);
+        out.push(
+            st.as_ref()
+                .and_then(|s| s.multi_cluster_service("edge"))
+                .and_then(|g| g.target_revision),
+        );
+    }
+    out
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_label_gives_a_cluster_the_services_of_the_multi_cluster_services_that_select_it() {
     let mgmt = mgmt().await;
@@ -67,7 +104,8 @@ async fn a_label_gives_a_cluster_the_services_of_the_multi_cluster_services_that
     let edge = format!("{}-edge", ns.name);
     let engine = RunningEngine::start(&ns.name).await;
     templates(&mgmt, &ns.name).await;
-    multi_cluster_service(&mgmt, &ns.name, "edge", &ns.name).await;
+    service_templates(&mgmt, &ns.name).await;
+    multi_cluster_service(&mgmt, &ns.name, "ingress-nginx-4-11-3").await;
     for (i, cluster) in ["dev-1", "dev-2", "dev-3"].into_iter().enumerate() {
         managed_cluster(&mgmt, &ns.name, cluster, json!([])).await;
         provision(&ns.name, cluster, i + 1).await;
@@ -93,11 +131,95 @@ async fn a_label_gives_a_cluster_the_services_of_the_multi_cluster_services_that
         None
     );
 
-    // The label moves from dev-2 to dev-3: the service follows it.
+    // A new chart version for it is its revision 2: a rollout over the two
+    // clusters it selects, one per wave, each waiting for an approval.
+    let mcs_rollout = "mcs-edge-2";
+    multi_cluster_service(&mgmt, &ns.name, "ingress-nginx-4-11-4").await;
+    let r = rollout_when(
+        &mgmt,
+        &ns.name,
+        mcs_rollout,
+        "wave 1 of edge's revision 2 to wait for approval",
+        STEP,
+        |r| phase(r) == RolloutPhase::WaitingForApproval,
+    )
+    .await;
+    assert_eq!(r.spec.multi_cluster_service.as_deref(), Some("edge"));
+    let st = r.status.unwrap();
+    let waves: Vec<(u32, &str)> = st
+        .clusters
+        .iter()
+        .map(|c| (c.wave, c.name.as_str()))
+        .collect();
+    assert_eq!(waves, [(1, "dev-1"), (2, "dev-2")], "dev-3 is not selected");
+    assert_eq!(
+        st.change_summary.as_deref(),
+        Some("2 clusters: edge 4.11.3 → 4.11.4")
+    );
+    let names = ["dev-1", "dev-2", "dev-3"];
+    assert_eq!(
+        edge_targets(&mcs, &names).await,
+        [Some(1), Some(1), None],
+        "no cluster is given revision 2 before wave 1 is approved"
+    );
+    let old = Some("ingress-nginx-4.11.3".to_string());
+    let new = Some("ingress-nginx-4.11.4".to_string());
+    assert_eq!(
+        edge_charts(&children, &edge).await,
+        [old.clone(), old.clone(), None]
+    );
+
+    request(&mgmt, &ns.name, mcs_rollout, "approve", "alice").await;
+    eventually("edge 4.11.4 on child-1", STEP, || async {
+        (edge_chart(&children[0], &edge).await == new).then_some(())
+    })
+    .await;
+    rollout_when(
+        &mgmt,
+        &ns.name,
+        mcs_rollout,
+        "wave 2 to wait for approval",
+        STEP,
+        |r| {
+            phase(r) == RolloutPhase::WaitingForApproval
+                && r.status.as_ref().and_then(|s| s.wave_summary.as_deref()) == Some("2/2")
+        },
+    )
+    .await;
+    assert_eq!(
+        edge_targets(&mcs, &names).await,
+        [Some(2), Some(1), None],
+        "wave 2 waits for its approval"
+    );
+    assert_eq!(edge_chart(&children[1], &edge).await, old);
+
+    request(&mgmt, &ns.name, mcs_rollout, "approve", "bob").await;
+    let done = rollout_when(
+        &mgmt,
+        &ns.name,
+        mcs_rollout,
+        "edge's revision 2 rolled out",
+        STEP,
+        |r| phase(r) == RolloutPhase::Succeeded,
+    )
+    .await;
+    let approved_by: Vec<Option<&str>> = done
+        .status
+        .as_ref()
+        .unwrap()
+        .waves
+        .iter()
+        .map(|w| w.approved_by.as_deref())
+        .collect();
+    assert_eq!(approved_by, [Some("alice"), Some("bob")]);
+    assert_eq!(edge_chart(&children[1], &edge).await, new);
+
+    // The label moves from dev-2 to dev-3: the service follows it, and
+    // dev-3 gets the newest revision at once.
     label_env(&mgmt, &ns.name, "dev-2", None).await;
     label_env(&mgmt, &ns.name, "dev-3", Some("prod")).await;
-    eventually("edge on child-3", INSTALL, || {
-        edge_available(children[2].clone(), edge.clone())
+    eventually("edge 4.11.4 on child-3", INSTALL, || async {
+        (edge_chart(&children[2], &edge).await == new).then_some(())
     })
     .await;
     eventually("edge gone from child-2", INSTALL, || async {
