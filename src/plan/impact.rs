@@ -14,7 +14,6 @@
 //! clusters in (the rollout planner's own [`plan_waves`], over the clusters
 //! a rollout would reach).
 
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 
@@ -25,6 +24,7 @@ use crate::api::{
     ClusterTemplate, ManagedCluster, ManagedService, MultiClusterService, ServiceTemplate,
 };
 use crate::capi;
+use crate::plan::parallel::{self, map_chunks};
 use crate::plan::parsed_values::ParsedValues;
 use crate::plan::rollout::{candidates, check_policy, needs_approval, plan_waves};
 use crate::plan::services::{ServicePlan, plan_services_selected, sources_of};
@@ -116,8 +116,9 @@ impl Wave {
 
 /// Whether values break their chart's schema: given the namespace, the
 /// ServiceTemplate and the values the service would get, the first error
-/// in words, or `None` (also when the chart is not known).
-pub type SchemaCheck<'a> = dyn Fn(&str, &str, &Value) -> Option<String> + 'a;
+/// in words, or `None` (also when the chart is not known). Asked from
+/// several threads at once when many clusters are planned.
+pub type SchemaCheck<'a> = dyn Fn(&str, &str, &Value) -> Option<String> + Sync + 'a;
 
 /// One fleet's templates by (namespace, name), borrowed: the live ones
 /// with a proposal's laid over them, without copying either.
@@ -363,11 +364,22 @@ pub fn impact(fleet: &Fleet, proposal: &Fleet) -> Vec<ServiceImpact> {
 /// do not change are not blamed for what they already were.
 ///
 /// Only the clusters the proposal can reach are planned, clusters alike
-/// once, each values text parsed once, and the costlier parts only where
+/// once and the rest shared between the cores ([`parallel`]), each values
+/// text parsed once per thread, and the costlier parts only where
 /// they can matter: a service's plan without the cluster's own values only
 /// where the cluster has values of its own for it and its merged values
 /// stay the same, the schema only for values that change.
 pub fn impact_checked(
+    fleet: &Fleet,
+    proposal: &Fleet,
+    check: &SchemaCheck<'_>,
+) -> Vec<ServiceImpact> {
+    impact_on(parallel::cores(), fleet, proposal, check)
+}
+
+/// [`impact_checked`], its clusters planned on at most `threads` threads.
+fn impact_on(
+    threads: usize,
     fleet: &Fleet,
     proposal: &Fleet,
     check: &SchemaCheck<'_>,
@@ -377,19 +389,54 @@ pub fn impact_checked(
     let reached = reached(fleet, proposal);
     let waves = waves(fleet, proposal, &reached);
     let templated = own_data_namespaces([fleet, proposal]);
-    let mut parsed = ParsedValues::default();
-    // Where the first cluster of each kind has its entries in `out`.
-    let mut alike: HashMap<Alike<'_>, std::ops::Range<usize>> =
-        HashMap::with_capacity(reached.len());
-    let mut out: Vec<ServiceImpact> = Vec::new();
-    for Reached { id, was, now } in reached {
-        let (ns, name) = id;
+    // The first cluster of each kind, planned for all of its kind, and
+    // each cluster's kind: its first's place among them.
+    let mut firsts: Vec<&Reached<'_>> = Vec::new();
+    let mut kinds: Vec<usize> = Vec::with_capacity(reached.len());
+    let mut alike: HashMap<Alike<'_>, usize> = HashMap::with_capacity(reached.len());
+    for r in &reached {
+        let (ns, name) = r.id;
         let key = Alike {
             ns,
             cluster: templated.contains(ns).then_some(name),
-            was: was.map(Services::of),
-            now: now.map(Services::of),
+            was: r.was.map(Services::of),
+            now: r.now.map(Services::of),
         };
+        let next = firsts.len();
+        kinds.push(*alike.entry(key).or_insert_with(|| {
+            firsts.push(r);
+            next
+        }));
+    }
+    // No first's plan reads another's: they are shared between threads,
+    // each with its own parsed texts.
+    let planned = map_chunks(threads, &firsts, |chunk| {
+        let mut parsed = ParsedValues::default();
+        chunk
+            .iter()
+            .map(
+                |&&Reached {
+                     id: (ns, _),
+                     was,
+                     now,
+                 }| {
+                    let found = outcomes(ns, (&before, was), (&after, now), check, &mut parsed);
+                    // No other cluster has this one's own texts: let them go
+                    // while they are fresh, rather than hold the fleet's.
+                    for mc in [was, now].into_iter().flatten() {
+                        parsed.forget(mc.spec.services.iter().filter_map(|s| s.values.as_deref()));
+                    }
+                    found
+                },
+            )
+            .collect()
+    });
+    // Where the first cluster of each kind has its entries in `out`.
+    let mut placed: Vec<std::ops::Range<usize>> = Vec::with_capacity(planned.len());
+    let mut planned = planned.into_iter();
+    let mut out: Vec<ServiceImpact> = Vec::new();
+    for (Reached { id, .. }, kind) in reached.iter().zip(kinds) {
+        let (ns, name) = *id;
         let wave = waves.get(ns).and_then(|w| w.get(name)).copied();
         let impact = |(service, outcome)| ServiceImpact {
             namespace: ns.to_string(),
@@ -398,26 +445,19 @@ pub fn impact_checked(
             outcome,
             wave,
         };
-        match alike.entry(key) {
-            Entry::Occupied(first) => {
-                for i in first.get().clone() {
-                    let ServiceImpact {
-                        service, outcome, ..
-                    } = &out[i];
-                    out.push(impact((service.clone(), outcome.clone())));
-                }
+        if let Some(first) = placed.get(kind) {
+            for i in first.clone() {
+                let ServiceImpact {
+                    service, outcome, ..
+                } = &out[i];
+                out.push(impact((service.clone(), outcome.clone())));
             }
-            Entry::Vacant(first) => {
-                let start = out.len();
-                let found = outcomes(ns, (&before, was), (&after, now), check, &mut parsed);
-                // No other cluster has this one's own texts: let them go
-                // while they are fresh, rather than hold the fleet's.
-                for mc in [was, now].into_iter().flatten() {
-                    parsed.forget(mc.spec.services.iter().filter_map(|s| s.values.as_deref()));
-                }
-                out.extend(found.into_iter().map(impact));
-                first.insert(start..out.len());
-            }
+        } else {
+            // The first of its kind: kinds are numbered in the order their
+            // first clusters come, and so are the plans.
+            let start = out.len();
+            out.extend(planned.next().into_iter().flatten().map(impact));
+            placed.push(start..out.len());
         }
     }
     out

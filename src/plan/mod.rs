@@ -8,6 +8,7 @@ pub mod impact;
 pub mod key_places;
 pub mod multi_cluster;
 pub mod order;
+pub mod parallel;
 pub mod parsed_values;
 pub mod releases;
 pub mod revisions;

@@ -133,7 +133,7 @@ pub fn parse_values_within(text: &str, limits: &Limits) -> Result<Value, ValuesE
     doc.apply_merge().map_err(yaml_error)?;
     match doc {
         serde_yaml::Value::Null => Ok(Value::Object(Map::new())),
-        serde_yaml::Value::Mapping(_) => yaml_to_json(doc, ""),
+        serde_yaml::Value::Mapping(_) => yaml_to_json(doc, &Path::Top),
         other => Err(ValuesError::NotAMapping {
             found: yaml_kind(&other),
         }),
@@ -182,9 +182,29 @@ fn invalid(path: &str, message: impl Into<String>) -> ValuesError {
     }
 }
 
+/// Where a value sits in the document, for error messages: spelt out only
+/// when there is an error, as every value of every parse has one.
+enum Path<'a> {
+    Top,
+    Key(&'a Path<'a>, &'a str),
+    Item(&'a Path<'a>, usize),
+}
+
+impl fmt::Display for Path<'_> {
+    /// In the dotted form of [`Change::path`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Top => Ok(()),
+            Path::Key(parent, key) => f.write_str(&push_key(&parent.to_string(), key)),
+            Path::Item(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
 /// Converts parsed YAML to JSON; `path` names `value` in error messages.
-fn yaml_to_json(value: serde_yaml::Value, path: &str) -> Result<Value, ValuesError> {
+fn yaml_to_json(value: serde_yaml::Value, path: &Path<'_>) -> Result<Value, ValuesError> {
     use serde_yaml::Value as Y;
+    let invalid = |message: String| invalid(&path.to_string(), message);
     Ok(match value {
         Y::Null => Value::Null,
         Y::Bool(b) => Value::Bool(b),
@@ -199,54 +219,52 @@ fn yaml_to_json(value: serde_yaml::Value, path: &str) -> Result<Value, ValuesErr
             };
             match json {
                 Some(num) => Value::Number(num),
-                None => return Err(invalid(path, format!("{n} cannot be represented in JSON"))),
+                None => return Err(invalid(format!("{n} cannot be represented in JSON"))),
             }
         }
         Y::Sequence(items) => Value::Array(
             items
                 .into_iter()
                 .enumerate()
-                .map(|(i, item)| yaml_to_json(item, &format!("{path}[{i}]")))
+                .map(|(i, item)| yaml_to_json(item, &Path::Item(path, i)))
                 .collect::<Result<_, _>>()?,
         ),
         Y::Mapping(mapping) => {
             let mut out = Map::new();
             for (k, v) in mapping {
                 let key = yaml_key(k, path)?;
-                let child = push_key(path, &key);
                 if out.contains_key(&key) {
-                    return Err(invalid(
+                    let child = Path::Key(path, &key).to_string();
+                    return Err(self::invalid(
                         &child,
                         format!("duplicate key {key:?} once keys are converted to strings"),
                     ));
                 }
-                let v = yaml_to_json(v, &child)?;
+                let v = yaml_to_json(v, &Path::Key(path, &key))?;
                 out.insert(key, v);
             }
             Value::Object(out)
         }
         Y::Tagged(tagged) => {
-            return Err(invalid(
-                path,
-                format!("unsupported YAML tag {}", tagged.tag),
-            ));
+            return Err(invalid(format!("unsupported YAML tag {}", tagged.tag)));
         }
     })
 }
 
 /// JSON keys are strings; scalar YAML keys are converted the way Kubernetes'
 /// YAML-to-JSON conversion does, anything else is refused.
-fn yaml_key(key: serde_yaml::Value, path: &str) -> Result<String, ValuesError> {
+fn yaml_key(key: serde_yaml::Value, path: &Path<'_>) -> Result<String, ValuesError> {
     use serde_yaml::Value as Y;
+    let invalid = |message: String| invalid(&path.to_string(), message);
     match key {
         Y::String(s) => Ok(s),
         Y::Bool(b) => Ok(b.to_string()),
         Y::Number(n) => Ok(n.to_string()),
-        Y::Null => Err(invalid(path, "a null map key is not supported")),
-        other => Err(invalid(
-            path,
-            format!("{} as a map key is not supported", yaml_kind(&other)),
-        )),
+        Y::Null => Err(invalid("a null map key is not supported".into())),
+        other => Err(invalid(format!(
+            "{} as a map key is not supported",
+            yaml_kind(&other)
+        ))),
     }
 }
 
@@ -413,7 +431,11 @@ fn diff_at(path: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<C
     match (old, new) {
         (Some(Value::Object(o)), Some(Value::Object(n))) => {
             for (key, ov) in o {
-                diff_at(&push_key(path, key), Some(ov), n.get(key), out);
+                let nv = n.get(key);
+                // Equal values have no differences: no path to spell.
+                if nv != Some(ov) {
+                    diff_at(&push_key(path, key), Some(ov), nv, out);
+                }
             }
             for (key, nv) in n {
                 if !o.contains_key(key) {

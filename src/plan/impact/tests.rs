@@ -469,6 +469,23 @@ fn capi_cluster(name: &str, region: Option<&str>) -> capi::Cluster {
     .unwrap()
 }
 
+/// `live` with template prod's ingress values the template `values`
+/// gives (over nothing more), and a proposal that adds a replica count
+/// to them.
+fn templated_change(mut live: Fleet, values: impl Fn(&str) -> String) -> (Fleet, Fleet) {
+    live.cluster_templates[0] =
+        cluster_template("prod", &[("ingress", "nginx-1", &values(""))], None);
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[("ingress", "nginx-1", &values("  replicaCount: 3\n"))],
+            None,
+        )],
+        ..Default::default()
+    };
+    (live, proposal)
+}
+
 /// A template whose values read the cluster: the review shows each cluster
 /// what it will get, and the cluster the template cannot render for as
 /// blocked, with why.
@@ -479,22 +496,12 @@ fn templated_values_are_planned_for_each_cluster_with_its_own_data() {
             "controller:\n  region: \"{{{{ .Cluster.metadata.labels.region }}}}-{{{{ .Cluster.metadata.name }}}}\"\n{extra}"
         )
     };
-    let mut live = fleet();
-    live.cluster_templates[0] =
-        cluster_template("prod", &[("ingress", "nginx-1", &values(""))], None);
+    let (mut live, proposal) = templated_change(fleet(), values);
     live.capi_clusters = vec![
         capi_cluster("a", Some("eu")),
         capi_cluster("b", Some("us")),
         capi_cluster("c", None),
     ];
-    let proposal = Fleet {
-        cluster_templates: vec![cluster_template(
-            "prod",
-            &[("ingress", "nginx-1", &values("  replicaCount: 3\n"))],
-            None,
-        )],
-        ..Default::default()
-    };
     let impacts = impact(&live, &proposal);
     let found = outcomes(&impacts);
     let change = Outcome::Changes {
@@ -606,4 +613,72 @@ fn multi_cluster_services_and_labels_are_planned_with_the_fleet() {
             ("b", "edge", &Outcome::Installed)
         ]
     );
+}
+
+/// A fleet too large for one thread gets the answer one thread gives: the
+/// same entries in the same order, the first of each kind of cluster
+/// copied to the rest of its kind.
+#[test]
+fn clusters_planned_on_several_threads_come_out_as_on_one() {
+    let values =
+        |extra: &str| format!("controller:\n  name: \"{{{{ .Cluster.metadata.name }}}}\"\n{extra}");
+    let (mut live, proposal) = templated_change(fleet(), values);
+    let n = 4 * crate::plan::parallel::MIN_PER_THREAD + 7;
+    live.clusters = (0..n)
+        .map(|i| {
+            // Some set their own count, some change nothing of it.
+            let own = match i % 3 {
+                0 => Some("controller: {replicaCount: 3}"),
+                1 => Some("controller: {replicaCount: 5}"),
+                _ => None,
+            };
+            cluster(&format!("c{i:04}"), "prod", own)
+        })
+        .collect();
+    // Every seventh has no Cluster yet: its service waits.
+    live.capi_clusters = (0..n)
+        .filter(|i| i % 7 != 0)
+        .map(|i| capi_cluster(&format!("c{i:04}"), Some("eu")))
+        .collect();
+    let check = |_: &str, _: &str, values: &Value| {
+        (values["controller"]["name"] == "c0011").then(|| "not this one".to_string())
+    };
+    let alone = impact_on(1, &live, &proposal, &check);
+    let some = |f: fn(&Outcome) -> bool| alone.iter().any(|i| f(&i.outcome));
+    assert!(some(|o| matches!(o, Outcome::Blocked { .. })));
+    assert!(some(|o| matches!(o, Outcome::Overridden { .. })));
+    assert!(some(|o| matches!(o, Outcome::Changes { .. })));
+    for threads in [2, 3, 8] {
+        assert!(
+            impact_on(threads, &live, &proposal, &check) == alone,
+            "{threads}"
+        );
+    }
+    // And in a namespace without templates, where clusters alike (here
+    // two or three of each kind) are planned once and copied: the same.
+    let plain = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[("ingress", "nginx-1", "controller: {replicaCount: 3}")],
+            None,
+        )],
+        clusters: (0..n)
+            .map(|i| {
+                let own = format!("controller: {{minReadySeconds: {}}}", i % 300);
+                cluster(&format!("c{i:04}"), "prod", Some(&own))
+            })
+            .collect(),
+        ..live
+    };
+    let proposal = Fleet {
+        cluster_templates: vec![cluster_template(
+            "prod",
+            &[("ingress", "nginx-1", "controller: {replicaCount: 4}")],
+            None,
+        )],
+        ..Default::default()
+    };
+    let alone = impact_on(1, &plain, &proposal, &|_, _, _| None);
+    assert!(!alone.is_empty());
+    assert!(impact_on(8, &plain, &proposal, &|_, _, _| None) == alone);
 }

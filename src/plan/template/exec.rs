@@ -5,6 +5,7 @@
 //! ([`Limits`]), and going past one is an error that says which, never a
 //! longer run.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -36,9 +37,9 @@ pub struct ExecError {
 }
 
 /// Runs `parsed` with `data` as the cursor.
-pub fn run(
-    parsed: &Parsed,
-    data: &Value,
+pub fn run<'a>(
+    parsed: &'a Parsed,
+    data: &'a Value,
     functions: &BTreeMap<&'static str, Function>,
     limits: Limits,
 ) -> Result<String, ExecError> {
@@ -53,7 +54,9 @@ pub fn run(
         out: String::new(),
         variables: vec![Variable {
             name: "$".to_string(),
-            value: data.clone(),
+            // Borrowed: a cluster's data is rendered twice per plan, and
+            // copied only if the template changes a map of it in place.
+            value: Cow::Borrowed(data),
             element: false,
         }],
         dot_element: false,
@@ -72,9 +75,9 @@ enum Flow {
 /// A variable in scope. `element` says the value was taken out of a list
 /// or a map (a `range` element): Go then holds it as an `interface {}`,
 /// which is the type its errors name.
-struct Variable {
+struct Variable<'a> {
     name: String,
-    value: Value,
+    value: Cow<'a, Value>,
     element: bool,
 }
 
@@ -88,7 +91,7 @@ struct State<'a> {
     calls: usize,
     out: String,
     /// Variables in scope, innermost last.
-    variables: Vec<Variable>,
+    variables: Vec<Variable<'a>>,
     /// Whether the cursor is an element of a list or a map (see
     /// [`Variable::element`]).
     dot_element: bool,
@@ -228,7 +231,7 @@ impl State<'_> {
                 // A called template sees only its own `$`.
                 let root = Variable {
                     name: "$".into(),
-                    value: arg.clone(),
+                    value: Cow::Owned(arg.clone()),
                     element: false,
                 };
                 let outer = std::mem::replace(&mut self.variables, vec![root]);
@@ -350,7 +353,7 @@ impl State<'_> {
             }
             let declare = |name: &String, value, element| Variable {
                 name: name.clone(),
-                value,
+                value: Cow::Owned(value),
                 element,
             };
             match b.pipeline.variables.as_slice() {
@@ -382,7 +385,7 @@ impl State<'_> {
                 .find(|var| &var.name == name)
             {
                 Some(slot) => {
-                    slot.value = v.clone();
+                    slot.value = Cow::Owned(v.clone());
                     slot.element = false;
                 }
                 None => {
@@ -399,7 +402,7 @@ impl State<'_> {
         } else if p.declares && p.variables.len() == 1 {
             self.variables.push(Variable {
                 name: p.variables[0].clone(),
-                value: v.clone(),
+                value: Cow::Owned(v.clone()),
                 element: false,
             });
         }
@@ -503,7 +506,7 @@ impl State<'_> {
         })
     }
 
-    fn variable(&self, name: &str, at: usize) -> Result<&Variable, ExecError> {
+    fn variable(&self, name: &str, at: usize) -> Result<&Variable<'_>, ExecError> {
         match self.variables.iter().rev().find(|var| var.name == name) {
             Some(var) => Ok(var),
             None => fail(at, format!("undefined variable: {name}")),
@@ -520,7 +523,7 @@ impl State<'_> {
             Arg::Variable(name, fields, at) => {
                 let var = self.variable(name, *at)?;
                 if fields.is_empty() {
-                    return Ok(var.value.clone());
+                    return Ok(var.value.as_ref().clone());
                 }
                 fields_of(&var.value, var.element, fields, *at + name.len(), false)
             }

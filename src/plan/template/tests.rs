@@ -101,3 +101,19 @@ fn a_message_the_template_wrote_is_cut_to_a_bound() {
     assert!(e.message.ends_with("… (cut)"));
     assert!(e.message.starts_with("error calling fail: éé"));
 }
+
+/// The data is read in place, not copied for `$`: a map of it that a
+/// template changes (`set`) reads changed for the rest of that run alone.
+#[test]
+fn a_change_to_the_data_through_dollar_is_the_runs_own() {
+    let data = data();
+    let text = "{{ $_ := set $.Cluster.metadata.labels \"region\" \"eu\" }}{{ $.Cluster.metadata.labels.region }}";
+    assert_eq!(render(text, &data, Limits::default()).unwrap(), "eu");
+    assert_eq!(data, self::data());
+    let e = render(
+        "{{ $.Cluster.metadata.labels.region }}",
+        &data,
+        Limits::default(),
+    );
+    assert!(e.is_err(), "{e:?}");
+}

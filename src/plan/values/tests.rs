@@ -341,6 +341,11 @@ fn parse_refuses_what_json_cannot_hold() {
         ),
         ("a: !foo 1\n", "a", "unsupported YAML tag !foo"),
         (
+            "a.b:\n  - x: [1, .nan]\n",
+            "a\\.b[0].x[1]",
+            ".nan cannot be represented in JSON",
+        ),
+        (
             "x:\n  1: a\n  \"1\": b\n",
             "x.1",
             "duplicate key \"1\" once keys are converted to strings",

@@ -78,7 +78,7 @@ impl State<'_> {
         match target {
             Arg::Variable(name, fields, _) => {
                 if let Some(slot) = self.variables.iter_mut().rev().find(|v| &v.name == name) {
-                    set_path(&mut slot.value, fields, changed.clone());
+                    set_path(slot.value.to_mut(), fields, changed.clone());
                 }
             }
             Arg::Field(fields, _) => self.dot_writes.push((fields.clone(), changed.clone())),
