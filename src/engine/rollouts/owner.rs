@@ -23,7 +23,7 @@ use crate::engine::context::Context;
 use crate::plan::multi_cluster::selects;
 use crate::plan::parsed_values::ParsedValues;
 use crate::plan::rollout::{Candidate, Health, candidates_given, preview_groups, service_changes};
-use crate::plan::services::{ServicePlan, plan_services, plan_services_selected, sources_of};
+use crate::plan::services::{ServicePlan, plan_services_selected, sources_of};
 use crate::plan::values_data::ValuesData;
 use crate::store::get;
 
@@ -192,11 +192,16 @@ impl<'a> Owner<'a> {
                 let capi = get(&ctx.stores.capi_clusters, &ns, &cand.name);
                 let data = ValuesData::of(mc, capi.as_deref());
                 let (old, new) = match self {
+                    // With the MultiClusterServices as the cluster has them:
+                    // a service one of them wins is no change of the template.
                     Self::Template(ct) => {
                         let new_spec = ct.spec_at(revision)?;
-                        let new = plan_services(&new_spec, &mc.spec, &data, lookup);
+                        let given = given_multi_cluster_services(ctx, mc, &everyone);
+                        let mcss: Vec<&MultiClusterService> =
+                            given.iter().map(|g| &g.at_revision).collect();
+                        let new = plan_with(&new_spec, mc, &mcss, &data, |n| lookup(n));
                         let old = match cand.revision.and_then(|r| ct.spec_at(r)) {
-                            Some(old_spec) => plan_services(&old_spec, &mc.spec, &data, lookup),
+                            Some(old_spec) => plan_with(&old_spec, mc, &mcss, &data, |n| lookup(n)),
                             None => Vec::new(),
                         };
                         (old, new)

@@ -496,6 +496,22 @@ fn revisions_follow_the_service_spec() {
     m.status = Some(status);
     assert_eq!(m.service_spec_at(1), Some(spec(100)));
     assert_eq!(m.service_spec_at(2), None);
+
+    // At a remembered revision, a cluster plans with that revision's
+    // services, priority and stopOnConflict, and the selector in force.
+    let at = m.at_revision(1).expect("revision 1 is remembered");
+    assert_eq!(at.service_spec(), spec(100));
+    assert_eq!(at.priority(), 100);
+    assert_eq!(at.spec.cluster_selector, m.spec.cluster_selector);
+    assert_eq!(at.metadata, m.metadata);
+    assert!(m.at_revision(2).is_none());
+    // An hmc 0.0.6-shaped one at a revision is read from that revision
+    // alone, never mixed with its flat fields.
+    let mut flat = m.clone();
+    flat.spec.services = vec![svc("y", "y-1")];
+    flat.spec.services_priority = Some(7);
+    let at = flat.at_revision(1).unwrap();
+    assert_eq!(at.service_spec(), spec(100));
 }
 
 /// The service planner with MultiClusterServices: what a cluster gets.
