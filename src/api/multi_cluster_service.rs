@@ -175,15 +175,31 @@ impl MultiClusterService {
 
     /// Itself with its services as they were at `revision` (priority and
     /// stopOnConflict included), if the status still remembers them: what
-    /// a cluster given that revision plans with. The selector stays.
+    /// a cluster given that revision plans with. The selector stays; the
+    /// status is left out (a cluster plans with the spec alone, and the
+    /// copy is made per cluster).
     pub fn at_revision(&self, revision: i64) -> Option<MultiClusterService> {
-        let service_spec = self.service_spec_at(revision)?;
-        let mut at = self.clone();
-        at.spec.service_spec = service_spec;
-        at.spec.services = Vec::new();
-        at.spec.services_priority = None;
-        at.spec.stop_on_conflict = false;
-        Some(at)
+        Some(MultiClusterService {
+            metadata: self.metadata.clone(),
+            spec: MultiClusterServiceSpec {
+                cluster_selector: self.spec.cluster_selector.clone(),
+                service_spec: self.service_spec_at(revision)?,
+                rollout: self.spec.rollout.clone(),
+                ..Default::default()
+            },
+            status: None,
+        })
+    }
+
+    /// Whether its spec is its newest revision's as the engine numbered it:
+    /// the status was written for this generation. Until then a changed
+    /// spec is a revision not made yet, which no cluster is given.
+    pub fn spec_is_revision(&self, revision: i64) -> bool {
+        self.status.as_ref().is_some_and(|s| {
+            s.revision == Some(revision)
+                && s.observed_generation.is_some()
+                && s.observed_generation == self.metadata.generation
+        })
     }
 
     /// Its services as they were at `revision`, if the status still

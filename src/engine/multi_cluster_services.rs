@@ -52,7 +52,7 @@ async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Act
         .collect();
     let mcss_of: Vec<Vec<&MultiClusterService>> = given_multi
         .iter()
-        .map(|g| g.iter().map(|g| &g.at_revision).collect())
+        .map(|g| g.iter().map(|g| g.at_revision.as_ref()).collect())
         .collect();
     // Each cluster's own services as its controller plans them: its
     // template's at the revision it is given, and its own entries.

@@ -176,8 +176,9 @@ pub(crate) fn rollout_of(
 /// A MultiClusterService that selects a cluster, as the cluster plans with
 /// it: at the revision of its services the cluster is given.
 pub(crate) struct GivenMulti {
-    /// The MultiClusterService with its services at `revision`.
-    pub(crate) at_revision: MultiClusterService,
+    /// The MultiClusterService with its services at `revision`: itself
+    /// when its spec is that revision (no copy), else a copy.
+    pub(crate) at_revision: Arc<MultiClusterService>,
     /// The revision the cluster is given: what a rollout decided, else what
     /// it has, else the newest. `None` before the engine first numbered
     /// its services (then they are planned as they are).
@@ -218,9 +219,11 @@ pub(crate) fn given_multi_cluster_services(
                 &cluster,
                 current,
             );
-            let at_revision = revision
-                .and_then(|r| m.at_revision(r))
-                .unwrap_or_else(|| m.as_ref().clone());
+            let at_revision = match revision {
+                Some(r) if !m.spec_is_revision(r) => m.at_revision(r).map(Arc::new),
+                _ => None,
+            }
+            .unwrap_or_else(|| m.clone());
             GivenMulti {
                 at_revision,
                 revision,

@@ -164,7 +164,8 @@ fn plan(mc: &ManagedCluster, ctx: &Context, given: &Given) -> Planned {
         .multi_cluster_services
         .state_filter(|m| m.namespace().as_deref() == Some(ns));
     let given_multi = given_multi_cluster_services(ctx, mc, &multi_cluster_services);
-    let mcss: Vec<&MultiClusterService> = given_multi.iter().map(|g| &g.at_revision).collect();
+    let mcss: Vec<&MultiClusterService> =
+        given_multi.iter().map(|g| g.at_revision.as_ref()).collect();
     let selected = sources_of(&spec.services, mc, &mcss);
     let multi_revisions = given_multi
         .iter()

@@ -198,7 +198,7 @@ impl<'a> Owner<'a> {
                         let new_spec = ct.spec_at(revision)?;
                         let given = given_multi_cluster_services(ctx, mc, &everyone);
                         let mcss: Vec<&MultiClusterService> =
-                            given.iter().map(|g| &g.at_revision).collect();
+                            given.iter().map(|g| g.at_revision.as_ref()).collect();
                         let new = plan_with(&new_spec, mc, &mcss, &data, |n| lookup(n));
                         let old = match cand.revision.and_then(|r| ct.spec_at(r)) {
                             Some(old_spec) => plan_with(&old_spec, mc, &mcss, &data, |n| lookup(n)),
@@ -217,14 +217,15 @@ impl<'a> Owner<'a> {
                                 .iter()
                                 .map(|g| match g.at_revision.name_any() == name {
                                     true => this,
-                                    false => &g.at_revision,
+                                    false => g.at_revision.as_ref(),
                                 })
                                 .collect()
                         };
-                        let old_multi = &given
+                        let old_multi = given
                             .iter()
                             .find(|g| g.at_revision.name_any() == name)?
-                            .at_revision;
+                            .at_revision
+                            .as_ref();
                         let old = plan_with(&own, mc, &with(old_multi), &data, |n| lookup(n));
                         let new = plan_with(&own, mc, &with(&new_multi), &data, |n| lookup(n));
                         (old, new)

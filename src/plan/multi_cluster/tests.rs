@@ -512,6 +512,18 @@ fn revisions_follow_the_service_spec() {
     flat.spec.services_priority = Some(7);
     let at = flat.at_revision(1).unwrap();
     assert_eq!(at.service_spec(), spec(100));
+    assert!(at.status.is_none(), "a cluster's copy carries no status");
+
+    // The spec is revision 16's only once the status says so for this
+    // generation: a spec changed since is a revision not made yet.
+    m.metadata.generation = Some(4);
+    m.status.as_mut().unwrap().observed_generation = Some(4);
+    assert!(m.spec_is_revision(16));
+    assert!(!m.spec_is_revision(15));
+    m.metadata.generation = Some(5);
+    assert!(!m.spec_is_revision(16));
+    m.status = None;
+    assert!(!m.spec_is_revision(16));
 }
 
 /// The service planner with MultiClusterServices: what a cluster gets.
