@@ -90,6 +90,10 @@ pub mod policy_rules {
     pub const HEALTH_TIMEOUT_RULE: &str =
         "self.matches('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$') && self.matches('[1-9]')";
     pub const HEALTH_TIMEOUT_MESSAGE: &str = "healthTimeout must be a duration in whole h, m and s, more than zero, such as 90s, 10m or 1h30m";
+    /// `soak` is at most this long: a week.
+    pub const SOAK_MAX_HOURS: u64 = 168;
+    pub const SOAK_RULE: &str = "self.matches('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$') && self.matches('[1-9]') && duration(self) <= duration('168h')";
+    pub const SOAK_MESSAGE: &str = "soak must be a duration in whole h, m and s, more than zero and at most 168h, such as 30m or 24h";
     /// `maxConcurrent` as a percentage: 1% to 100%.
     pub const PERCENT_PATTERN: &str = "^(100|[1-9][0-9]?)%$";
     /// Counts (`maxConcurrent`, `canary`, `failureBudget`) are at most this:
@@ -139,6 +143,14 @@ pub struct RolloutPolicy {
     /// A cluster label key to order and group waves by (`region`). Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<String>,
+    /// How long each wave stays healthy before the next wave may start (or
+    /// its approval be asked): whole h, m and s, at most 168h (`30m`,
+    /// `24h`). A cluster of the wave that fails meanwhile counts against
+    /// the failure budget. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = DURATION_MAX_LENGTH))]
+    #[schemars(extend("x-kubernetes-validations" = [{"rule": SOAK_RULE, "message": SOAK_MESSAGE}]))]
+    pub soak: Option<String>,
 }
 
 /// An int-or-string that is never stored as null (a null is defaulted
@@ -182,6 +194,7 @@ impl Default for RolloutPolicy {
             health_timeout: default_health_timeout(),
             failure_budget: default_failure_budget(),
             order: None,
+            soak: None,
         }
     }
 }

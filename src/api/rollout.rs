@@ -158,6 +158,9 @@ pub enum WaveState {
     Pending,
     WaitingForApproval,
     Progressing,
+    /// Every cluster of the wave is updated or skipped, and it stays
+    /// healthy for the policy's `soak` before the next wave may start.
+    Soaking,
     /// Every cluster of the wave is updated or skipped.
     Succeeded,
     /// The wave finished with failed clusters.
@@ -224,6 +227,9 @@ pub struct WaveStatus {
     pub started_at: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<Time>,
+    /// While it soaks: when the soak ends and the next wave may start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak_until: Option<Time>,
 }
 
 /// One cluster in a rollout.

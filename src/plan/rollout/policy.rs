@@ -12,7 +12,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use crate::api::RolloutPolicy;
 use crate::api::policy_rules::{
     CANARY_MESSAGE, COUNT_MAX, DURATION_MAX_LENGTH, FAILURE_BUDGET_MESSAGE, HEALTH_TIMEOUT_MESSAGE,
-    MAX_CONCURRENT_MESSAGE,
+    MAX_CONCURRENT_MESSAGE, SOAK_MAX_HOURS, SOAK_MESSAGE,
 };
 
 /// `maxConcurrent`, read: a number of clusters or a percentage of them.
@@ -43,12 +43,15 @@ pub struct Limits {
     pub canary: usize,
     pub health_timeout: Duration,
     pub failure_budget: usize,
+    /// How long a finished wave stays healthy before the next may start;
+    /// zero is no soak.
+    pub soak: Duration,
 }
 
 /// One value of a rollout policy that breaks its rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
-    /// `healthTimeout`, `maxConcurrent`, `canary` or `failureBudget`.
+    /// `healthTimeout`, `maxConcurrent`, `canary`, `failureBudget` or `soak`.
     pub field: &'static str,
     /// The value as written, quoted and cut to a readable length.
     pub value: String,
@@ -173,13 +176,26 @@ pub fn check_policy(policy: &RolloutPolicy) -> Result<Limits, PolicyError> {
             FAILURE_BUDGET_MESSAGE,
         );
     }
-    match (max_concurrent, health_timeout) {
-        (Some(max_concurrent), Some(health_timeout)) if errors.is_empty() => Ok(Limits {
-            max_concurrent,
-            canary: canary as usize,
-            health_timeout,
-            failure_budget: policy.failure_budget as usize,
-        }),
+    let soak = match &policy.soak {
+        None => Some(Duration::ZERO),
+        Some(text) => {
+            parse_duration(text).filter(|d| *d <= Duration::from_secs(SOAK_MAX_HOURS * 3600))
+        }
+    };
+    if soak.is_none() {
+        let text = policy.soak.as_deref().unwrap_or_default();
+        bad("soak", quoted(text), SOAK_MESSAGE);
+    }
+    match (max_concurrent, health_timeout, soak) {
+        (Some(max_concurrent), Some(health_timeout), Some(soak)) if errors.is_empty() => {
+            Ok(Limits {
+                max_concurrent,
+                canary: canary as usize,
+                health_timeout,
+                failure_budget: policy.failure_budget as usize,
+                soak,
+            })
+        }
         _ => Err(PolicyError(errors)),
     }
 }

@@ -148,6 +148,12 @@ fn observe(
     notes: &mut Vec<Note>,
 ) {
     let revision = spec.revision;
+    let soaking: Vec<u32> = status
+        .waves
+        .iter()
+        .filter(|w| w.state == WaveState::Soaking)
+        .map(|w| w.number)
+        .collect();
 
     for c in &mut status.clusters {
         let Some(h) = health.get(&c.name) else {
@@ -179,6 +185,17 @@ fn observe(
                 c.state = ClusterRolloutState::Updated;
                 c.since = Some(Time(now));
                 c.reason = None;
+            }
+            // A cluster of a soaking wave that fails at the revision counts
+            // against the budget as it would during the wave.
+            ClusterRolloutState::Updated if soaking.contains(&c.wave) => {
+                if let Some(failed) = h.failed.clone().filter(|_| h.target == Some(revision)) {
+                    let why = format!("failed while its wave soaked: {failed}");
+                    notes.push(note(true, "ClusterFailed", format!("{}: {why}", c.name)));
+                    c.state = ClusterRolloutState::Failed;
+                    c.since = Some(Time(now));
+                    c.reason = Some(why);
+                }
             }
             ClusterRolloutState::Updating => {
                 let why =
@@ -289,6 +306,17 @@ pub fn advance(
                     status.phase = RolloutPhase::WaitingForApproval;
                     break;
                 }
+                WaveState::Soaking => {
+                    if over_budget(spec, status, &limits, &mut notes) {
+                        break;
+                    }
+                    let until = status.waves[index].soak_until.as_ref().map(|t| t.0);
+                    if until.is_some_and(|until| now < until) {
+                        status.phase = RolloutPhase::Progressing;
+                        break;
+                    }
+                    finish_wave(status, index, now, &mut notes);
+                }
                 _ => {
                     let members: Vec<&ClusterRolloutStatus> = status
                         .clusters
@@ -299,35 +327,16 @@ pub fn advance(
                         status.phase = RolloutPhase::Progressing;
                         break;
                     }
-                    let failed = members
-                        .iter()
-                        .any(|c| c.state == ClusterRolloutState::Failed);
-                    let wave = &mut status.waves[index];
-                    wave.state = if failed {
-                        WaveState::Failed
-                    } else {
-                        WaveState::Succeeded
-                    };
-                    wave.finished_at = Some(Time(now));
-                    notes.push(note(
-                        failed,
-                        "WaveFinished",
-                        format!(
-                            "wave {number} finished{}",
-                            if failed { " with failures" } else { "" }
-                        ),
-                    ));
-                    let spent = failures(status);
-                    if spent > limits.failure_budget {
-                        status.phase = RolloutPhase::Failed;
-                        notes.push(note(
-                            true,
-                            "RolloutStopped",
-                            format!(
-                                "stopped: {spent} clusters failed, failure budget {}",
-                                spec.policy.failure_budget
-                            ),
-                        ));
+                    // A wave within the budget soaks before the next may
+                    // start; the last one has no next to hold.
+                    let last = index + 1 == status.waves.len();
+                    if !limits.soak.is_zero() && !last && failures(status) <= limits.failure_budget
+                    {
+                        start_soak(status, index, limits.soak, now, &mut notes);
+                        break;
+                    }
+                    finish_wave(status, index, now, &mut notes);
+                    if over_budget(spec, status, &limits, &mut notes) {
                         break;
                     }
                 }
@@ -345,6 +354,83 @@ pub fn advance(
     }
     summarize(spec, status);
     notes
+}
+
+/// Closes wave `index`: Succeeded, or Failed when a cluster of it failed.
+fn finish_wave(
+    status: &mut TemplateRolloutStatus,
+    index: usize,
+    now: Timestamp,
+    notes: &mut Vec<Note>,
+) {
+    let number = status.waves[index].number;
+    let failed = status
+        .clusters
+        .iter()
+        .any(|c| c.wave == number && c.state == ClusterRolloutState::Failed);
+    let wave = &mut status.waves[index];
+    wave.state = if failed {
+        WaveState::Failed
+    } else {
+        WaveState::Succeeded
+    };
+    wave.finished_at = Some(Time(now));
+    wave.soak_until = None;
+    notes.push(note(
+        failed,
+        "WaveFinished",
+        format!(
+            "wave {number} finished{}",
+            if failed { " with failures" } else { "" }
+        ),
+    ));
+}
+
+/// Wave `index`, updated, starts to soak for `soak`.
+fn start_soak(
+    status: &mut TemplateRolloutStatus,
+    index: usize,
+    soak: Duration,
+    now: Timestamp,
+    notes: &mut Vec<Note>,
+) {
+    let until = now.checked_add(soak).unwrap_or(Timestamp::MAX);
+    let wave = &mut status.waves[index];
+    wave.state = WaveState::Soaking;
+    wave.soak_until = Some(Time(until));
+    status.phase = RolloutPhase::Progressing;
+    notes.push(note(
+        false,
+        "WaveSoaking",
+        format!(
+            "wave {} updated; it soaks until {until:.0} before the next wave",
+            wave.number
+        ),
+    ));
+}
+
+/// Whether more clusters failed than the budget allows; if so the rollout
+/// stops, and says why.
+fn over_budget(
+    spec: &TemplateRolloutSpec,
+    status: &mut TemplateRolloutStatus,
+    limits: &Limits,
+    notes: &mut Vec<Note>,
+) -> bool {
+    let spent = failures(status);
+    if spent <= limits.failure_budget {
+        return false;
+    }
+    status.phase = RolloutPhase::Failed;
+    notes.push(note(
+        true,
+        "RolloutStopped",
+        format!(
+            "stopped: {spent} clusters failed, failure budget {}",
+            spec.policy.failure_budget
+        ),
+    ));
+    true
 }
 
 /// The message of a rollout that its policy stops.
@@ -382,6 +468,12 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
     let at_number = at.map(|i| status.waves[i].number);
     status.updated_summary = Some(format!("{updated}/{total}"));
     status.wave_summary = Some(format!("{}/{waves}", at_number.unwrap_or(waves as u32)));
+    // The wave it is at soaks: until when (the console counts it down).
+    let soak_until = at
+        .map(|i| &status.waves[i])
+        .filter(|w| w.state == WaveState::Soaking)
+        .and_then(|w| w.soak_until.as_ref())
+        .map(|t| format!("{:.0}", t.0));
     let by = status.paused_by.clone().unwrap_or_else(|| "someone".into());
     let waiting_reason = |wave: u32| -> String {
         match status.phase {
@@ -403,9 +495,10 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
                 "wave {} waits for approval first",
                 at_number.unwrap_or_default()
             ),
-            _ => match at_number {
-                Some(n) => format!("wave {n} not yet healthy"),
-                None => "waiting".into(),
+            _ => match (at_number, &soak_until) {
+                (Some(n), Some(until)) => format!("wave {n} soaks until {until}"),
+                (Some(n), None) => format!("wave {n} not yet healthy"),
+                (None, _) => "waiting".into(),
             },
         }
     };
@@ -432,10 +525,16 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
                 counted(waves, "wave")
             )
         }
-        RolloutPhase::Progressing => format!(
-            "wave {}/{waves}: {updated}/{total} clusters updated{tail}",
-            at_number.unwrap_or_default()
-        ),
+        RolloutPhase::Progressing => match &soak_until {
+            Some(until) => format!(
+                "wave {}/{waves} soaking until {until}; {updated}/{total} updated{tail}",
+                at_number.unwrap_or_default()
+            ),
+            None => format!(
+                "wave {}/{waves}: {updated}/{total} clusters updated{tail}",
+                at_number.unwrap_or_default()
+            ),
+        },
         RolloutPhase::WaitingForApproval => format!(
             "wave {}/{waves} waits for approval; {updated}/{total} updated{tail}",
             at_number.unwrap_or_default()

@@ -2091,17 +2091,21 @@ fn the_crd_rules_use_the_patterns() {
     assert!(MAX_CONCURRENT_RULE.contains(&COUNT_MAX.to_string()));
     assert!(COUNT_RULE.contains(&COUNT_MAX.to_string()));
     let crds = crate::api::crds_yaml();
+    assert!(SOAK_RULE.contains(&format!("self.matches('{DURATION_PATTERN}')")));
+    assert!(SOAK_RULE.contains(&format!("duration('{SOAK_MAX_HOURS}h')")));
     for message in [
         HEALTH_TIMEOUT_MESSAGE,
         MAX_CONCURRENT_MESSAGE,
         CANARY_MESSAGE,
         FAILURE_BUDGET_MESSAGE,
+        SOAK_MESSAGE,
     ] {
         // In the ClusterTemplate, the MultiClusterService and the
         // TemplateRollout that copies their policy.
         assert_eq!(crds.matches(message).count(), 3, "{message}");
     }
-    assert_eq!(crds.matches("maxLength: 16").count(), 3);
+    // healthTimeout and soak, in each of the three.
+    assert_eq!(crds.matches("maxLength: 16").count(), 6);
 }
 
 /// What the clusters of a rollout report, one code per cluster in order:
@@ -2656,4 +2660,153 @@ fn status_size_per_cluster_at_ten_thousand() {
     advance(&sp, &mut status, &done, t(1_000_100));
     assert_eq!(status.phase, RolloutPhase::Succeeded);
     assert!(per_cluster(&status) <= 120, "{}", per_cluster(&status));
+}
+
+// ---- soak ---------------------------------------------------------------------
+
+/// Two clusters in two waves, Automatic, soaking `soak` after each wave.
+fn soaking(soak: &str, budget: u32) -> (TemplateRolloutSpec, TemplateRolloutStatus) {
+    let spec = spec(RolloutPolicy {
+        soak: Some(soak.into()),
+        failure_budget: budget,
+        ..policy(RolloutStrategy::Automatic, 1)
+    });
+    let status = plan(&spec, &clusters(2)).unwrap();
+    (spec, status)
+}
+
+fn cluster_reasons(status: &TemplateRolloutStatus) -> Vec<&str> {
+    status
+        .clusters
+        .iter()
+        .map(|c| c.reason.as_deref().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn the_next_wave_starts_only_once_the_last_has_soaked() {
+    let (spec, mut status) = soaking("30m", 1);
+    step_ok(&spec, &mut status, 0);
+    assert_eq!(status.waves[0].state, WaveState::Progressing);
+    // Wave 1 is healthy: it soaks, and wave 2 waits for the soak.
+    let notes = step_ok(&spec, &mut status, 10);
+    assert_eq!(status.waves[0].state, WaveState::Soaking);
+    assert_eq!(status.waves[0].soak_until, Some(Time(t(10 + 1800))));
+    assert_eq!(status.waves[1].state, WaveState::Pending);
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    assert!(notes.iter().any(|n| n.reason == "WaveSoaking"), "{notes:?}");
+    assert_eq!(
+        status.message.as_deref(),
+        Some("wave 1/2 soaking until 1970-01-01T00:30:10Z; 1/2 updated")
+    );
+    assert_eq!(
+        cluster_reasons(&status),
+        ["", "wave 1 soaks until 1970-01-01T00:30:10Z"]
+    );
+    // A second before the end: still soaking, nothing started.
+    step_ok(&spec, &mut status, 1809);
+    assert_eq!(status.waves[0].state, WaveState::Soaking);
+    assert_eq!(status.clusters[1].state, ClusterRolloutState::Waiting);
+    // At the end: wave 1 succeeded and wave 2 starts.
+    step_ok(&spec, &mut status, 1810);
+    assert_eq!(status.waves[0].state, WaveState::Succeeded);
+    assert_eq!(status.waves[0].soak_until, None);
+    assert_eq!(status.waves[1].state, WaveState::Progressing);
+    assert_eq!(status.clusters[1].state, ClusterRolloutState::Updating);
+    // The last wave has no next to hold: done once healthy.
+    step_ok(&spec, &mut status, 1820);
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+    assert_eq!(status.waves[1].soak_until, None);
+}
+
+#[test]
+fn a_cluster_failing_during_the_soak_counts_against_the_budget() {
+    let (spec, mut status) = soaking("1h", 0);
+    step_ok(&spec, &mut status, 0);
+    step_ok(&spec, &mut status, 10);
+    assert_eq!(status.waves[0].state, WaveState::Soaking);
+    // c01's service fails at the revision while its wave soaks.
+    let failing_c01 = BTreeSet::from(["c01".to_string()]);
+    let report = world(&spec, &status, &failing_c01, &BTreeSet::new());
+    let notes = advance(&spec, &mut status, &report, t(600));
+    assert_eq!(status.clusters[0].state, ClusterRolloutState::Failed);
+    assert_eq!(
+        status.clusters[0].reason.as_deref(),
+        Some("failed while its wave soaked: ingress: install failed")
+    );
+    assert_eq!(status.phase, RolloutPhase::Failed, "budget 0: stopped");
+    assert!(notes.iter().any(|n| n.reason == "RolloutStopped"));
+    // Wave 2 never started, even after the soak would have ended.
+    advance(&spec, &mut status, &report, t(7200));
+    assert_eq!(status.clusters[1].state, ClusterRolloutState::Waiting);
+}
+
+#[test]
+fn within_the_budget_a_failure_during_the_soak_still_lets_the_next_wave_start() {
+    let (spec, mut status) = soaking("10m", 1);
+    step_ok(&spec, &mut status, 0);
+    step_ok(&spec, &mut status, 10);
+    let failing_c01 = BTreeSet::from(["c01".to_string()]);
+    let report = world(&spec, &status, &failing_c01, &BTreeSet::new());
+    advance(&spec, &mut status, &report, t(300));
+    assert_eq!(status.clusters[0].state, ClusterRolloutState::Failed);
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+    advance(&spec, &mut status, &report, t(610));
+    assert_eq!(status.waves[0].state, WaveState::Failed);
+    assert_eq!(status.clusters[1].state, ClusterRolloutState::Updating);
+}
+
+#[test]
+fn a_canary_soaks_before_its_approval_is_asked() {
+    let spec = spec(RolloutPolicy {
+        canary: Some(1),
+        soak: Some("20s".into()),
+        ..policy(RolloutStrategy::Automatic, 1)
+    });
+    let mut status = plan(&spec, &clusters(2)).unwrap();
+    step_ok(&spec, &mut status, 0);
+    step_ok(&spec, &mut status, 5);
+    assert_eq!(status.waves[0].state, WaveState::Soaking);
+    assert_eq!(
+        status.waves[1].state,
+        WaveState::Pending,
+        "no approval asked yet"
+    );
+    step_ok(&spec, &mut status, 25);
+    assert_eq!(status.waves[1].state, WaveState::WaitingForApproval);
+    assert_eq!(status.phase, RolloutPhase::WaitingForApproval);
+}
+
+#[test]
+fn soak_is_checked_against_its_rule() {
+    for (soak, ok) in [
+        ("30m", true),
+        ("168h", true),
+        ("1h30m", true),
+        ("169h", false),
+        ("167h61m", false),
+        ("0s", false),
+        ("1d", false),
+        ("", false),
+    ] {
+        let policy = RolloutPolicy {
+            soak: Some(soak.into()),
+            ..Default::default()
+        };
+        match check_policy(&policy) {
+            Ok(limits) => {
+                assert!(ok, "{soak} passed");
+                assert!(limits.soak > Duration::ZERO);
+            }
+            Err(e) => {
+                assert!(!ok, "{soak}: {e}");
+                assert_eq!(e.0[0].field, "soak");
+                assert_eq!(e.0[0].rule, SOAK_MESSAGE);
+            }
+        }
+    }
+    assert_eq!(
+        check_policy(&RolloutPolicy::default()).unwrap().soak,
+        Duration::ZERO
+    );
 }

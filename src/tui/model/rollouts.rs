@@ -32,7 +32,9 @@ pub fn phase_health(phase: RolloutPhase) -> Health {
 pub fn wave_health(state: WaveState) -> Health {
     match state {
         WaveState::Succeeded => Health::Ready,
-        WaveState::Progressing | WaveState::WaitingForApproval => Health::Progressing,
+        WaveState::Progressing | WaveState::WaitingForApproval | WaveState::Soaking => {
+            Health::Progressing
+        }
         WaveState::Pending => Health::Pending,
         WaveState::Failed => Health::Failed,
     }
@@ -53,6 +55,7 @@ pub fn wave_state_name(state: WaveState) -> &'static str {
         WaveState::Pending => "Pending",
         WaveState::WaitingForApproval => "WaitingForApproval",
         WaveState::Progressing => "Progressing",
+        WaveState::Soaking => "Soaking",
         WaveState::Succeeded => "Succeeded",
         WaveState::Failed => "Failed",
     }

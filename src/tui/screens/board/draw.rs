@@ -8,10 +8,12 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::api::{ClusterRolloutStatus, RolloutStrategy, TemplateRollout, TemplateRolloutStatus};
+use crate::api::{
+    ClusterRolloutStatus, RolloutStrategy, TemplateRollout, TemplateRolloutStatus, WaveState,
+};
 use crate::tui::keys::{Action, Mode, ScreenKind};
 use crate::tui::layout;
-use crate::tui::model::age::age;
+use crate::tui::model::age::{age, until};
 use crate::tui::model::health::Health;
 use crate::tui::model::key::ObjKey;
 use crate::tui::model::rollouts::{
@@ -386,6 +388,17 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
                 };
                 if let Some((text, style)) = note {
                     spans.push(Span::styled(text, style));
+                }
+                let soak_until = wave.soak_until.as_ref();
+                if let Some(end) = soak_until.filter(|_| wave.state == WaveState::Soaking) {
+                    let when = match until(app.now, end.0) {
+                        now if now == "now" => now,
+                        later => format!("in {later}"),
+                    };
+                    spans.push(Span::styled(
+                        format!("  soaking, next wave {when}"),
+                        t.accent(),
+                    ));
                 }
                 spans
             }
