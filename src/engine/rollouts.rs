@@ -124,7 +124,7 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
     } else {
         current.as_ref()
     };
-    let health = owner.health_of(&clusters);
+    let health = owner.health_of(ctx, &clusters);
     let mut status = match &current.status {
         Some(s) if !s.waves.is_empty() || !s.clusters.is_empty() => s.clone(),
         // Created, but the engine stopped before writing its plan.

@@ -138,9 +138,15 @@ impl<'a> Owner<'a> {
         )
     }
 
-    /// What each cluster reports, in the rollout's terms.
-    pub(super) fn health_of(self, clusters: &[Arc<ManagedCluster>]) -> BTreeMap<String, Health> {
-        clusters
+    /// What each cluster reports, in the rollout's terms, and for a
+    /// MultiClusterService the clusters of its namespace it no longer
+    /// selects, as having left (their rollout skips them).
+    pub(super) fn health_of(
+        self,
+        ctx: &Context,
+        clusters: &[Arc<ManagedCluster>],
+    ) -> BTreeMap<String, Health> {
+        let mut out: BTreeMap<String, Health> = clusters
             .iter()
             .filter(|c| c.meta().deletion_timestamp.is_none())
             .map(|c| {
@@ -150,7 +156,21 @@ impl<'a> Owner<'a> {
                 };
                 (c.name_any(), health)
             })
-            .collect()
+            .collect();
+        if let Self::Multi(_) = self {
+            let ns = self.namespace();
+            let others = ctx.stores.managed_clusters.state_filter(|c| {
+                c.namespace().as_deref() == Some(ns.as_str())
+                    && c.meta().deletion_timestamp.is_none()
+            });
+            for c in others {
+                out.entry(c.name_any()).or_insert(Health {
+                    left: Some("no longer selected by the MultiClusterService"),
+                    ..Health::default()
+                });
+            }
+        }
+        out
     }
 
     /// Per cluster, what `revision` changes; clusters with the same change
@@ -278,6 +298,7 @@ pub(super) fn health(st: Option<&ManagedClusterStatus>) -> Health {
             .iter()
             .find(|s| s.state != ServiceState::Installed)
             .map(line),
+        left: None,
     }
 }
 
@@ -304,6 +325,7 @@ pub(super) fn multi_health(st: Option<&ManagedClusterStatus>, name: &str) -> Hea
         provisioned: provisioned(st),
         failed: its().find(|s| s.state == ServiceState::Failed).map(line),
         blocker: its().find(|s| s.state != ServiceState::Installed).map(line),
+        left: None,
     }
 }
 

@@ -75,6 +75,7 @@ fn health_reads_revisions_readiness_and_the_first_service_not_installed() {
             provisioned: true,
             failed: Some("c: install failed".into()),
             blocker: Some(format!("b: {}", ServiceState::Installing)),
+            left: None,
         }
     );
     let not_ready = ManagedClusterStatus {
@@ -172,6 +173,7 @@ fn a_multi_cluster_service_rollout_reads_its_own_revisions_and_only_its_services
             provisioned: true,
             failed: None,
             blocker: Some("cert-manager: Installing".into()),
+            left: None,
         }
     );
     // A MultiClusterService the cluster records nothing of: no revision.

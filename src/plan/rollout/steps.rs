@@ -30,6 +30,9 @@ pub struct Health {
     pub failed: Option<String>,
     /// The first service not installed yet: `name: message`.
     pub blocker: Option<String>,
+    /// It left the rollout's clusters (no longer selected by the
+    /// MultiClusterService): why, as its skip says.
+    pub left: Option<&'static str>,
 }
 
 impl Health {
@@ -156,15 +159,22 @@ fn observe(
         .collect();
 
     for c in &mut status.clusters {
-        let Some(h) = health.get(&c.name) else {
+        let left = match health.get(&c.name) {
+            None => Some("the ManagedCluster was deleted"),
+            Some(h) => h.left,
+        };
+        if let Some(why) = left {
             if !matches!(
                 c.state,
                 ClusterRolloutState::Skipped | ClusterRolloutState::RolledBack
             ) {
                 c.state = ClusterRolloutState::Skipped;
                 c.since = Some(Time(now));
-                c.reason = Some("the ManagedCluster was deleted".into());
+                c.reason = Some(why.into());
             }
+            continue;
+        }
+        let Some(h) = health.get(&c.name) else {
             continue;
         };
         match c.state {

@@ -509,6 +509,29 @@ fn waiting_cluster_already_at_the_revision_counts_as_updated() {
 }
 
 #[test]
+fn a_cluster_that_left_the_rollout_is_skipped_saying_why() {
+    let sp = spec(policy(RolloutStrategy::Automatic, 2));
+    let mut status = plan(&sp, &clusters(3)).unwrap();
+    step_ok(&sp, &mut status, 1);
+    let mut health = healthy_world(&sp, &status);
+    // c02, updating in wave 1, and c03, waiting in wave 2, lose the label.
+    for name in ["c02", "c03"] {
+        health.get_mut(name).unwrap().left = Some("no longer selected by the MultiClusterService");
+    }
+    advance(&sp, &mut status, &health, t(2));
+    for name in ["c02", "c03"] {
+        let c = status.cluster(name).unwrap();
+        assert_eq!(c.state, ClusterRolloutState::Skipped);
+        assert_eq!(
+            c.reason.as_deref(),
+            Some("no longer selected by the MultiClusterService")
+        );
+    }
+    assert_eq!(state(&status, "c01"), ClusterRolloutState::Updated);
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+}
+
+#[test]
 fn deleted_cluster_is_skipped() {
     let sp = spec(policy(RolloutStrategy::Automatic, 2));
     let mut status = plan(&sp, &clusters(4)).unwrap();
