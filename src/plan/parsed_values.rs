@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::plan::template::{self, Template, TemplateError};
 use crate::plan::values::{self, ValuesError};
-use crate::plan::values_data::ValuesData;
+use crate::plan::values_data::{Parts, ValuesData};
 
 /// Values texts, each parsed once while they are borrowed: planning many
 /// clusters reads the same templates' values again and again. Holds what
@@ -82,11 +82,9 @@ impl<'t> ParsedValues<'t> {
         let template = parsed
             .as_ref()
             .map_err(|e| LayerError::Template(e.clone()))?;
+        let root = data.root_for(Parts::read_by(template));
         let rendered = template
-            .render(
-                data.root_for(template.may_read("ManagedCluster")),
-                template::Limits::default(),
-            )
+            .render(&root, template::Limits::default())
             .map_err(LayerError::Template)?;
         values::parse_values(&rendered)
             .map(Layer::Rendered)

@@ -11,30 +11,101 @@
 //! that read them would change, and so roll out, on every status update.
 //! A template that reads `.Cluster.status` is told the key is missing.
 //!
-//! Built at most once per plan and only when a values text is a template:
-//! planning ten thousand clusters whose values are plain builds nothing.
+//! Built only when a values text is a template, and then only with what
+//! the template may read ([`Parts`]): planning ten thousand clusters whose
+//! values are plain builds nothing, and a template that reads a label
+//! builds neither the Cluster's spec nor the ManagedCluster (every
+//! service's values texts). What a template does not read it cannot miss:
+//! its output and its errors are those over the whole data.
 
-use std::cell::OnceCell;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use kube::api::ObjectMeta;
 use serde_json::Value as Json;
 
 use crate::api::ManagedCluster;
 use crate::capi;
-use crate::plan::template::Value;
 use crate::plan::template::missing::MissingKey;
+use crate::plan::template::{Template, Value};
 
 /// One cluster's data for its values templates.
 #[derive(Debug, Default)]
 pub struct ValuesData<'a> {
     managed: Option<&'a ManagedCluster>,
     capi: Option<&'a capi::Cluster>,
-    /// The root without `.ManagedCluster`'s spec, and with it: the spec
-    /// (every service's values texts) is built only for a template that
-    /// may read it.
-    root: OnceCell<Value>,
-    root_with_managed: OnceCell<Value>,
+    /// The roots built so far, each with the parts a template read: a
+    /// cluster's plans before and after a change render the same reads,
+    /// and build the root once.
+    roots: RefCell<Vec<(Parts, Rc<Value>)>>,
+}
+
+/// Which parts of the root a template may read, as
+/// [`Template::may_read`] tells: the root is built with these alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    cluster: ObjectParts,
+    managed: ObjectParts,
+    template: bool,
+}
+
+/// Of `.Cluster` or `.ManagedCluster`: whether it is read at all, and its
+/// `metadata` and its `spec` (its `apiVersion` and `kind` cost nothing
+/// and come with it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ObjectParts {
+    read: bool,
+    metadata: bool,
+    spec: bool,
+}
+
+impl ObjectParts {
+    const ALL: ObjectParts = ObjectParts {
+        read: true,
+        metadata: true,
+        spec: true,
+    };
+
+    fn read_by(template: &Template, key: &str) -> ObjectParts {
+        ObjectParts {
+            read: template.may_read(key),
+            metadata: template.may_read_under(key, "metadata"),
+            spec: template.may_read_under(key, "spec"),
+        }
+    }
+
+    /// Whether an object built with `self` has all `other` reads.
+    fn covers(self, other: ObjectParts) -> bool {
+        (self.read || !other.read)
+            && (self.metadata || !other.metadata)
+            && (self.spec || !other.spec)
+    }
+}
+
+impl Parts {
+    /// The whole root.
+    pub const ALL: Parts = Parts {
+        cluster: ObjectParts::ALL,
+        managed: ObjectParts::ALL,
+        template: true,
+    };
+
+    /// What `template` may read.
+    pub fn read_by(template: &Template) -> Parts {
+        Parts {
+            cluster: ObjectParts::read_by(template, "Cluster"),
+            managed: ObjectParts::read_by(template, "ManagedCluster"),
+            template: template.may_read("Template"),
+        }
+    }
+
+    /// Whether a root built with `self` has all `other` reads.
+    fn covers(self, other: Parts) -> bool {
+        self.cluster.covers(other.cluster)
+            && self.managed.covers(other.managed)
+            && (self.template || !other.template)
+    }
 }
 
 impl<'a> ValuesData<'a> {
@@ -72,42 +143,50 @@ impl<'a> ValuesData<'a> {
 
     /// The root a template's `.` is: `.Cluster`, `.ManagedCluster` and
     /// `.Template`. `.Cluster` is nil while the Cluster does not exist.
-    pub fn root(&self) -> &Value {
-        self.root_for(true)
+    pub fn root(&self) -> Rc<Value> {
+        self.root_for(Parts::ALL)
     }
 
-    /// The root, with `.ManagedCluster`'s spec only when `managed_spec`
-    /// (a template that may read `.ManagedCluster`).
-    pub fn root_for(&self, managed_spec: bool) -> &Value {
-        let cell = if managed_spec {
-            &self.root_with_managed
-        } else {
-            &self.root
-        };
-        cell.get_or_init(|| {
+    /// The root with at least `parts` of it, for a template that reads
+    /// those alone: a key it does not read is left out, and so are the
+    /// `metadata` or the `spec` of an object it does not read them of.
+    pub fn root_for(&self, parts: Parts) -> Rc<Value> {
+        let mut roots = self.roots.borrow_mut();
+        if let Some((_, root)) = roots.iter().find(|(built, _)| built.covers(parts)) {
+            return Rc::clone(root);
+        }
+        let root = Rc::new(self.build(parts));
+        roots.push((parts, Rc::clone(&root)));
+        root
+    }
+
+    fn build(&self, parts: Parts) -> Value {
+        let mut root = BTreeMap::new();
+        if parts.cluster.read {
             let cluster = self.capi.map_or(Value::Nil, |c| {
-                object(&c.api_version, &c.kind, &c.metadata, spec_of(&c.spec))
+                object(&c.api_version, &c.kind, &c.metadata, parts.cluster, || {
+                    spec_of(&c.spec)
+                })
             });
+            root.insert("Cluster".to_string(), cluster);
+        }
+        if parts.managed.read {
             let managed = self.managed.map_or(Value::Nil, |m| {
-                let spec = if managed_spec {
-                    Value::from(&serde_json::to_value(&m.spec).unwrap_or(Json::Null))
-                } else {
-                    Value::Map(Default::default())
-                };
                 object(
                     "hmc.mirantis.com/v1alpha1",
                     "ManagedCluster",
                     &m.metadata,
-                    spec,
+                    parts.managed,
+                    || Value::from(&serde_json::to_value(&m.spec).unwrap_or(Json::Null)),
                 )
             });
+            root.insert("ManagedCluster".to_string(), managed);
+        }
+        if parts.template {
             let template = self.managed.map_or("", |m| m.spec.template.as_str());
-            Value::Map(BTreeMap::from([
-                ("Cluster".to_string(), cluster),
-                ("ManagedCluster".to_string(), managed),
-                ("Template".to_string(), Value::String(template.to_string())),
-            ]))
-        })
+            root.insert("Template".to_string(), Value::String(template.to_string()));
+        }
+        Value::Map(root)
     }
 }
 
@@ -153,8 +232,30 @@ fn spec_of(spec: &capi::ClusterSpec) -> Value {
 }
 
 /// An object as a template reads it: its kind, the metadata people name
-/// things by, and its spec.
-fn object(api_version: &str, kind: &str, meta: &ObjectMeta, spec: Value) -> Value {
+/// things by, and its spec, each of the two only when `parts` has it.
+fn object(
+    api_version: &str,
+    kind: &str,
+    meta: &ObjectMeta,
+    parts: ObjectParts,
+    spec: impl FnOnce() -> Value,
+) -> Value {
+    let mut out = BTreeMap::from([
+        ("apiVersion".to_string(), Value::String(api_version.into())),
+        ("kind".to_string(), Value::String(kind.into())),
+    ]);
+    if parts.metadata {
+        out.insert("metadata".to_string(), metadata(meta));
+    }
+    if parts.spec {
+        out.insert("spec".to_string(), spec());
+    }
+    Value::Map(out)
+}
+
+/// The metadata people name things by: name, namespace, labels and
+/// annotations (empty maps when the object has none).
+fn metadata(meta: &ObjectMeta) -> Value {
     let strings = |m: &Option<BTreeMap<String, String>>| {
         Value::Map(
             m.iter()
@@ -164,17 +265,11 @@ fn object(api_version: &str, kind: &str, meta: &ObjectMeta, spec: Value) -> Valu
         )
     };
     let text = |s: &Option<String>| Value::String(s.clone().unwrap_or_default());
-    let metadata = BTreeMap::from([
+    Value::Map(BTreeMap::from([
         ("name".to_string(), text(&meta.name)),
         ("namespace".to_string(), text(&meta.namespace)),
         ("labels".to_string(), strings(&meta.labels)),
         ("annotations".to_string(), strings(&meta.annotations)),
-    ]);
-    Value::Map(BTreeMap::from([
-        ("apiVersion".to_string(), Value::String(api_version.into())),
-        ("kind".to_string(), Value::String(kind.into())),
-        ("metadata".to_string(), Value::Map(metadata)),
-        ("spec".to_string(), spec),
     ]))
 }
 

@@ -6,6 +6,7 @@
 //! out, or a [`TemplateError`] that says the line and column. A text with
 //! no `{{` is returned as it is, without parsing.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 pub mod exec;
@@ -96,12 +97,38 @@ pub struct Template {
 
 /// Which of the root's keys a template may read: those it names after the
 /// root's `.` or `$`, or all of them when it hands the root on whole (to a
-/// variable, a function, `with`, `range` or `template`). The data of a key
-/// no template reads need not be built.
+/// variable, a function, `with`, `range` or `template`). Of a key it names
+/// with a key under it (`.Cluster.metadata.name`), those keys under it; of
+/// one it hands on (`.Cluster`, `with .Cluster`), all of them. The data of
+/// a key no template reads need not be built.
 #[derive(Clone, Debug, Default)]
 struct Reads {
-    keys: std::collections::BTreeSet<String>,
+    /// By root key: the keys under it named, or `None` for all of them.
+    keys: BTreeMap<String, Option<BTreeSet<String>>>,
     everything: bool,
+}
+
+impl Reads {
+    /// The template reads `fields` from the root (`.a.b` or `$.a.b`; none:
+    /// the root itself).
+    fn path(&mut self, fields: &[String]) {
+        match fields {
+            [] => self.everything = true,
+            [key] => {
+                self.keys.insert(key.clone(), None);
+            }
+            [key, under, ..] => {
+                let named = self
+                    .keys
+                    .entry(key.clone())
+                    .or_insert_with(|| Some(BTreeSet::new()));
+                // `None` stays: the whole key is read elsewhere.
+                if let Some(named) = named {
+                    named.insert(under.clone());
+                }
+            }
+        }
+    }
 }
 
 impl Template {
@@ -141,7 +168,18 @@ impl Template {
 
     /// Whether the template may read the root's `key`.
     pub fn may_read(&self, key: &str) -> bool {
-        self.reads.everything || self.reads.keys.contains(key)
+        self.reads.everything || self.reads.keys.contains_key(key)
+    }
+
+    /// Whether the template may read `under` in the root's `key`
+    /// (`.Cluster.spec`): it names it there, or it may read all of `key`.
+    pub fn may_read_under(&self, key: &str, under: &str) -> bool {
+        self.reads.everything
+            || self
+                .reads
+                .keys
+                .get(key)
+                .is_some_and(|named| named.as_ref().is_none_or(|n| n.contains(under)))
     }
 
     /// The text this template renders to over `data`.
@@ -183,15 +221,8 @@ fn reads_pipeline(p: &Pipeline, dot_is_root: bool, reads: &mut Reads) {
     for arg in p.commands.iter().flat_map(|c| &c.args) {
         match arg {
             Arg::Dot(_) if dot_is_root => reads.everything = true,
-            Arg::Field(fields, _) if dot_is_root => {
-                reads.keys.extend(fields.first().cloned());
-            }
-            Arg::Variable(name, fields, _) if name == "$" => match fields.first() {
-                Some(key) => {
-                    reads.keys.insert(key.clone());
-                }
-                None => reads.everything = true,
-            },
+            Arg::Field(fields, _) if dot_is_root => reads.path(fields),
+            Arg::Variable(name, fields, _) if name == "$" => reads.path(fields),
             Arg::Chain(inner, _, _) => reads_pipeline(inner, dot_is_root, reads),
             _ => {}
         }

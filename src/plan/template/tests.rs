@@ -86,6 +86,30 @@ fn a_template_says_which_of_the_roots_keys_it_may_read() {
 }
 
 #[test]
+fn a_template_says_which_keys_under_a_roots_key_it_may_read() {
+    let under = |text: &str| {
+        let t = Template::parse(text).unwrap();
+        ["metadata", "spec"]
+            .into_iter()
+            .filter(|k| t.may_read_under("Cluster", k))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(under("{{ .Cluster.metadata.labels.region }}"), ["metadata"]);
+    assert_eq!(under("{{ $.Cluster.spec.paused }}"), ["spec"]);
+    assert_eq!(under("{{ .ManagedCluster.spec }}"), Vec::<&str>::new());
+    assert_eq!(under("{{ .Cluster.kind }}"), Vec::<&str>::new());
+    // The key handed on whole, before or after a key under it is named.
+    for text in [
+        "{{ .Cluster.metadata.name }}{{ with .Cluster }}{{ end }}",
+        "{{ $c := .Cluster }}{{ .Cluster.metadata.name }}",
+        "{{ (.Cluster).spec }}",
+        "{{ toYaml . }}",
+    ] {
+        assert_eq!(under(text), ["metadata", "spec"], "{text}");
+    }
+}
+
+#[test]
 fn a_message_the_template_wrote_is_cut_to_a_bound() {
     let e = render(
         "{{ fail (repeat 100000 \"é\") }}",

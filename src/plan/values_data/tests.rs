@@ -31,7 +31,7 @@ fn cluster() -> capi::Cluster {
 }
 
 fn rendered(text: &str, data: &ValuesData) -> Result<String, String> {
-    render(text, data.root(), Limits::default()).map_err(|e| e.to_string())
+    render(text, &data.root(), Limits::default()).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -62,7 +62,7 @@ fn what_changes_on_every_update_is_not_there_to_read() {
         let e = rendered(text, &data).unwrap_err();
         assert!(e.contains("map has no entry for key"), "{text}: {e}");
     }
-    let Value::Map(root) = data.root() else {
+    let Value::Map(root) = &*data.root() else {
         panic!("the root is a map");
     };
     assert_eq!(
@@ -123,4 +123,83 @@ fn a_missing_key_is_said_in_the_clusters_words() {
         said(&[], "Values"),
         ".Values is not something a values template reads: it reads .Cluster, .ManagedCluster and .Template"
     );
+}
+
+/// `text` over the root built with only what it may read, and over the
+/// whole root: the output, or the error (position, message, missing key),
+/// each.
+fn over_its_parts_and_whole(text: &str, mc: &ManagedCluster, c: Option<&capi::Cluster>) {
+    let template = Template::parse(text).unwrap();
+    let parts = ValuesData::of(mc, c);
+    let whole = ValuesData::of(mc, c);
+    assert_eq!(
+        template.render(
+            &parts.root_for(Parts::read_by(&template)),
+            Limits::default()
+        ),
+        template.render(&whole.root(), Limits::default()),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_template_renders_over_what_it_reads_as_over_the_whole_data() {
+    let (mut mc, c) = (managed(), cluster());
+    mc.spec.services = vec![crate::api::ManagedService {
+        name: "ingress".into(),
+        values: Some("replicas: 2".into()),
+        ..Default::default()
+    }];
+    for text in [
+        // Labels alone, found and missing (the friendly explanation reads
+        // the error's missing key, which must stay the same).
+        "region: {{ .Cluster.metadata.labels.region | quote }}",
+        "tier: {{ .Cluster.metadata.labels.tier }}",
+        "{{ $.Cluster.metadata.annotations.owner }}",
+        // The ManagedCluster's spec: every service's values.
+        "{{ range .ManagedCluster.spec.services }}{{ .name }}={{ .values }}{{ end }}",
+        "{{ .ManagedCluster.spec.template }}/{{ .ManagedCluster.metadata.name }}",
+        "{{ .ManagedCluster.spec | toJson }}",
+        // An object handed on whole, its spec read through a variable.
+        "{{ with .Cluster }}{{ .spec.paused }} {{ .metadata.name }}{{ end }}",
+        "{{ $c := .Cluster }}{{ $c.spec.clusterNetwork.pods.cidrBlocks }}",
+        "{{ .Cluster | toYaml }}",
+        "{{ .Cluster.kind }} {{ .Cluster.spec }}",
+        "{{ .Cluster.status.phase }}",
+        "{{ .Cluster.metadata.resourceVersion }}",
+        "{{ .Template }}",
+        "{{ .Values.x }}",
+        "{{ toJson . }}",
+        "{{ keys $ | sortAlpha }}",
+        "{{ range $k, $v := . }}{{ $k }} {{ end }}",
+    ] {
+        over_its_parts_and_whole(text, &mc, Some(&c));
+        over_its_parts_and_whole(text, &mc, None);
+    }
+}
+
+#[test]
+fn a_template_that_reads_a_label_builds_nothing_else() {
+    let (mc, c) = (managed(), cluster());
+    let data = ValuesData::of(&mc, Some(&c));
+    let template = Template::parse("{{ .Cluster.metadata.labels.region }}").unwrap();
+    let root = data.root_for(Parts::read_by(&template));
+    let Value::Map(root) = &*root else {
+        panic!("the root is a map");
+    };
+    assert_eq!(root.keys().collect::<Vec<_>>(), ["Cluster"]);
+    let Value::Map(cluster) = &root["Cluster"] else {
+        panic!("the Cluster is a map");
+    };
+    assert_eq!(
+        cluster.keys().collect::<Vec<_>>(),
+        ["apiVersion", "kind", "metadata"]
+    );
+    // The same reads again, and fewer, take the root built.
+    let again = data.root_for(Parts::read_by(&template));
+    let fewer = data.root_for(Parts::read_by(
+        &Template::parse("{{ .Cluster.kind }}").unwrap(),
+    ));
+    assert!(Rc::ptr_eq(&again, &fewer));
+    assert_eq!(data.roots.borrow().len(), 1);
 }
