@@ -26,7 +26,7 @@ use super::error::Result;
 use crate::api::names::{MAX_LABEL_VALUE, shorten};
 use crate::api::{
     ClusterRolloutState, ClusterTemplate, ManagedCluster, MultiClusterService, RolloutPhase,
-    RolloutSubject, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, labels,
+    RolloutSubject, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, WaveState, labels,
 };
 use crate::plan::rollout::{
     Note, Request, advance, apply_request, check_policy, fit_status, plan, summarize,
@@ -363,12 +363,33 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
             timeout.saturating_sub(passed) + Duration::from_secs(1)
         })
         .min();
-    match deadline {
-        Some(d) => Action::requeue(d.min(Duration::from_secs(5))),
-        None if status.phase == RolloutPhase::Progressing => {
+    // A soaking wave with nobody updating: nothing to watch but the soak's
+    // end (a cluster failing meanwhile triggers a look through its own
+    // change), so a day's soak is not looked at every few seconds.
+    let soak_end = status
+        .waves
+        .iter()
+        .filter(|w| w.state == WaveState::Soaking)
+        .filter_map(|w| w.soak_until.as_ref())
+        .map(|until| {
+            let left = until.0.duration_since(now);
+            let left = if left.is_negative() {
+                Duration::ZERO
+            } else {
+                left.unsigned_abs()
+            };
+            left + Duration::from_secs(1)
+        })
+        .min();
+    match (deadline, soak_end) {
+        (Some(d), _) => Action::requeue(d.min(Duration::from_secs(5))),
+        (None, Some(end)) if status.phase == RolloutPhase::Progressing => {
+            Action::requeue(end.min(Duration::from_secs(300)))
+        }
+        (None, _) if status.phase == RolloutPhase::Progressing => {
             Action::requeue(Duration::from_secs(5))
         }
-        None => Action::requeue(Duration::from_secs(300)),
+        (None, _) => Action::requeue(Duration::from_secs(300)),
     }
 }
 

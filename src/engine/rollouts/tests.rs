@@ -195,3 +195,46 @@ fn a_larger_fleet_is_looked_at_less_often() {
     assert_eq!(look_interval(1001), 2 * sec);
     assert_eq!(look_interval(10_000), 10 * sec);
 }
+
+#[test]
+fn a_soaking_wave_is_looked_at_when_its_soak_ends() {
+    use crate::api::{ClusterRolloutStatus, WaveState, WaveStatus};
+    let spec = TemplateRolloutSpec {
+        multi_cluster_service: None,
+        template: "tmpl".into(),
+        revision: 2,
+        policy: RolloutPolicy {
+            soak: Some("24h".into()),
+            ..Default::default()
+        },
+    };
+    let now = Timestamp::from_second(1_000_000).unwrap();
+    let at = |secs: i64| Some(Time(Timestamp::from_second(1_000_000 + secs).unwrap()));
+    let mut status = TemplateRolloutStatus {
+        phase: RolloutPhase::Progressing,
+        waves: vec![WaveStatus {
+            number: 1,
+            state: WaveState::Soaking,
+            soak_until: at(60),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let sec = std::time::Duration::from_secs(1);
+    assert_eq!(next_look(&spec, &status, now), Action::requeue(61 * sec));
+    // A day away: looked at every 5 minutes meanwhile, not every 5 s.
+    status.waves[0].soak_until = at(86_400);
+    assert_eq!(next_look(&spec, &status, now), Action::requeue(300 * sec));
+    // Already over: at once (a second on).
+    status.waves[0].soak_until = at(-30);
+    assert_eq!(next_look(&spec, &status, now), Action::requeue(sec));
+    // A cluster updating elsewhere keeps the few-seconds pace.
+    status.clusters.push(ClusterRolloutStatus {
+        name: "c".into(),
+        state: ClusterRolloutState::Updating,
+        since: Some(Time(now)),
+        ..Default::default()
+    });
+    status.waves[0].soak_until = at(86_400);
+    assert_eq!(next_look(&spec, &status, now), Action::requeue(5 * sec));
+}
