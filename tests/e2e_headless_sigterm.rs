@@ -93,15 +93,7 @@ async fn sigterm_mid_rollout_exits_cleanly_and_the_next_engine_resumes() {
         )
         .await;
     }
-    rollout_when(
-        &mgmt,
-        &ns.name,
-        "fleet-2",
-        "the rollout to succeed",
-        STEP,
-        |r| phase(r) == RolloutPhase::Succeeded,
-    )
-    .await;
+    in_phase(&mgmt, &ns.name, "fleet-2", RolloutPhase::Succeeded).await;
     assert_eq!(charts(&ns.name).await, some(&["ingress-nginx-4.11.4"; 3]));
 
     teardown_fleet(&mgmt, &ns.name).await;

@@ -11,7 +11,7 @@
 mod common;
 
 use common::cases::*;
-use common::rollouts::{STEP, phase, request, rollout_when, service_templates};
+use common::rollouts::{STEP, in_phase, phase, request, rollout_when, service_templates};
 use common::*;
 use hmc_tui::api::{ManagedCluster, MultiClusterService, RolloutPhase};
 use kube::api::{Api, Patch, PatchParams};
@@ -135,13 +135,11 @@ async fn a_label_gives_a_cluster_the_services_of_the_multi_cluster_services_that
     // clusters it selects, one per wave, each waiting for an approval.
     let mcs_rollout = "mcs-edge-2";
     multi_cluster_service(&mgmt, &ns.name, "ingress-nginx-4-11-4").await;
-    let r = rollout_when(
+    let r = in_phase(
         &mgmt,
         &ns.name,
         mcs_rollout,
-        "wave 1 of edge's revision 2 to wait for approval",
-        STEP,
-        |r| phase(r) == RolloutPhase::WaitingForApproval,
+        RolloutPhase::WaitingForApproval,
     )
     .await;
     assert_eq!(r.spec.multi_cluster_service.as_deref(), Some("edge"));
@@ -194,15 +192,7 @@ async fn a_label_gives_a_cluster_the_services_of_the_multi_cluster_services_that
     assert_eq!(edge_chart(&children[1], &edge).await, old);
 
     request(&mgmt, &ns.name, mcs_rollout, "approve", "bob").await;
-    let done = rollout_when(
-        &mgmt,
-        &ns.name,
-        mcs_rollout,
-        "edge's revision 2 rolled out",
-        STEP,
-        |r| phase(r) == RolloutPhase::Succeeded,
-    )
-    .await;
+    let done = in_phase(&mgmt, &ns.name, mcs_rollout, RolloutPhase::Succeeded).await;
     let approved_by: Vec<Option<&str>> = done
         .status
         .as_ref()

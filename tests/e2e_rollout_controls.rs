@@ -44,11 +44,6 @@ async fn recorded(
 }
 
 /// Waits until `rollout` is in phase `want`.
-async fn in_phase(mgmt: &Client, ns: &str, rollout: &str, want: RolloutPhase) -> TemplateRollout {
-    let what = format!("{rollout} to be {want}");
-    rollout_when(mgmt, ns, rollout, &what, STEP, |r| phase(r) == want).await
-}
-
 fn cluster_state(r: &TemplateRollout, name: &str) -> (ClusterRolloutState, String) {
     let c = r
         .status

@@ -155,15 +155,7 @@ async fn manual_rollout_moves_one_cluster_per_approved_wave() {
             );
         }
     }
-    let r = rollout_when(
-        &mgmt,
-        &ns.name,
-        "fleet-2",
-        "the rollout to succeed",
-        STEP,
-        |r| phase(r) == RolloutPhase::Succeeded,
-    )
-    .await;
+    let r = in_phase(&mgmt, &ns.name, "fleet-2", RolloutPhase::Succeeded).await;
     assert_eq!(r.status.unwrap().updated_summary.as_deref(), Some("3/3"));
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
     for (name, _) in FLEET {

@@ -104,17 +104,10 @@ async fn a_killed_engine_resumes_the_rollout() {
     );
 
     request(&mgmt, &ns.name, "fleet-2", "approve 3", "alice").await;
-    let st = rollout_when(
-        &mgmt,
-        &ns.name,
-        "fleet-2",
-        "the rollout to succeed",
-        STEP,
-        |r| phase(r) == RolloutPhase::Succeeded,
-    )
-    .await
-    .status
-    .unwrap();
+    let st = in_phase(&mgmt, &ns.name, "fleet-2", RolloutPhase::Succeeded)
+        .await
+        .status
+        .unwrap();
     let approvals: Vec<(Option<u32>, &str)> =
         st.history.iter().map(|a| (a.wave, a.by.as_str())).collect();
     assert_eq!(

@@ -55,17 +55,10 @@ async fn the_second_wave_starts_only_after_the_first_has_soaked() {
     );
     assert_eq!(targets(&mgmt, &ns.name).await[2], Some(1));
 
-    let st = rollout_when(
-        &mgmt,
-        &ns.name,
-        "fleet-2",
-        "the rollout to succeed",
-        STEP,
-        |r| phase(r) == RolloutPhase::Succeeded,
-    )
-    .await
-    .status
-    .unwrap();
+    let st = in_phase(&mgmt, &ns.name, "fleet-2", RolloutPhase::Succeeded)
+        .await
+        .status
+        .unwrap();
     let wave2_started = st.waves[1].started_at.clone().expect("wave 2 started");
     assert!(
         wave2_started.0 >= soak_until.0,

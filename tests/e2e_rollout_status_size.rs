@@ -104,15 +104,7 @@ async fn a_rollout_too_large_to_store_stops_and_says_so() {
 
     // With room for it, the same rollout is planned and carried out.
     let engine = RunningEngine::start(&ns.name).await;
-    rollout_when(
-        &mgmt,
-        &ns.name,
-        "fleet-2",
-        "the rollout to succeed",
-        STEP,
-        |r| phase(r) == RolloutPhase::Succeeded,
-    )
-    .await;
+    in_phase(&mgmt, &ns.name, "fleet-2", RolloutPhase::Succeeded).await;
     assert_eq!(charts(&ns.name).await, some(&["ingress-nginx-4.11.4"; 3]));
     let r = rollouts.get("fleet-2").await.unwrap();
     assert!(

@@ -69,6 +69,24 @@ async fn ingress_class(child: kube::Client, name: String) -> Option<String> {
     api.get_opt(&name).await.ok()??.spec?.controller
 }
 
+/// The message of dev-3's service once it is Failed with a message that
+/// `wanted` accepts.
+async fn failed_service_message(
+    clusters: &Api<ManagedCluster>,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> String {
+    eventually(what, INSTALL, || async {
+        let st = status_of(clusters, "dev-3").await?;
+        let service = st.services.first()?;
+        (service.state == ServiceState::Failed)
+            .then(|| service.message.clone())
+            .flatten()
+            .filter(|m| wanted(m))
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_cluster_gets_values_rendered_from_its_own_data() {
     let mgmt = mgmt().await;
@@ -99,18 +117,11 @@ async fn each_cluster_gets_values_rendered_from_its_own_data() {
     // dev-3's Cluster has no region label: its service says so, where, and
     // installs nothing; the other two went on without it.
     let mcs: Api<ManagedCluster> = Api::namespaced(mgmt.clone(), &ns.name);
-    let message = eventually(
-        "dev-3's service to say what its values miss",
-        INSTALL,
-        || async {
-            let st = status_of(&mcs, "dev-3").await?;
-            let service = st.services.first()?;
-            (service.state == ServiceState::Failed)
-                .then(|| service.message.clone())
-                .flatten()
-        },
-    )
-    .await;
+    let message =
+        failed_service_message(&mcs, "dev-3's service to say what its values miss", |_| {
+            true
+        })
+        .await;
     assert!(
         message.contains("line 7, column")
             && message.contains("region")
@@ -140,18 +151,9 @@ async fn each_cluster_gets_values_rendered_from_its_own_data() {
                 "values": "controller:\n  x: {{ range 1000000000000 }}{{ end }}\n"}]),
     )
     .await;
-    let message = eventually(
-        "dev-3's hostile template to be stopped",
-        INSTALL,
-        || async {
-            let st = status_of(&mcs, "dev-3").await?;
-            let service = st.services.first()?;
-            (service.state == ServiceState::Failed)
-                .then(|| service.message.clone())
-                .flatten()
-                .filter(|m| m.contains("range iterations"))
-        },
-    )
+    let message = failed_service_message(&mcs, "dev-3's hostile template to be stopped", |m| {
+        m.contains("range iterations")
+    })
     .await;
     assert!(
         message.starts_with("values of service ingress-nginx in this cluster do not render"),

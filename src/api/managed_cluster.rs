@@ -128,6 +128,16 @@ impl ManagedClusterStatus {
     }
 }
 
+/// Whether every service named in `names` is Installed in `services` (a
+/// cluster's service statuses); true for no names.
+pub fn all_installed<N: AsRef<str>>(services: &[ServiceStatus], names: &[N]) -> bool {
+    names.iter().all(|name| {
+        services
+            .iter()
+            .any(|s| s.name == name.as_ref() && s.state == ServiceState::Installed)
+    })
+}
+
 /// The revision of one MultiClusterService's services on one cluster.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -196,5 +206,27 @@ impl ManagedClusterSpec {
     /// stored 0 as its default, and those clusters never asked for less.
     pub fn own_priority(&self) -> i32 {
         super::effective_priority(self.services_priority.filter(|p| *p != 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_installed_needs_each_name_installed() {
+        let status = |name: &str, state| ServiceStatus {
+            name: name.into(),
+            state,
+            ..Default::default()
+        };
+        let services = [
+            status("a", ServiceState::Installed),
+            status("b", ServiceState::Failed),
+        ];
+        assert!(all_installed(&services, &["a"]));
+        assert!(!all_installed(&services, &["a", "b"]));
+        assert!(!all_installed(&services, &["c"]), "absent is not installed");
+        assert!(all_installed::<&str>(&services, &[]));
     }
 }

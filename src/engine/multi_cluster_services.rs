@@ -14,7 +14,7 @@ use kube::{Resource, ResourceExt};
 
 use crate::api::conditions;
 use crate::api::{
-    ManagedCluster, MultiClusterService, MultiClusterServiceStatus, ServiceState, TemplateService,
+    ManagedCluster, MultiClusterService, MultiClusterServiceStatus, TemplateService, all_installed,
 };
 use crate::engine::apply::status_if_changed;
 use crate::engine::clusters::given::{GivenMulti, given_multi_cluster_services, given_revision};
@@ -88,7 +88,10 @@ async fn reconcile_inner(mcs: &MultiClusterService, ctx: &Context) -> Result<Act
             cluster: mc.metadata.name.as_deref().unwrap_or_default(),
             selected,
             deployed: deployed(mc, &name, revisioned.revision)
-                && installed(mc, &selected.for_multi(&name).won),
+                && all_installed(
+                    mc.status.as_ref().map_or(&[], |s| &s.services[..]),
+                    &selected.for_multi(&name).won,
+                ),
         })
         .collect();
     let report = multi_report(mcs, &views);
@@ -117,18 +120,4 @@ fn deployed(mc: &ManagedCluster, mcs: &str, revision: Option<i64>) -> bool {
         .and_then(|s| s.multi_cluster_service(mcs))
         .and_then(|g| g.revision);
     good == revision
-}
-
-/// Whether every service in `won` is Installed on `mc`.
-fn installed(mc: &ManagedCluster, won: &[&str]) -> bool {
-    let services = mc
-        .status
-        .as_ref()
-        .map(|s| s.services.as_slice())
-        .unwrap_or(&[]);
-    won.iter().all(|name| {
-        services
-            .iter()
-            .any(|s| s.name == *name && s.state == ServiceState::Installed)
-    })
 }

@@ -124,12 +124,12 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
     } else {
         current.as_ref()
     };
-    let health = owner.health_of(ctx, &clusters);
     let mut status = match &current.status {
         Some(s) if !s.waves.is_empty() || !s.clusters.is_empty() => s.clone(),
         // Created, but the engine stopped before writing its plan.
         _ => planned(owner, ctx, &current.spec, &clusters),
     };
+    let health = owner.health_of(ctx, &clusters, &status);
     let mut notes = Vec::new();
     let request = current.annotations().get(labels::REQUEST).cloned();
     if let Some(text) = &request {

@@ -216,6 +216,17 @@ pub async fn rollout_when(
     .await
 }
 
+/// Waits until the rollout `name` is in phase `want`.
+pub async fn in_phase(
+    mgmt: &Client,
+    ns: &str,
+    rollout: &str,
+    want: RolloutPhase,
+) -> TemplateRollout {
+    let what = format!("{rollout} to be {want}");
+    rollout_when(mgmt, ns, rollout, &what, STEP, |r| phase(r) == want).await
+}
+
 pub fn phase(r: &TemplateRollout) -> RolloutPhase {
     r.status.as_ref().map(|s| s.phase).unwrap_or_default()
 }

@@ -14,6 +14,7 @@ use super::services::{MultiPlanned, Services};
 use crate::api::conditions::{self, Cond, NAME_CONFLICT, READY, SERVICES_READY};
 use crate::api::{
     ManagedCluster, ManagedClusterStatus, MultiClusterServiceRevision, ServiceState, ServiceStatus,
+    all_installed,
 };
 use crate::plan::services::idle_overrides;
 
@@ -129,11 +130,7 @@ fn multi_revision(
         true => planned.revision,
         false => before.and_then(|b| b.target_revision),
     };
-    let installed = planned.won.iter().all(|name| {
-        statuses
-            .iter()
-            .any(|s| s.name == *name && s.state == ServiceState::Installed)
-    });
+    let installed = all_installed(statuses, &planned.won);
     let good = match receives && provisioned && installed {
         true => planned.revision,
         false => before.and_then(|b| b.revision),

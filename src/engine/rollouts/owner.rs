@@ -16,7 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use crate::api::{
     ClusterTemplate, ClusterTemplateSpec, ManagedCluster, ManagedClusterStatus,
     MultiClusterService, PreviewGroup, RolloutPolicy, RolloutSubject, ServiceState, ServiceStatus,
-    ServiceTemplate, labels,
+    ServiceTemplate, TemplateRolloutStatus, labels,
 };
 use crate::engine::clusters::given::{given_multi_cluster_services, given_revision};
 use crate::engine::context::Context;
@@ -139,12 +139,14 @@ impl<'a> Owner<'a> {
     }
 
     /// What each cluster reports, in the rollout's terms, and for a
-    /// MultiClusterService the clusters of its namespace it no longer
-    /// selects, as having left (their rollout skips them).
+    /// MultiClusterService the clusters of its rollout (`status`) that are
+    /// still there but no longer selected, as having left (their rollout
+    /// skips them). Looked up by name: no second pass over the store.
     pub(super) fn health_of(
         self,
         ctx: &Context,
         clusters: &[Arc<ManagedCluster>],
+        status: &TemplateRolloutStatus,
     ) -> BTreeMap<String, Health> {
         let mut out: BTreeMap<String, Health> = clusters
             .iter()
@@ -159,15 +161,18 @@ impl<'a> Owner<'a> {
             .collect();
         if let Self::Multi(_) = self {
             let ns = self.namespace();
-            let others = ctx.stores.managed_clusters.state_filter(|c| {
-                c.namespace().as_deref() == Some(ns.as_str())
-                    && c.meta().deletion_timestamp.is_none()
-            });
-            for c in others {
-                out.entry(c.name_any()).or_insert(Health {
-                    left: Some("no longer selected by the MultiClusterService"),
-                    ..Health::default()
-                });
+            for listed in &status.clusters {
+                let present = get(&ctx.stores.managed_clusters, &ns, &listed.name)
+                    .is_some_and(|c| c.meta().deletion_timestamp.is_none());
+                if present && !out.contains_key(&listed.name) {
+                    out.insert(
+                        listed.name.clone(),
+                        Health {
+                            left: Some("no longer selected by the MultiClusterService"),
+                            ..Health::default()
+                        },
+                    );
+                }
             }
         }
         out

@@ -8,7 +8,9 @@ use std::collections::HashMap;
 
 use kube::ResourceExt;
 
-use crate::api::{ClusterRolloutState, ManagedCluster, RolloutPhase, TemplateRollout};
+use crate::api::{
+    ClusterRolloutState, ManagedCluster, RolloutPhase, RolloutSubject, TemplateRollout,
+};
 use crate::tui::model::health::Health;
 use crate::tui::model::key::{Kind, KubeContext, Obj, ObjKey};
 
@@ -86,7 +88,7 @@ fn moving(rollouts: &[Obj<TemplateRollout>]) -> Vec<&Obj<TemplateRollout>> {
     let mut newest: HashMap<(&KubeContext, String, &str), &Obj<TemplateRollout>> = HashMap::new();
     for r in rollouts
         .iter()
-        .filter(|r| r.spec.multi_cluster_service.is_none())
+        .filter(|r| matches!(r.spec.subject(), RolloutSubject::Template(_)))
     {
         let key = (
             &r.context,
@@ -147,7 +149,7 @@ pub fn pending_revisions(
             let Some(mc) = by_key.get(&(&r.context, ns, c.name.as_str())) else {
                 continue;
             };
-            if mc.spec.template != r.spec.template {
+            if r.spec.subject() != RolloutSubject::Template(&mc.spec.template) {
                 continue;
             }
             let given = mc.status.as_ref().and_then(|s| s.target_revision);
@@ -187,7 +189,7 @@ pub fn rollout_of(
             .filter(|r| {
                 r.context == cluster.context
                     && r.namespace().as_deref() == Some(ns.as_str())
-                    && r.spec.template == cluster.spec.template
+                    && r.spec.subject() == RolloutSubject::Template(&cluster.spec.template)
                     && r.status
                         .as_ref()
                         .is_some_and(|s| s.cluster(&cluster.name_any()).is_some())
