@@ -106,6 +106,20 @@ pub mod policy_rules {
         "canary must be a whole number of clusters, 0 or more (at most 2147483647)";
     pub const FAILURE_BUDGET_MESSAGE: &str =
         "failureBudget must be a whole number of clusters, 0 or more (at most 2147483647)";
+    /// A change window's `start`: a 24-hour local time, `HH:MM`.
+    pub const WINDOW_START_PATTERN: &str = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
+    pub const WINDOW_START_MESSAGE: &str =
+        "start must be a 24-hour local time HH:MM, such as 03:00 or 22:30";
+    /// A change window is open at most a week: it repeats weekly.
+    pub const WINDOW_MAX_HOURS: u64 = 168;
+    pub const WINDOW_DURATION_RULE: &str = "self.matches('^([0-9]+h)?([0-9]+m)?$') && self.matches('[1-9]') && duration(self) <= duration('168h')";
+    pub const WINDOW_DURATION_MESSAGE: &str =
+        "duration must be whole h and m, more than zero and at most 168h, such as 4h or 1h30m";
+    /// A time zone's name as the time zone database spells it.
+    pub const TIME_ZONE_PATTERN: &str = "^[A-Za-z][A-Za-z0-9_+/-]*$";
+    pub const TIME_ZONE_MAX_LENGTH: usize = 64;
+    /// Change windows in one policy, at most.
+    pub const MAX_WINDOWS: usize = 16;
 }
 
 use policy_rules::*;
@@ -151,6 +165,60 @@ pub struct RolloutPolicy {
     #[schemars(length(max = DURATION_MAX_LENGTH))]
     #[schemars(extend("x-kubernetes-validations" = [{"rule": SOAK_RULE, "message": SOAK_MESSAGE}]))]
     pub soak: Option<String>,
+    /// Holds every rollout under this policy: no new wave starts (waves
+    /// that started finish) until it is false again. Read from the template
+    /// (or MultiClusterService) as it is now, not as it was when a rollout
+    /// was planned. Default: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
+    /// When waves may start: a wave due outside every window waits for the
+    /// next one to open, and a wave that started finishes even if its
+    /// window closes. Read from the template as it is now. Default: none,
+    /// any time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = MAX_WINDOWS))]
+    pub windows: Vec<ChangeWindow>,
+}
+
+/// A weekly change window: open from `start` on each of `days`, for
+/// `duration`, in `timeZone`.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeWindow {
+    /// The days it opens on. Default: every day.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 7))]
+    pub days: Vec<Weekday>,
+    /// When it opens, in local time: `HH:MM`, 24-hour (`03:00`). A time that
+    /// a daylight-saving change skips opens when the clocks have moved on
+    /// (02:30 on a spring-forward night opens at 03:30); one that happens
+    /// twice opens the first time.
+    #[schemars(regex(pattern = WINDOW_START_PATTERN), length(max = 5))]
+    pub start: String,
+    /// How long it stays open, in real time: whole h and m, at most 168h
+    /// (`4h`, `1h30m`).
+    #[schemars(length(max = DURATION_MAX_LENGTH))]
+    #[schemars(extend("x-kubernetes-validations" = [{"rule": WINDOW_DURATION_RULE, "message": WINDOW_DURATION_MESSAGE}]))]
+    pub duration: String,
+    /// A time zone of the IANA database (`Europe/Berlin`,
+    /// `America/New_York`). Default: `UTC`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = TIME_ZONE_PATTERN), length(max = TIME_ZONE_MAX_LENGTH))]
+    pub time_zone: Option<String>,
+}
+
+/// A day of the week.
+#[derive(
+    Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, JsonSchema,
+)]
+pub enum Weekday {
+    Mon,
+    Tue,
+    Wed,
+    Thu,
+    Fri,
+    Sat,
+    Sun,
 }
 
 /// An int-or-string that is never stored as null (a null is defaulted
@@ -195,6 +263,8 @@ impl Default for RolloutPolicy {
             failure_budget: default_failure_budget(),
             order: None,
             soak: None,
+            paused: false,
+            windows: Vec::new(),
         }
     }
 }

@@ -157,6 +157,9 @@ pub enum WaveState {
     #[default]
     Pending,
     WaitingForApproval,
+    /// Due (and approved, when it needs approval), but outside every change
+    /// window: it starts when the next one opens.
+    WaitingForWindow,
     Progressing,
     /// Every cluster of the wave is updated or skipped, and it stays
     /// healthy for the policy's `soak` before the next wave may start.
@@ -230,6 +233,12 @@ pub struct WaveStatus {
     /// While it soaks: when the soak ends and the next wave may start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soak_until: Option<Time>,
+    /// While it waits for a change window: when the next one opens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opens_at: Option<Time>,
+    /// Who started it early ("start now"): past its soak, window or approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_now_by: Option<String>,
 }
 
 /// One cluster in a rollout.

@@ -29,7 +29,8 @@ use crate::api::{
     RolloutSubject, TemplateRollout, TemplateRolloutSpec, TemplateRolloutStatus, WaveState, labels,
 };
 use crate::plan::rollout::{
-    Note, Request, advance, apply_request, check_policy, fit_status, plan, summarize,
+    Gate, Note, Request, advance_gated, apply_request_gated, check_policy, fit_status, plan,
+    summarize,
 };
 use crate::store::get;
 
@@ -130,6 +131,9 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
         _ => planned(owner, ctx, &current.spec, &clusters),
     };
     let health = owner.health_of(ctx, &clusters, &status);
+    // The pause and the change windows are the owner's as they are now: an
+    // operator who adds a freeze holds the rollouts under way.
+    let gate = Gate::of(&owner.policy());
     let mut notes = Vec::new();
     let request = current.annotations().get(labels::REQUEST).cloned();
     if let Some(text) = &request {
@@ -138,8 +142,9 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
             .get(labels::REQUESTED_BY)
             .cloned()
             .unwrap_or_else(|| "unknown".into());
-        let outcome = Request::parse(text)
-            .and_then(|req| apply_request(&current.spec, &mut status, &req, &by, &health, now));
+        let outcome = Request::parse(text).and_then(|req| {
+            apply_request_gated(&current.spec, &mut status, &req, &by, &health, now, &gate)
+        });
         match outcome {
             Ok(n) => notes.extend(n),
             Err(why) => notes.push(Note {
@@ -149,7 +154,13 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
             }),
         }
     }
-    notes.extend(advance(&current.spec, &mut status, &health, now));
+    notes.extend(advance_gated(
+        &current.spec,
+        &mut status,
+        &health,
+        now,
+        &gate,
+    ));
     if !write_fitted(ctx, owner, current, current.status.as_ref(), &mut status).await? {
         // Nothing was written: no step is told as taken, and an operator's
         // request stays for the look that can write it.
@@ -371,19 +382,25 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
         .iter()
         .filter(|w| w.state == WaveState::Soaking)
         .filter_map(|w| w.soak_until.as_ref())
-        .map(|until| {
-            let left = until.0.duration_since(now);
-            let left = if left.is_negative() {
-                Duration::ZERO
-            } else {
-                left.unsigned_abs()
-            };
-            left + Duration::from_secs(1)
-        })
+        .map(|at| until(at.0, now))
         .min();
-    match (deadline, soak_end) {
+    // A wave waiting for a change window: looked at when it opens.
+    let opens = status
+        .waves
+        .iter()
+        .filter(|w| w.state == WaveState::WaitingForWindow)
+        .filter_map(|w| w.opens_at.as_ref())
+        .map(|at| until(at.0, now))
+        .min();
+    let timed = [soak_end, opens].into_iter().flatten().min();
+    match (deadline, timed) {
         (Some(d), _) => Action::requeue(d.min(Duration::from_secs(5))),
-        (None, Some(end)) if status.phase == RolloutPhase::Progressing => {
+        (None, Some(end))
+            if matches!(
+                status.phase,
+                RolloutPhase::Progressing | RolloutPhase::Pending
+            ) =>
+        {
             Action::requeue(end.min(Duration::from_secs(300)))
         }
         (None, _) if status.phase == RolloutPhase::Progressing => {
@@ -391,6 +408,18 @@ fn next_look(spec: &TemplateRolloutSpec, status: &TemplateRolloutStatus, now: Ti
         }
         (None, _) => Action::requeue(Duration::from_secs(300)),
     }
+}
+
+/// The time from `now` to `at` (none once past), and a second more: a look
+/// then finds it passed.
+fn until(at: Timestamp, now: Timestamp) -> Duration {
+    let left = at.duration_since(now);
+    let left = if left.is_negative() {
+        Duration::ZERO
+    } else {
+        left.unsigned_abs()
+    };
+    left + Duration::from_secs(1)
 }
 
 mod owner;

@@ -12,7 +12,8 @@
 //! - `requests`: what an operator asks of a rollout, carried out;
 //! - `revision`: the revision each cluster should be given;
 //! - `preview`: what a revision changes, cluster by cluster;
-//! - `size`: a status made to fit what the API server stores.
+//! - `size`: a status made to fit what the API server stores;
+//! - `windows`: change windows and the policy's pause, when a wave may start.
 
 mod policy;
 mod preview;
@@ -21,16 +22,18 @@ mod revision;
 mod size;
 mod steps;
 mod waves;
+mod windows;
 
 pub use self::policy::{
     FieldError, Limits, MaxConcurrent, PolicyError, check_policy, parse_duration,
     parse_max_concurrent,
 };
 pub use self::preview::{preview_groups, service_changes};
-pub use self::requests::{Request, apply_request};
+pub use self::requests::{Request, apply_request, apply_request_gated};
 pub use self::revision::desired_revision;
 pub use self::size::{MAX_STATUS_BYTES, fit_status};
-pub use self::steps::{Health, Note, advance, needs_approval, summarize};
+pub use self::steps::{Health, Note, advance, advance_gated, needs_approval, summarize};
+pub use self::windows::{Gate, POLICY_PAUSE, Schedule, TIME_ZONE_MESSAGE};
 pub use self::waves::{Candidate, PlannedWave, candidates, candidates_given, plan, plan_waves};
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::api::{
     ManagedClusterSpec, ManagedClusterStatus, MultiClusterServiceRevision, RolloutPolicy,
     ServiceState, ServiceStatus,
 };
-use crate::plan::rollout::{Candidate, Health};
+use crate::plan::rollout::{Candidate, Health, advance};
 
 /// What each cluster reports to a template's rollout.
 fn health_of(clusters: &[Arc<ManagedCluster>]) -> std::collections::BTreeMap<String, Health> {

@@ -51,8 +51,9 @@ pub struct Limits {
 /// One value of a rollout policy that breaks its rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
-    /// `healthTimeout`, `maxConcurrent`, `canary`, `failureBudget` or `soak`.
-    pub field: &'static str,
+    /// `healthTimeout`, `maxConcurrent`, `canary`, `failureBudget`, `soak`
+    /// or a window's (`windows[0].timeZone`).
+    pub field: String,
     /// The value as written, quoted and cut to a readable length.
     pub value: String,
     /// The rule it breaks, as the API server words it.
@@ -81,7 +82,7 @@ const QUOTED: usize = 40;
 
 /// `text` in quotes with its quotes and control characters escaped, cut to
 /// [`QUOTED`] bytes (and `…`): a hostile value stays one short line.
-fn quoted(text: &str) -> String {
+pub(super) fn quoted(text: &str) -> String {
     let mut out = String::from('"');
     for c in text.chars() {
         let escaped: String = match c {
@@ -146,8 +147,12 @@ pub fn parse_max_concurrent(value: &IntOrString) -> Option<MaxConcurrent> {
 /// Checks every value of a policy against its rule and reads them.
 pub fn check_policy(policy: &RolloutPolicy) -> Result<Limits, PolicyError> {
     let mut errors = Vec::new();
-    let mut bad = |field, value: String, rule| {
-        errors.push(FieldError { field, value, rule });
+    let mut bad = |field: &str, value: String, rule| {
+        errors.push(FieldError {
+            field: field.into(),
+            value,
+            rule,
+        });
     };
     let max_concurrent = parse_max_concurrent(&policy.max_concurrent);
     if max_concurrent.is_none() {
@@ -185,6 +190,9 @@ pub fn check_policy(policy: &RolloutPolicy) -> Result<Limits, PolicyError> {
     if soak.is_none() {
         let text = policy.soak.as_deref().unwrap_or_default();
         bad("soak", quoted(text), SOAK_MESSAGE);
+    }
+    if let Err(windows) = super::windows::Schedule::read(&policy.windows) {
+        errors.extend(windows);
     }
     match (max_concurrent, health_timeout, soak) {
         (Some(max_concurrent), Some(health_timeout), Some(soak)) if errors.is_empty() => {

@@ -6,7 +6,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::policy::check_policy;
-use super::steps::{HISTORY, Health, Note, advance, current_wave, failures, note, start_wave};
+use super::steps::{
+    HISTORY, Health, Note, advance_gated, current_wave, failures, finish_wave, needs_approval,
+    note, resumed_phase, start_wave, wait_for_window,
+};
+use super::windows::{Gate, POLICY_PAUSE};
 use crate::api::{
     ClusterRolloutState, RolloutAct, RolloutPhase, TemplateRolloutSpec, TemplateRolloutStatus,
     WaveState,
@@ -27,14 +31,18 @@ pub enum Request {
     Skip(String),
     /// Try a failed cluster again, with a fresh health timeout.
     Retry(String),
+    /// Start the next wave now: past its soak, its change windows and its
+    /// approval (the one asking approves it). An emergency's way, recorded
+    /// with who asked.
+    StartNow,
 }
 
 impl Request {
     /// Reads `approve`, `approve 2`, `pause`, `resume`, `abort`, `rollback`,
-    /// `skip <cluster>`, `retry <cluster>`.
+    /// `skip <cluster>`, `retry <cluster>`, `start-now`.
     pub fn parse(text: &str) -> Result<Request, String> {
         let words: Vec<&str> = text.split_whitespace().collect();
-        let usage = "expected approve [wave], pause, resume, abort, rollback, skip <cluster> or retry <cluster>";
+        let usage = "expected approve [wave], pause, resume, abort, rollback, skip <cluster>, retry <cluster> or start-now";
         match words.as_slice() {
             ["approve"] => Ok(Request::Approve(None)),
             ["approve", n] => n
@@ -48,6 +56,7 @@ impl Request {
             ["rollback"] | ["abort", "rollback"] => Ok(Request::Rollback),
             ["skip", c] => Ok(Request::Skip(c.to_string())),
             ["retry", c] => Ok(Request::Retry(c.to_string())),
+            ["start-now"] => Ok(Request::StartNow),
             _ => Err(format!("`{text}`: {usage}")),
         }
     }
@@ -61,6 +70,7 @@ impl Request {
             Request::Rollback => "rollback",
             Request::Skip(_) => "skip",
             Request::Retry(_) => "retry",
+            Request::StartNow => "start-now",
         }
     }
 
@@ -86,11 +96,27 @@ pub fn apply_request(
     health: &BTreeMap<String, Health>,
     now: Timestamp,
 ) -> Result<Vec<Note>, String> {
+    let gate = Gate::of(&spec.policy);
+    apply_request_gated(spec, status, request, by, health, now, &gate)
+}
+
+/// [`apply_request`], with the pause and change windows of `gate` (the
+/// template's as it is now) instead of the rollout's copy.
+pub fn apply_request_gated(
+    spec: &TemplateRolloutSpec,
+    status: &mut TemplateRolloutStatus,
+    request: &Request,
+    by: &str,
+    health: &BTreeMap<String, Health>,
+    now: Timestamp,
+    gate: &Gate,
+) -> Result<Vec<Note>, String> {
     let phase = status.phase;
     // A policy that breaks its rules lets an operator stop, hold back or
     // undo the rollout, never move it forward.
     let limits = check_policy(&spec.policy);
-    if let (Err(e), Request::Approve(_) | Request::Resume | Request::Retry(_)) = (&limits, request)
+    if let (Err(e), Request::Approve(_) | Request::Resume | Request::Retry(_) | Request::StartNow) =
+        (&limits, request)
     {
         return Err(format!(
             "the rollout's policy breaks the rules: {}",
@@ -128,6 +154,53 @@ pub fn apply_request(
             status.waves[index].approved_by = Some(by.into());
             status.waves[index].approved_at = Some(Time(now));
             act.wave = Some(number);
+            // Outside every window the approval is kept, and the wave
+            // starts when the next opens.
+            if gate.open_at(now) {
+                start_wave(status, index, health, now, &mut notes);
+            } else {
+                wait_for_window(status, index, gate, now, &mut notes);
+            }
+        }
+        Request::StartNow => {
+            if phase == RolloutPhase::Paused {
+                return Err(match status.paused_by.as_deref() {
+                    Some(POLICY_PAUSE) => {
+                        "its policy pauses it (spec.rollout.paused): set that to false first".into()
+                    }
+                    by => format!(
+                        "it is paused by {}: resume it first",
+                        by.unwrap_or("someone")
+                    ),
+                });
+            }
+            if phase.is_terminal() {
+                return Err(format!("nothing to start: the rollout is {phase}"));
+            }
+            let Some(mut index) = current_wave(status) else {
+                return Err("no wave is left to start".into());
+            };
+            if status.waves[index].state == WaveState::Soaking {
+                finish_wave(status, index, now, &mut notes);
+                index = current_wave(status).ok_or("no wave is left to start")?;
+            }
+            let wave = &status.waves[index];
+            if !matches!(
+                wave.state,
+                WaveState::Pending | WaveState::WaitingForApproval | WaveState::WaitingForWindow
+            ) {
+                return Err(format!("wave {} has started already", wave.number));
+            }
+            let number = wave.number;
+            if let Ok(limits) = &limits
+                && needs_approval(&spec.policy, limits, number)
+                && wave.approved_by.is_none()
+            {
+                status.waves[index].approved_by = Some(by.into());
+                status.waves[index].approved_at = Some(Time(now));
+            }
+            status.waves[index].started_now_by = Some(by.into());
+            act.wave = Some(number);
             start_wave(status, index, health, now, &mut notes);
         }
         Request::Pause => {
@@ -146,11 +219,14 @@ pub fn apply_request(
             if phase != RolloutPhase::Paused {
                 return Err(format!("nothing to resume: the rollout is {phase}"));
             }
+            if status.paused_by.as_deref() == Some(POLICY_PAUSE) {
+                return Err(
+                    "its policy pauses it (spec.rollout.paused): it resumes when that is false"
+                        .into(),
+                );
+            }
             status.paused_by = None;
-            status.phase = match current_wave(status).map(|i| status.waves[i].state) {
-                Some(WaveState::WaitingForApproval) => RolloutPhase::WaitingForApproval,
-                _ => RolloutPhase::Progressing,
-            };
+            status.phase = resumed_phase(status);
         }
         Request::Abort => {
             if phase.is_terminal() {
@@ -253,6 +329,6 @@ pub fn apply_request(
     status.history.drain(..over);
     // Let the machine take the next step right away (a retried cluster may
     // already be healthy, a resumed wave may be finished).
-    notes.extend(advance(spec, status, health, now));
+    notes.extend(advance_gated(spec, status, health, now, gate));
     Ok(notes)
 }

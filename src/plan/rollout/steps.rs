@@ -9,6 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::policy::{Limits, PolicyError, check_policy};
+use super::windows::{Gate, POLICY_PAUSE};
 use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutPolicy, RolloutStrategy,
     TemplateRolloutSpec, TemplateRolloutStatus, WaveState,
@@ -115,6 +116,7 @@ pub(super) fn start_wave(
     let number = status.waves[index].number;
     status.waves[index].state = WaveState::Progressing;
     status.waves[index].started_at = Some(Time(now));
+    status.waves[index].opens_at = None;
     let mut names = Vec::new();
     for c in status
         .clusters
@@ -247,6 +249,18 @@ pub fn advance(
     health: &BTreeMap<String, Health>,
     now: Timestamp,
 ) -> Vec<Note> {
+    advance_gated(spec, status, health, now, &Gate::of(&spec.policy))
+}
+
+/// [`advance`], with the pause and the change windows of `gate` (the
+/// engine's: the template's as it is now) instead of the rollout's copy.
+pub fn advance_gated(
+    spec: &TemplateRolloutSpec,
+    status: &mut TemplateRolloutStatus,
+    health: &BTreeMap<String, Health>,
+    now: Timestamp,
+    gate: &Gate,
+) -> Vec<Note> {
     let mut notes = Vec::new();
     if status.phase.is_terminal() {
         summarize(spec, status);
@@ -271,6 +285,7 @@ pub fn advance(
     if status.phase == RolloutPhase::Failed && failures(status) <= limits.failure_budget {
         status.phase = RolloutPhase::Progressing;
     }
+    hold_for_policy(status, gate, &mut notes);
 
     // Waves.
     if matches!(
@@ -282,7 +297,9 @@ pub fn advance(
             match status.waves[index].state {
                 // Nothing left to update in it: no approval asked, nothing
                 // started.
-                WaveState::Pending | WaveState::WaitingForApproval
+                WaveState::Pending
+                | WaveState::WaitingForApproval
+                | WaveState::WaitingForWindow
                     if nothing_to_update(status, number) =>
                 {
                     let wave = &mut status.waves[index];
@@ -296,7 +313,10 @@ pub fn advance(
                         ),
                     ));
                 }
-                WaveState::Pending if needs_approval(&spec.policy, &limits, number) => {
+                WaveState::Pending
+                    if needs_approval(&spec.policy, &limits, number)
+                        && status.waves[index].approved_by.is_none() =>
+                {
                     status.waves[index].state = WaveState::WaitingForApproval;
                     status.phase = RolloutPhase::WaitingForApproval;
                     notes.push(note(
@@ -306,7 +326,11 @@ pub fn advance(
                     ));
                     break;
                 }
-                WaveState::Pending => {
+                WaveState::Pending | WaveState::WaitingForWindow if !gate.open_at(now) => {
+                    wait_for_window(status, index, gate, now, &mut notes);
+                    break;
+                }
+                WaveState::Pending | WaveState::WaitingForWindow => {
                     start_wave(status, index, health, now, &mut notes);
                     // Its clusters may already report the revision, or a
                     // failure there: judge them now, not at the next call.
@@ -367,7 +391,7 @@ pub fn advance(
 }
 
 /// Closes wave `index`: Succeeded, or Failed when a cluster of it failed.
-fn finish_wave(
+pub(super) fn finish_wave(
     status: &mut TemplateRolloutStatus,
     index: usize,
     now: Timestamp,
@@ -394,6 +418,82 @@ fn finish_wave(
             if failed { " with failures" } else { "" }
         ),
     ));
+}
+
+/// Wave `index` is due outside every change window: it waits for the next
+/// to open (told once, when it starts to wait).
+pub(super) fn wait_for_window(
+    status: &mut TemplateRolloutStatus,
+    index: usize,
+    gate: &Gate,
+    now: Timestamp,
+    notes: &mut Vec<Note>,
+) {
+    let opens = gate
+        .unreadable
+        .is_none()
+        .then(|| gate.schedule.next_opening(now))
+        .flatten();
+    let wave = &mut status.waves[index];
+    let first = wave.state != WaveState::WaitingForWindow;
+    wave.state = WaveState::WaitingForWindow;
+    wave.opens_at = opens.map(Time);
+    let number = wave.number;
+    status.phase = if status.started_at.is_some() {
+        RolloutPhase::Progressing
+    } else {
+        RolloutPhase::Pending
+    };
+    if first {
+        let when = match (&gate.unreadable, opens) {
+            (Some(why), _) => format!("its change windows cannot be read: {why}"),
+            (None, Some(at)) => format!("the next opens at {at:.0}"),
+            (None, None) => "none opens".into(),
+        };
+        notes.push(note(
+            false,
+            "WaitingForWindow",
+            format!("wave {number} waits for a change window: {when}"),
+        ));
+    }
+}
+
+/// The policy's pause holds a moving rollout, and its end lets a rollout it
+/// held go on; a pause an operator asked for stays theirs.
+fn hold_for_policy(status: &mut TemplateRolloutStatus, gate: &Gate, notes: &mut Vec<Note>) {
+    let moving = matches!(
+        status.phase,
+        RolloutPhase::Pending | RolloutPhase::Progressing | RolloutPhase::WaitingForApproval
+    );
+    if gate.paused && moving {
+        status.phase = RolloutPhase::Paused;
+        status.paused_by = Some(POLICY_PAUSE.into());
+        notes.push(note(
+            false,
+            "RolloutPaused",
+            format!("paused by {POLICY_PAUSE}: no new wave starts"),
+        ));
+    } else if !gate.paused
+        && status.phase == RolloutPhase::Paused
+        && status.paused_by.as_deref() == Some(POLICY_PAUSE)
+    {
+        status.paused_by = None;
+        status.phase = resumed_phase(status);
+        notes.push(note(
+            false,
+            "RolloutResumed",
+            "resumed: its policy no longer pauses it".into(),
+        ));
+    }
+}
+
+/// The phase a paused rollout resumes in: waiting for approval when its
+/// wave does, else moving.
+pub(super) fn resumed_phase(status: &TemplateRolloutStatus) -> RolloutPhase {
+    match current_wave(status).map(|i| status.waves[i].state) {
+        Some(WaveState::WaitingForApproval) => RolloutPhase::WaitingForApproval,
+        _ => RolloutPhase::Progressing,
+    }
 }
 
 /// Wave `index`, updated, starts to soak for `soak`.
@@ -484,6 +584,14 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
         .filter(|w| w.state == WaveState::Soaking)
         .and_then(|w| w.soak_until.as_ref())
         .map(|t| format!("{:.0}", t.0));
+    // The wave it is at waits for a change window: when the next opens.
+    let window = at
+        .map(|i| &status.waves[i])
+        .filter(|w| w.state == WaveState::WaitingForWindow)
+        .map(|w| match &w.opens_at {
+            Some(t) => format!("a change window (opens {:.0})", t.0),
+            None => "a change window (none opens: see spec.rollout.windows)".to_string(),
+        });
     let by = status.paused_by.clone().unwrap_or_else(|| "someone".into());
     let waiting_reason = |wave: u32| -> String {
         match status.phase {
@@ -506,6 +614,12 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
                 at_number.unwrap_or_default()
             ),
             _ => match (at_number, &soak_until) {
+                (Some(n), _) if window.is_some() => {
+                    format!(
+                        "wave {n} waits for {}",
+                        window.as_deref().unwrap_or_default()
+                    )
+                }
                 (Some(n), Some(until)) => format!("wave {n} soaks until {until}"),
                 (Some(n), None) => format!("wave {n} not yet healthy"),
                 (None, _) => "waiting".into(),
@@ -528,6 +642,11 @@ pub fn summarize(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus)
         .map(|(n, w)| format!(", {n} {w}"))
         .collect::<String>();
     status.message = Some(match status.phase {
+        RolloutPhase::Pending | RolloutPhase::Progressing if window.is_some() => format!(
+            "wave {}/{waves} waits for {}; {updated}/{total} updated{tail}",
+            at_number.unwrap_or_default(),
+            window.as_deref().unwrap_or_default()
+        ),
         RolloutPhase::Pending => {
             format!(
                 "{} in {}",

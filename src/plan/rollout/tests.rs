@@ -12,8 +12,8 @@ use serde_json::json;
 use super::steps::{blocker, current_wave, failures};
 use crate::api::policy_rules::*;
 use crate::api::{
-    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutPolicy, RolloutStrategy,
-    ServiceState, TemplateRolloutSpec, TemplateRolloutStatus, WaveState,
+    ChangeWindow, ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutPolicy,
+    RolloutStrategy, ServiceState, TemplateRolloutSpec, TemplateRolloutStatus, WaveState, Weekday,
 };
 use crate::plan::services::ServicePlan;
 use crate::plan::services::{BlockedService, DesiredService};
@@ -816,7 +816,7 @@ fn bad_values_are_named_never_defaulted() {
     let mut p = stored("", IntOrString::Int(0), u32::MAX);
     p.canary = Some(COUNT_MAX + 1);
     let e = check_policy(&p).unwrap_err();
-    let fields: Vec<&str> = e.0.iter().map(|f| f.field).collect();
+    let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
     assert_eq!(
         fields,
         ["maxConcurrent", "canary", "healthTimeout", "failureBudget"]
@@ -2127,8 +2127,55 @@ fn the_crd_rules_use_the_patterns() {
         // TemplateRollout that copies their policy.
         assert_eq!(crds.matches(message).count(), 3, "{message}");
     }
-    // healthTimeout and soak, in each of the three.
-    assert_eq!(crds.matches("maxLength: 16").count(), 6);
+    // healthTimeout, soak and a window's duration, in each of the three.
+    assert_eq!(crds.matches("maxLength: 16").count(), 9);
+    assert!(WINDOW_DURATION_RULE.contains(&format!("duration('{WINDOW_MAX_HOURS}h')")));
+    for message in [WINDOW_DURATION_MESSAGE] {
+        assert_eq!(crds.matches(message).count(), 3, "{message}");
+    }
+    assert_eq!(
+        crds.matches(&format!("pattern: {WINDOW_START_PATTERN}"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn window_rules_read_like_the_engine() {
+    // The engine's reading of `start` and `duration` agrees with the CRD's
+    // pattern and rule on the edges.
+    for (start, ok) in [
+        ("00:00", true),
+        ("23:59", true),
+        ("24:00", false),
+        ("3:00", false),
+        ("03:60", false),
+        ("03:00:00", false),
+    ] {
+        let re = regex::Regex::new(WINDOW_START_PATTERN).unwrap();
+        assert_eq!(re.is_match(start), ok, "pattern on {start}");
+        let policy = RolloutPolicy {
+            windows: vec![window(&[], start, "1h", None)],
+            ..Default::default()
+        };
+        assert_eq!(check_policy(&policy).is_ok(), ok, "engine on {start}");
+    }
+    for (duration, ok) in [
+        ("1h", true),
+        ("90m", true),
+        ("168h", true),
+        ("1h30m", true),
+        ("169h", false),
+        ("30s", false),
+        ("0h", false),
+        ("", false),
+    ] {
+        let policy = RolloutPolicy {
+            windows: vec![window(&[], "03:00", duration, None)],
+            ..Default::default()
+        };
+        assert_eq!(check_policy(&policy).is_ok(), ok, "engine on {duration}");
+    }
 }
 
 /// What the clusters of a rollout report, one code per cluster in order:
@@ -2831,5 +2878,426 @@ fn soak_is_checked_against_its_rule() {
     assert_eq!(
         check_policy(&RolloutPolicy::default()).unwrap().soak,
         Duration::ZERO
+    );
+}
+
+// ---- change windows and the policy's pause ------------------------------------
+
+fn at(text: &str) -> Timestamp {
+    text.parse().unwrap()
+}
+
+fn window(days: &[Weekday], start: &str, duration: &str, zone: Option<&str>) -> ChangeWindow {
+    ChangeWindow {
+        days: days.to_vec(),
+        start: start.into(),
+        duration: duration.into(),
+        time_zone: zone.map(Into::into),
+    }
+}
+
+fn schedule(windows: &[ChangeWindow]) -> Schedule {
+    Schedule::read(windows).unwrap()
+}
+
+#[test]
+fn a_weekly_window_opens_and_closes_in_its_time_zone() {
+    // Tuesdays 03:00 for 4h in Berlin: 02:00Z to 06:00Z in winter (CET).
+    let s = schedule(&[window(
+        &[Weekday::Tue],
+        "03:00",
+        "4h",
+        Some("Europe/Berlin"),
+    )]);
+    // Tuesday 2026-12-08 01:59Z is 02:59 in Berlin: not yet.
+    assert!(!s.open_at(at("2026-12-08T01:59:00Z")));
+    assert_eq!(
+        s.next_opening(at("2026-12-08T01:59:00Z")),
+        Some(at("2026-12-08T02:00:00Z"))
+    );
+    assert!(s.open_at(at("2026-12-08T02:00:00Z")));
+    assert!(s.open_at(at("2026-12-08T05:59:59Z")));
+    assert!(!s.open_at(at("2026-12-08T06:00:00Z")));
+    // Closed on Wednesday; the next opening is a week on.
+    assert!(!s.open_at(at("2026-12-09T03:00:00Z")));
+    assert_eq!(
+        s.next_opening(at("2026-12-08T06:00:00Z")),
+        Some(at("2026-12-15T02:00:00Z"))
+    );
+    // In summer Berlin is UTC+2: the same local time is an hour earlier.
+    assert!(s.open_at(at("2027-06-08T01:00:00Z")));
+    assert!(!s.open_at(at("2027-06-08T00:59:00Z")));
+    assert_eq!(
+        s.describe(),
+        ["Tue 03:00 for 4h (Europe/Berlin)".to_string()]
+    );
+}
+
+#[test]
+fn a_window_that_crosses_midnight_and_the_week_stays_open() {
+    // Sundays 22:00 UTC for 4h: open until Monday 02:00.
+    let s = schedule(&[window(&[Weekday::Sun], "22:00", "4h", None)]);
+    assert!(s.open_at(at("2026-12-13T23:00:00Z")), "Sunday night");
+    assert!(s.open_at(at("2026-12-14T01:30:00Z")), "Monday early");
+    assert!(!s.open_at(at("2026-12-14T02:00:00Z")));
+    // A week-long window opened last Monday is still open on Sunday.
+    let week = schedule(&[window(&[Weekday::Mon], "00:00", "168h", None)]);
+    assert!(week.open_at(at("2026-12-13T23:59:00Z")));
+    // Several windows: open when one is, and the next opening is the soonest.
+    let two = schedule(&[
+        window(&[Weekday::Fri], "10:00", "1h", None),
+        window(&[Weekday::Wed], "10:00", "1h", None),
+    ]);
+    assert_eq!(
+        two.next_opening(at("2026-12-07T12:00:00Z")),
+        Some(at("2026-12-09T10:00:00Z"))
+    );
+    // Without days it opens every day.
+    let daily = schedule(&[window(&[], "12:00", "30m", None)]);
+    assert!(daily.open_at(at("2026-12-12T12:10:00Z")));
+    assert!(!daily.open_at(at("2026-12-12T12:30:00Z")));
+}
+
+#[test]
+fn a_start_time_a_daylight_saving_change_skips_opens_when_the_clocks_move_on() {
+    // New York springs forward at 02:00 on 2027-03-14: 02:30 never happens
+    // and the window opens at 03:30 EDT (07:30Z), lasting its real hour.
+    let s = schedule(&[window(&[], "02:30", "1h", Some("America/New_York"))]);
+    assert_eq!(
+        s.next_opening(at("2027-03-14T06:00:00Z")),
+        Some(at("2027-03-14T07:30:00Z"))
+    );
+    assert!(s.open_at(at("2027-03-14T08:29:00Z")));
+    assert!(!s.open_at(at("2027-03-14T08:30:00Z")));
+    // The day before it opened at 02:30 EST (07:30Z too); the day after at
+    // 02:30 EDT (06:30Z).
+    assert_eq!(
+        s.next_opening(at("2027-03-15T00:00:00Z")),
+        Some(at("2027-03-15T06:30:00Z"))
+    );
+}
+
+#[test]
+fn a_start_time_that_happens_twice_opens_the_first_time() {
+    // New York falls back at 02:00 on 2027-11-07: 01:30 happens at 05:30Z
+    // (EDT) and again at 06:30Z (EST). The window opens at the first.
+    let s = schedule(&[window(
+        &[Weekday::Sun],
+        "01:30",
+        "30m",
+        Some("America/New_York"),
+    )]);
+    assert_eq!(
+        s.next_opening(at("2027-11-07T00:00:00Z")),
+        Some(at("2027-11-07T05:30:00Z"))
+    );
+    assert!(s.open_at(at("2027-11-07T05:45:00Z")));
+    assert!(!s.open_at(at("2027-11-07T06:45:00Z")), "30 real minutes");
+}
+
+#[test]
+fn windows_are_checked_against_their_rules() {
+    let policy = RolloutPolicy {
+        windows: vec![
+            window(&[], "24:00", "4h", None),
+            window(&[], "3:00", "30s", Some("Mars/Olympus_Mons")),
+            window(&[], "03:00", "169h", Some("Europe/Berlin")),
+            window(&[], "03:00", "1h30m", Some("Europe/Berlin")),
+        ],
+        ..Default::default()
+    };
+    let e = check_policy(&policy).unwrap_err();
+    let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "windows[0].start",
+            "windows[1].start",
+            "windows[1].duration",
+            "windows[1].timeZone",
+            "windows[2].duration"
+        ]
+    );
+    assert_eq!(e.0[3].rule, TIME_ZONE_MESSAGE);
+    assert_eq!(e.0[2].rule, WINDOW_DURATION_MESSAGE);
+    // A gate on windows it cannot read is closed, and says why.
+    let gate = Gate::of(&policy);
+    assert!(!gate.open_at(at("2026-12-08T03:00:00Z")));
+    assert!(
+        gate.unreadable
+            .as_deref()
+            .is_some_and(|why| why.contains("spec.rollout.windows[1].timeZone")),
+        "{:?}",
+        gate.unreadable
+    );
+}
+
+/// Two clusters, one per wave, under `policy`'s strategy with `windows`.
+fn windowed(
+    strategy: RolloutStrategy,
+    windows: Vec<ChangeWindow>,
+) -> (TemplateRolloutSpec, TemplateRolloutStatus) {
+    let spec = spec(RolloutPolicy {
+        windows,
+        ..policy(strategy, 1)
+    });
+    let status = plan(&spec, &clusters(2)).unwrap();
+    (spec, status)
+}
+
+fn step_at(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus, now: &str) -> Vec<Note> {
+    let report = world(spec, status, &BTreeSet::new(), &BTreeSet::new());
+    advance(spec, status, &report, at(now))
+}
+
+#[test]
+fn a_wave_due_outside_every_window_waits_for_the_next_to_open() {
+    // Daily 03:00 to 04:00 UTC; the change comes at 02:59:30.
+    let (spec, mut status) = windowed(
+        RolloutStrategy::Automatic,
+        vec![window(&[], "03:00", "1h", None)],
+    );
+    let notes = step_at(&spec, &mut status, "2026-12-08T02:59:30Z");
+    assert_eq!(status.waves[0].state, WaveState::WaitingForWindow);
+    assert_eq!(
+        status.waves[0].opens_at,
+        Some(Time(at("2026-12-08T03:00:00Z")))
+    );
+    assert_eq!(status.clusters[0].state, ClusterRolloutState::Waiting);
+    assert_eq!(status.phase, RolloutPhase::Pending);
+    assert!(notes.iter().any(|n| n.reason == "WaitingForWindow"
+        && n.message
+            == "wave 1 waits for a change window: the next opens at 2026-12-08T03:00:00Z"));
+    assert_eq!(
+        status.message.as_deref(),
+        Some("wave 1/2 waits for a change window (opens 2026-12-08T03:00:00Z); 0/2 updated")
+    );
+    assert_eq!(
+        cluster_reasons(&status),
+        [
+            "wave 1 waits for a change window (opens 2026-12-08T03:00:00Z)",
+            "wave 1 waits for a change window (opens 2026-12-08T03:00:00Z)"
+        ]
+    );
+    // Told once: a second look says nothing new.
+    assert!(step_at(&spec, &mut status, "2026-12-08T02:59:50Z").is_empty());
+    // The window opens: wave 1 starts, and its cluster is updated.
+    step_at(&spec, &mut status, "2026-12-08T03:00:00Z");
+    assert_eq!(status.waves[0].state, WaveState::Progressing);
+    assert_eq!(status.waves[0].opens_at, None);
+    step_at(&spec, &mut status, "2026-12-08T03:10:00Z");
+    assert_eq!(status.waves[1].state, WaveState::Progressing);
+    step_at(&spec, &mut status, "2026-12-08T03:20:00Z");
+    assert_eq!(status.phase, RolloutPhase::Succeeded);
+}
+
+#[test]
+fn a_wave_that_started_finishes_after_its_window_closes() {
+    let (spec, mut status) = windowed(
+        RolloutStrategy::Automatic,
+        vec![window(&[], "03:00", "1h", None)],
+    );
+    step_ok_at(&spec, &mut status, "2026-12-08T03:59:00Z");
+    assert_eq!(status.waves[0].state, WaveState::Progressing);
+    // c01 is still installing when the window closes.
+    let slow = world(&spec, &status, &BTreeSet::new(), &set(&["c01"]));
+    advance(&spec, &mut status, &slow, at("2026-12-08T04:00:30Z"));
+    assert_eq!(status.clusters[0].state, ClusterRolloutState::Updating);
+    // It becomes healthy: wave 1 finishes; wave 2 waits for tomorrow.
+    step_at(&spec, &mut status, "2026-12-08T04:05:00Z");
+    assert_eq!(status.waves[0].state, WaveState::Succeeded);
+    assert_eq!(status.waves[1].state, WaveState::WaitingForWindow);
+    assert_eq!(
+        status.waves[1].opens_at,
+        Some(Time(at("2026-12-09T03:00:00Z")))
+    );
+    assert_eq!(status.phase, RolloutPhase::Progressing);
+}
+
+fn step_ok_at(spec: &TemplateRolloutSpec, status: &mut TemplateRolloutStatus, now: &str) {
+    step_at(spec, status, now);
+}
+
+#[test]
+fn an_approval_outside_a_window_is_kept_until_it_opens() {
+    let (spec, mut status) = windowed(
+        RolloutStrategy::Manual,
+        vec![window(&[Weekday::Tue], "03:00", "2h", None)],
+    );
+    // Monday: the approval is asked at once, whatever the window.
+    step_at(&spec, &mut status, "2026-12-07T12:00:00Z");
+    assert_eq!(status.waves[0].state, WaveState::WaitingForApproval);
+    let report = world(&spec, &status, &BTreeSet::new(), &BTreeSet::new());
+    apply_request(
+        &spec,
+        &mut status,
+        &Request::Approve(Some(1)),
+        "alice",
+        &report,
+        at("2026-12-07T12:05:00Z"),
+    )
+    .unwrap();
+    assert_eq!(status.waves[0].approved_by.as_deref(), Some("alice"));
+    assert_eq!(status.waves[0].state, WaveState::WaitingForWindow);
+    assert_eq!(status.clusters[0].state, ClusterRolloutState::Waiting);
+    assert_eq!(status.phase, RolloutPhase::Pending);
+    // Tuesday 03:00: it starts without being asked again.
+    step_at(&spec, &mut status, "2026-12-08T03:00:00Z");
+    assert_eq!(status.waves[0].state, WaveState::Progressing);
+    assert_eq!(status.clusters[0].state, ClusterRolloutState::Updating);
+    // Wave 2 asks for its own approval.
+    step_at(&spec, &mut status, "2026-12-08T03:05:00Z");
+    assert_eq!(status.waves[1].state, WaveState::WaitingForApproval);
+}
+
+#[test]
+fn start_now_passes_the_window_the_soak_and_the_approval_and_names_who_asked() {
+    let spec = spec(RolloutPolicy {
+        soak: Some("1h".into()),
+        canary: Some(1),
+        windows: vec![window(&[Weekday::Sat], "03:00", "1h", None)],
+        ..policy(RolloutStrategy::Automatic, 1)
+    });
+    let mut status = plan(&spec, &clusters(3)).unwrap();
+    step_at(&spec, &mut status, "2026-12-07T12:00:00Z");
+    assert_eq!(status.waves[0].state, WaveState::WaitingForWindow);
+    let report = world(&spec, &status, &BTreeSet::new(), &BTreeSet::new());
+    let notes = apply_request(
+        &spec,
+        &mut status,
+        &Request::StartNow,
+        "oncall",
+        &report,
+        at("2026-12-07T12:01:00Z"),
+    )
+    .unwrap();
+    assert_eq!(status.waves[0].state, WaveState::Progressing);
+    assert_eq!(status.waves[0].started_now_by.as_deref(), Some("oncall"));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.message == "start-now wave 1 by oncall (revision 2)")
+    );
+    let last = status.history.last().unwrap();
+    assert_eq!(
+        (last.action.as_str(), last.by.as_str(), last.wave),
+        ("start-now", "oncall", Some(1))
+    );
+    // The canary is healthy and soaks; start now ends the soak and passes
+    // the canary's approval, which it records as the asker's.
+    step_at(&spec, &mut status, "2026-12-07T12:02:00Z");
+    assert_eq!(status.waves[0].state, WaveState::Soaking);
+    let report = world(&spec, &status, &BTreeSet::new(), &BTreeSet::new());
+    apply_request(
+        &spec,
+        &mut status,
+        &Request::StartNow,
+        "oncall",
+        &report,
+        at("2026-12-07T12:03:00Z"),
+    )
+    .unwrap();
+    assert_eq!(status.waves[0].state, WaveState::Succeeded);
+    assert_eq!(status.waves[1].state, WaveState::Progressing);
+    assert_eq!(status.waves[1].approved_by.as_deref(), Some("oncall"));
+    // A wave under way cannot be started again.
+    let again = apply_request(
+        &spec,
+        &mut status,
+        &Request::StartNow,
+        "oncall",
+        &report,
+        at("2026-12-07T12:03:30Z"),
+    );
+    assert_eq!(again, Err("wave 2 has started already".into()));
+    assert_eq!(Request::parse("start-now"), Ok(Request::StartNow));
+    assert_eq!(Request::StartNow.to_annotation(), "start-now");
+}
+
+#[test]
+fn the_policys_pause_holds_new_waves_and_lets_started_ones_finish() {
+    let (mut spec, mut status) = windowed(RolloutStrategy::Automatic, Vec::new());
+    step_at(&spec, &mut status, "2026-12-07T12:00:00Z");
+    assert_eq!(status.waves[0].state, WaveState::Progressing);
+    // Paused while c01 installs: the rollout is paused by its policy.
+    spec.policy.paused = true;
+    let slow = world(&spec, &status, &BTreeSet::new(), &set(&["c01"]));
+    let notes = advance(&spec, &mut status, &slow, at("2026-12-07T12:01:00Z"));
+    assert_eq!(status.phase, RolloutPhase::Paused);
+    assert_eq!(status.paused_by.as_deref(), Some(POLICY_PAUSE));
+    assert!(notes.iter().any(|n| n.reason == "RolloutPaused"));
+    assert_eq!(
+        status.message.as_deref(),
+        Some("paused by its policy (spec.rollout.paused); 0/2 updated")
+    );
+    // c01 finishes; wave 2 does not start.
+    step_at(&spec, &mut status, "2026-12-07T12:05:00Z");
+    assert_eq!(status.clusters[0].state, ClusterRolloutState::Updated);
+    assert_eq!(status.clusters[1].state, ClusterRolloutState::Waiting);
+    // Neither resume nor start now lift the policy's pause.
+    let report = world(&spec, &status, &BTreeSet::new(), &BTreeSet::new());
+    for request in [Request::Resume, Request::StartNow] {
+        let refused = apply_request(
+            &spec,
+            &mut status,
+            &request,
+            "alice",
+            &report,
+            at("2026-12-07T12:06:00Z"),
+        )
+        .unwrap_err();
+        assert!(refused.contains("spec.rollout.paused"), "{refused}");
+    }
+    // Unpaused: it goes on by itself.
+    spec.policy.paused = false;
+    let notes = step_at(&spec, &mut status, "2026-12-07T12:10:00Z");
+    assert!(notes.iter().any(|n| n.reason == "RolloutResumed"));
+    assert_eq!(status.waves[1].state, WaveState::Progressing);
+    assert_eq!(status.paused_by, None);
+}
+
+#[test]
+fn an_operators_pause_outlasts_the_policys() {
+    let (mut spec, mut status) = windowed(RolloutStrategy::Automatic, Vec::new());
+    step_at(&spec, &mut status, "2026-12-07T12:00:00Z");
+    let report = world(&spec, &status, &BTreeSet::new(), &BTreeSet::new());
+    apply_request(
+        &spec,
+        &mut status,
+        &Request::Pause,
+        "bob",
+        &report,
+        at("2026-12-07T12:00:10Z"),
+    )
+    .unwrap();
+    spec.policy.paused = true;
+    step_at(&spec, &mut status, "2026-12-07T12:01:00Z");
+    assert_eq!(status.paused_by.as_deref(), Some("bob"));
+    spec.policy.paused = false;
+    step_at(&spec, &mut status, "2026-12-07T12:02:00Z");
+    assert_eq!(status.phase, RolloutPhase::Paused, "bob's pause stays");
+    assert_eq!(status.paused_by.as_deref(), Some("bob"));
+}
+
+#[test]
+fn the_gate_the_engine_passes_wins_over_the_rollouts_copy() {
+    // The rollout was planned without windows; the template has one now.
+    let (spec, mut status) = windowed(RolloutStrategy::Automatic, Vec::new());
+    let live = RolloutPolicy {
+        windows: vec![window(&[], "03:00", "1h", None)],
+        ..spec.policy.clone()
+    };
+    let report = world(&spec, &status, &BTreeSet::new(), &BTreeSet::new());
+    advance_gated(
+        &spec,
+        &mut status,
+        &report,
+        at("2026-12-07T12:00:00Z"),
+        &Gate::of(&live),
+    );
+    assert_eq!(status.waves[0].state, WaveState::WaitingForWindow);
+    assert_eq!(
+        status.waves[0].opens_at,
+        Some(Time(at("2026-12-08T03:00:00Z")))
     );
 }

@@ -30,6 +30,9 @@ pub enum Action {
     /// Rollout board: try the selected failed cluster again. A template:
     /// try its chart repository again now.
     Retry,
+    /// Rollout board: start the next wave now, past its soak, change
+    /// windows and approval (asks to confirm).
+    StartNow,
     /// Edit the selected service's values.
     Edit,
     /// The engine's Events about what is on screen.
@@ -116,6 +119,7 @@ pub const ALL: &[Action] = &[
     Action::Abort,
     Action::Skip,
     Action::Retry,
+    Action::StartNow,
     Action::Edit,
     Action::Events,
     Action::NextMatch,
@@ -173,6 +177,7 @@ impl Action {
             Action::Abort => "abort",
             Action::Skip => "skip",
             Action::Retry => "retry",
+            Action::StartNow => "start-now",
             Action::Edit => "edit",
             Action::Events => "events",
             Action::NextMatch => "next-match",

@@ -8,14 +8,16 @@
 
 mod multi;
 
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ObjectMeta;
 
 use crate::api::names::kubeconfig_secret;
-use crate::api::{ClusterTemplate, ManagedCluster, TemplateRollout};
+use crate::api::{ClusterTemplate, ManagedCluster, RolloutPolicy, TemplateRollout};
+use crate::plan::rollout::Gate;
 use crate::plan::safe_text::escape_control;
 use crate::plan::users::{cluster_template_users, service_template_users};
-use crate::tui::model::age::{age, age_of};
+use crate::tui::model::age::{age, age_of, until};
 use crate::tui::model::events;
 use crate::tui::model::health::{
     Health, cluster_ready, condition_health, service_health, services_ready,
@@ -401,6 +403,9 @@ fn template(data: &Snapshot, t: TemplateRef<'_>, now: Timestamp) -> Vec<Line> {
         lines.push(blank());
         lines.push(heading("Services"));
         lines.extend(services_of(ct));
+        lines.push(blank());
+        lines.push(heading("Rollout policy"));
+        lines.extend(policy_lines(ct.spec.rollout.as_ref(), now));
     }
     lines.push(blank());
     lines.push(heading("Related"));
@@ -451,6 +456,72 @@ fn template(data: &Snapshot, t: TemplateRef<'_>, now: Timestamp) -> Vec<Line> {
     lines
 }
 
+/// A rollout policy: how waves are made, what holds them, and its change
+/// windows with the next opening.
+pub(super) fn policy_lines(policy: Option<&RolloutPolicy>, now: Timestamp) -> Vec<Line> {
+    let policy = policy.cloned().unwrap_or_default();
+    let max = match &policy.max_concurrent {
+        IntOrString::Int(n) => n.to_string(),
+        IntOrString::String(s) => s.clone(),
+    };
+    let mut lines = vec![field(
+        "Waves",
+        format!(
+            "{:?}, {max} at once{}, health timeout {}, failure budget {}{}",
+            policy.strategy,
+            policy
+                .canary
+                .filter(|c| *c > 0)
+                .map(|c| format!(", canary {c}"))
+                .unwrap_or_default(),
+            policy.health_timeout,
+            policy.failure_budget,
+            policy
+                .soak
+                .as_ref()
+                .map(|s| format!(", soak {s}"))
+                .unwrap_or_default()
+        ),
+        Tone::Plain,
+    )];
+    if policy.paused {
+        lines.push(field(
+            "Paused",
+            "yes: no new wave starts (spec.rollout.paused)",
+            Tone::Health(Health::Pending),
+        ));
+    }
+    if policy.windows.is_empty() {
+        lines.push(field("Windows", "none: waves start any time", Tone::Muted));
+        return lines;
+    }
+    let gate = Gate::of(&policy);
+    if let Some(why) = &gate.unreadable {
+        lines.push(field(
+            "Windows",
+            format!("unreadable, no wave starts: {why}"),
+            Tone::Health(Health::Failed),
+        ));
+        return lines;
+    }
+    for (i, w) in gate.schedule.describe().into_iter().enumerate() {
+        lines.push(field(if i == 0 { "Windows" } else { "" }, w, Tone::Plain));
+    }
+    let next = if gate.schedule.open_at(now) {
+        ("open now".to_string(), Tone::Health(Health::Ready))
+    } else {
+        match gate.schedule.next_opening(now) {
+            Some(at) => (
+                format!("{at:.0} (in {})", until(now, at)),
+                Tone::Health(Health::Progressing),
+            ),
+            None => ("never".to_string(), Tone::Health(Health::Failed)),
+        }
+    };
+    lines.push(field("Next opening", next.0, next.1));
+    lines
+}
+
 fn services_of(ct: &ClusterTemplate) -> Vec<Line> {
     table(
         &["NAME", "TEMPLATE", "NAMESPACE"],
@@ -490,7 +561,7 @@ fn rollout(r: &TemplateRollout, now: Timestamp) -> Vec<Line> {
     lines.push(blank());
     lines.push(heading("Waves"));
     lines.extend(table(
-        &["WAVE", "STATE", "APPROVED BY", "STARTED"],
+        &["WAVE", "STATE", "APPROVED BY", "STARTED", "NOTE"],
         status
             .waves
             .iter()
@@ -501,6 +572,12 @@ fn rollout(r: &TemplateRollout, now: Timestamp) -> Vec<Line> {
                         wave_state_name(w.state).to_string(),
                         w.approved_by.clone().unwrap_or_else(|| "-".into()),
                         age_of(now, w.started_at.as_ref().map(|t| t.0)),
+                        match (&w.opens_at, &w.soak_until, &w.started_now_by) {
+                            (Some(at), _, _) => format!("window opens {:.0}", at.0),
+                            (_, Some(end), _) => format!("soaks until {:.0}", end.0),
+                            (_, _, Some(by)) => format!("started now by {by}"),
+                            _ => String::new(),
+                        },
                     ],
                     Tone::Health(wave_health(w.state)),
                 )

@@ -8,7 +8,7 @@ use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutSubject, TemplateRollout,
     TemplateRolloutStatus, WaveState, WaveStatus,
 };
-use crate::plan::rollout::Request;
+use crate::plan::rollout::{POLICY_PAUSE, Request};
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::Health;
 use crate::tui::model::key::Obj;
@@ -32,9 +32,10 @@ pub fn phase_health(phase: RolloutPhase) -> Health {
 pub fn wave_health(state: WaveState) -> Health {
     match state {
         WaveState::Succeeded => Health::Ready,
-        WaveState::Progressing | WaveState::WaitingForApproval | WaveState::Soaking => {
-            Health::Progressing
-        }
+        WaveState::Progressing
+        | WaveState::WaitingForApproval
+        | WaveState::WaitingForWindow
+        | WaveState::Soaking => Health::Progressing,
         WaveState::Pending => Health::Pending,
         WaveState::Failed => Health::Failed,
     }
@@ -54,6 +55,7 @@ pub fn wave_state_name(state: WaveState) -> &'static str {
     match state {
         WaveState::Pending => "Pending",
         WaveState::WaitingForApproval => "WaitingForApproval",
+        WaveState::WaitingForWindow => "WaitingForWindow",
         WaveState::Progressing => "Progressing",
         WaveState::Soaking => "Soaking",
         WaveState::Succeeded => "Succeeded",
@@ -340,6 +342,7 @@ pub fn check(status: &TemplateRolloutStatus, request: &Request) -> Result<(), St
             Err(format!("nothing to roll back: the rollout is {phase}"))
         }
         Request::Rollback => Ok(()),
+        Request::StartNow => start_now_check(status),
         Request::Skip(name) | Request::Retry(name) => {
             let Some(c) = status.cluster(name) else {
                 return Err(format!("{name} is not part of this rollout"));
@@ -365,6 +368,85 @@ pub fn check(status: &TemplateRolloutStatus, request: &Request) -> Result<(), St
             }
         }
     }
+}
+
+/// Whether the next wave can be started now, as the engine decides it.
+fn start_now_check(status: &TemplateRolloutStatus) -> Result<(), String> {
+    let phase = status.phase;
+    if phase == RolloutPhase::Paused {
+        return Err(match status.paused_by.as_deref() {
+            Some(POLICY_PAUSE) => {
+                "its policy pauses it (spec.rollout.paused): set that to false first".into()
+            }
+            by => format!(
+                "it is paused by {}: resume it first",
+                by.unwrap_or("someone")
+            ),
+        });
+    }
+    if phase.is_terminal() {
+        return Err(format!("nothing to start: the rollout is {phase}"));
+    }
+    let mut waves = status
+        .waves
+        .iter()
+        .filter(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed));
+    let wave = match waves.next() {
+        Some(w) if w.state == WaveState::Soaking => waves.next(),
+        w => w,
+    };
+    match wave {
+        None => Err("no wave is left to start".into()),
+        Some(w) if w.state == WaveState::Progressing => {
+            Err(format!("wave {} has started already", w.number))
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// The next wave "start now" would start, and what it passes.
+fn start_now_question(name: &str, status: &TemplateRolloutStatus) -> String {
+    let mut waves = status
+        .waves
+        .iter()
+        .filter(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed));
+    let first = waves.next();
+    let (soaking, wave) = match first {
+        Some(w) if w.state == WaveState::Soaking => (Some(w.number), waves.next()),
+        w => (None, w),
+    };
+    let Some(wave) = wave else {
+        return format!("Start the next wave of {name} now?");
+    };
+    let mut passes = Vec::new();
+    if let Some(n) = soaking {
+        passes.push(format!("wave {n}'s soak"));
+    }
+    if wave.state == WaveState::WaitingForWindow {
+        passes.push("the change windows".to_string());
+    }
+    if wave.state == WaveState::WaitingForApproval {
+        passes.push("its approval (you approve it)".to_string());
+    }
+    let clusters = status
+        .clusters
+        .iter()
+        .filter(|c| c.wave == wave.number && c.state == ClusterRolloutState::Waiting)
+        .count();
+    format!(
+        "Start wave {} of {name} now? {} get the revision{}; recorded as started by you.",
+        wave.number,
+        if clusters == 1 {
+            "1 cluster".to_string()
+        } else {
+            format!("{clusters} clusters")
+        },
+        if passes.is_empty() {
+            String::new()
+        } else {
+            format!(", past {}", passes.join(" and "))
+        }
+    )
 }
 
 /// The question asked before a request that cannot be undone, in terms of
@@ -416,6 +498,7 @@ pub fn question(r: &TemplateRollout, status: &TemplateRolloutStatus, request: &R
                 None => format!("Skip {cluster} in {name}? It keeps the revision it has."),
             }
         }
+        Request::StartNow => start_now_question(&name, status),
         other => format!("Ask {name} to {}?", other.to_annotation()),
     }
 }

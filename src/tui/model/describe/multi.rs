@@ -3,7 +3,7 @@
 
 use k8s_openapi::jiff::Timestamp;
 
-use super::{Line, Tone, blank, conditions_table, field, heading, identity, table};
+use super::{Line, Tone, blank, conditions_table, field, heading, identity, policy_lines, table};
 use crate::api::{MAX_LISTED_CLUSTERS, MultiClusterService};
 use crate::tui::model::health::Health;
 use crate::tui::model::key::Kind;
@@ -51,6 +51,9 @@ pub(super) fn multi_cluster_service(mcs: &MultiClusterService, now: Timestamp) -
             .collect(),
         "no services",
     ));
+    lines.push(blank());
+    lines.push(heading("Rollout policy"));
+    lines.extend(policy_lines(mcs.spec.rollout.as_ref(), now));
     lines.push(blank());
     lines.push(heading("Clusters"));
     // The engine lists at most this many; a status written by someone else

@@ -400,6 +400,27 @@ fn waves(app: &App, r: &TemplateRollout, frame: &mut Frame, area: Rect) {
                         t.accent(),
                     ));
                 }
+                if wave.state == WaveState::WaitingForWindow {
+                    let when = match wave.opens_at.as_ref().map(|at| until(app.now, at.0)) {
+                        Some(now) if now == "now" => "opens now".to_string(),
+                        Some(later) => format!("opens in {later}"),
+                        None => "none opens: see the policy's windows".to_string(),
+                    };
+                    let key = match requests::refusal(app, Action::StartNow) {
+                        Some(_) => String::new(),
+                        None => format!(
+                            " ({} starts it now)",
+                            app.keys.label(board, Action::StartNow)
+                        ),
+                    };
+                    spans.push(Span::styled(
+                        format!("  waits for a change window, {when}{key}"),
+                        t.accent(),
+                    ));
+                }
+                if let Some(by) = &wave.started_now_by {
+                    spans.push(Span::styled(format!("  started now by {by}"), t.muted()));
+                }
                 spans
             }
             BoardRow::Cluster(c) => {

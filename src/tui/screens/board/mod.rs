@@ -1,6 +1,6 @@
 //! The live wave board of one rollout, and the operator's requests on
-//! it ([`requests`]): approve, pause, resume, abort or roll back, skip
-//! and retry.
+//! it ([`requests`]): approve, pause, resume, abort or roll back, skip,
+//! retry and start the next wave now.
 
 mod draw;
 pub(crate) mod requests;
@@ -39,6 +39,8 @@ pub const KEYS: &[Binding] = &[
     bind(Key::char('s'), Action::Skip, "skip", true).explained("skip the selected cluster; asks"),
     bind(Key::char('t'), Action::Retry, "retry", true)
         .explained("retry the selected failed cluster"),
+    bind(Key::char('W'), Action::StartNow, "start now", false)
+        .explained("start the next wave now, past soak, window, approval; asks"),
     bind(Key::char('y'), Action::Yaml, "yaml", false),
 ];
 
@@ -51,6 +53,7 @@ pub(crate) fn on_action(app: &mut App, action: Action) -> Option<Vec<Command>> {
         Action::Abort => requests::stop_choice(app),
         Action::Skip => requests::skip(app),
         Action::Retry => requests::retry(app),
+        Action::StartNow => requests::start_now(app),
         Action::Yaml => {
             yaml(app, action);
             Vec::new()

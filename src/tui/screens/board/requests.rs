@@ -1,5 +1,5 @@
 //! The rollout board's requests: approve, pause, resume, abort or roll
-//! back, skip and retry; and the way to a cluster's board. Each is checked against the rollout's state and
+//! back, skip, retry and start now; and the way to a cluster's board. Each is checked against the rollout's state and
 //! refused with the reason on the message line, asked to confirm when it
 //! cannot be undone, and sent as a [`Command::Request`].
 
@@ -59,7 +59,7 @@ fn checked(
             return Err(why);
         }
         rollouts::check(status, &request)?;
-        let question = matches!(request, Request::Skip(_))
+        let question = matches!(request, Request::Skip(_) | Request::StartNow)
             .then(|| in_context(app, &key, rollouts::question(r, status, &request)));
         Ok((key, request, question))
     })
@@ -121,6 +121,7 @@ pub(crate) fn refusal(app: &App, action: Action) -> Option<String> {
         Action::Resume => |_, _| Ok(Request::Resume),
         Action::Skip => skip_request,
         Action::Retry => retry_request,
+        Action::StartNow => |_, _| Ok(Request::StartNow),
         Action::Stay => |_, _| Ok(Request::Abort),
         Action::RollBack => |_, _| Ok(Request::Rollback),
         Action::Abort => return stop_checked(app).err(),
@@ -282,4 +283,10 @@ pub(crate) fn retry(app: &mut App) -> Vec<Command> {
 
 fn retry_request(_: &TemplateRolloutStatus, c: Option<String>) -> Result<Request, &'static str> {
     Ok(Request::Retry(c.ok_or("retry")?))
+}
+
+/// Start the next wave now (asks to confirm: it passes the soak, the
+/// change windows and the approval the policy asks for).
+pub(crate) fn start_now(app: &mut App) -> Vec<Command> {
+    ask(app, |_, _| Ok(Request::StartNow))
 }
