@@ -78,6 +78,21 @@ pub struct Cli {
     /// names no repository takes its chart from, as in hmc.
     #[arg(long, default_value = engine::context::SYSTEM_NAMESPACE, env = "HMC_SYSTEM_NAMESPACE")]
     pub system_namespace: String,
+    /// The engine: the Secret whose config.yaml lists the webhooks told of
+    /// rollouts and failed services. The engine reads only this one Secret
+    /// (by name, every 30s). Empty: no notifications.
+    #[arg(long, env = "HMC_NOTIFICATIONS_SECRET",
+          default_value = engine::notifications::DEFAULT_SECRET)]
+    pub notifications_secret: String,
+    /// The engine: the namespace of --notifications-secret, the engine's
+    /// own. Default: the system namespace.
+    #[arg(
+        long,
+        env = "HMC_NOTIFICATIONS_NAMESPACE",
+        default_value = "",
+        hide_default_value = true
+    )]
+    pub notifications_namespace: String,
     /// Name of the default chart repository in the system namespace.
     #[arg(long, default_value = engine::context::DEFAULT_REPOSITORY, env = "HMC_DEFAULT_REPOSITORY")]
     pub default_repository: String,

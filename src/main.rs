@@ -242,6 +242,12 @@ fn engine_options(cli: &Cli) -> EngineOptions {
         default_repository: cli.default_repository.clone(),
         shards: cli.shards.clone(),
         max_rollout_status_bytes: cli.max_rollout_status_bytes,
+        notifications_secret: cli.notifications_secret.clone(),
+        notifications_namespace: if cli.notifications_namespace.is_empty() {
+            cli.system_namespace.clone()
+        } else {
+            cli.notifications_namespace.clone()
+        },
         ..EngineOptions::default()
     }
 }

@@ -162,8 +162,9 @@ fn every_manifest_reads_as_kubernetes_types() {
     assert_eq!(o.service_accounts.len(), 1);
     assert_eq!(o.cluster_roles.len(), 1);
     assert_eq!(o.cluster_role_bindings.len(), 1);
-    assert_eq!(o.roles.len(), 1);
-    assert_eq!(o.role_bindings.len(), 1);
+    // The Lease's, and the notifications Secret's.
+    assert_eq!(o.roles.len(), 2);
+    assert_eq!(o.role_bindings.len(), 2);
     assert_eq!(o.pdbs.len(), 1);
     assert_eq!(o.services.len(), 1);
     // The engine pods' own policy, and the one admitting them to Flux's
@@ -487,7 +488,7 @@ fn the_lease_is_granted_in_its_namespace_only() {
         .find(|e| e.name == "HMC_LEASE_NAMESPACE")
         .and_then(|e| e.value.clone())
         .unwrap_or_else(|| "kube-system".into());
-    let role = &o.roles[0];
+    let role = named(&o.roles, "hmc-tui-lease");
     assert_eq!(role.metadata.namespace.as_deref(), Some(lease_ns.as_str()));
     let rules = role.rules.as_deref().unwrap();
     assert_eq!(
@@ -512,7 +513,7 @@ fn the_lease_is_granted_in_its_namespace_only() {
             .flatten()
             .any(|x| x == "leases"))
     );
-    let rb = &o.role_bindings[0];
+    let rb = named(&o.role_bindings, "hmc-tui-lease");
     assert_eq!(rb.metadata.namespace.as_deref(), Some(lease_ns.as_str()));
     assert_eq!(rb.role_ref.kind, "Role");
     assert_eq!(Some(rb.role_ref.name.clone()), role.metadata.name);
@@ -1038,4 +1039,65 @@ fn the_chart_refuses_a_bad_shard_key() {
             "{bad}: {err}"
         );
     }
+}
+
+fn named<'a, K: kube::ResourceExt>(objects: &'a [K], name: &str) -> &'a K {
+    objects
+        .iter()
+        .find(|o| o.name_any() == name)
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+#[test]
+fn the_engine_reads_one_secret_by_name_in_its_own_namespace() {
+    let o = load();
+    let (d, c) = engine(&o);
+    let env = |name: &str| {
+        c.env
+            .iter()
+            .flatten()
+            .find(|e| e.name == name)
+            .and_then(|e| e.value.clone())
+    };
+    let secret = env("HMC_NOTIFICATIONS_SECRET").expect("the notifications Secret");
+    assert_eq!(secret, "hmc-notifications");
+    let own = d.metadata.namespace.clone();
+    assert_eq!(env("HMC_NOTIFICATIONS_NAMESPACE"), own);
+    let role = named(&o.roles, "hmc-tui-notifications");
+    assert_eq!(role.metadata.namespace, own);
+    let rules = role.rules.as_deref().unwrap();
+    assert_eq!(
+        grants(rules),
+        BTreeSet::from([g("", "secrets", true, &["get"])])
+    );
+    assert_eq!(
+        rules[0].resource_names.as_deref(),
+        Some(&[secret.clone()][..]),
+        "that one Secret, by name"
+    );
+    // Nothing else anywhere grants anything on secrets.
+    let on_secrets = |r: &k8s_openapi::api::rbac::v1::PolicyRule| {
+        r.resources
+            .iter()
+            .flatten()
+            .any(|x| x == "secrets" || x == "*")
+    };
+    assert!(
+        o.cluster_roles
+            .iter()
+            .flat_map(|r| r.rules.iter().flatten())
+            .all(|r| !on_secrets(r))
+    );
+    assert_eq!(
+        o.roles
+            .iter()
+            .flat_map(|r| r.rules.iter().flatten())
+            .filter(|r| on_secrets(r))
+            .count(),
+        1
+    );
+    let rb = named(&o.role_bindings, "hmc-tui-notifications");
+    assert_eq!(rb.metadata.namespace, own);
+    assert_eq!(Some(rb.role_ref.name.clone()), role.metadata.name);
+    assert_eq!(rb.subjects.as_ref().unwrap()[0].name, "hmc-tui");
 }

@@ -176,7 +176,8 @@ pub fn documents(file: &str, text: &str) -> Vec<(Origin, Result<Value, String>)>
 /// What one document proposes.
 #[derive(Debug)]
 pub enum Proposed {
-    ClusterTemplate(ClusterTemplate),
+    /// Boxed: a template (with its rollout policy) is by far the largest.
+    ClusterTemplate(Box<ClusterTemplate>),
     ServiceTemplate(ServiceTemplate),
     ManagedCluster(ManagedCluster),
     MultiClusterService(MultiClusterService),
@@ -203,7 +204,9 @@ pub fn classify(doc: &Value, namespace: &str) -> Result<Vec<Proposed>, String> {
     }
     let ours = api_version == format!("{GROUP}/v1alpha1");
     let proposed = match (ours, kind) {
-        (true, "ClusterTemplate") => Proposed::ClusterTemplate(typed(doc, kind, namespace)?),
+        (true, "ClusterTemplate") => {
+            Proposed::ClusterTemplate(Box::new(typed(doc, kind, namespace)?))
+        }
         (true, "ServiceTemplate") => Proposed::ServiceTemplate(typed(doc, kind, namespace)?),
         (true, "ManagedCluster") => Proposed::ManagedCluster(typed(doc, kind, namespace)?),
         (true, "MultiClusterService") => {
@@ -318,7 +321,7 @@ fn add(out: &mut Proposal, object: Proposed, origin: Origin) {
     }
     let objects = &mut out.objects;
     let id = match object {
-        Proposed::ClusterTemplate(o) => put(&mut objects.cluster_templates, "ClusterTemplate", o),
+        Proposed::ClusterTemplate(o) => put(&mut objects.cluster_templates, "ClusterTemplate", *o),
         Proposed::ServiceTemplate(o) => put(&mut objects.service_templates, "ServiceTemplate", o),
         Proposed::ManagedCluster(o) => put(&mut objects.clusters, "ManagedCluster", o),
         Proposed::MultiClusterService(o) => put(

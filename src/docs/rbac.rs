@@ -35,7 +35,8 @@ pub fn rbac(cluster_role: &str) -> Result<String, String> {
         out,
         "Every rule of the engine's ClusterRole (`{CLUSTER_ROLE}`, rendered from the \
          chart `assets/chart/hmc-tui`), with why the engine needs it, as the chart says. \
-         The Lease is granted apart, in its namespace only (`lease-rbac.yaml`); a \
+         The Lease is granted apart, in its namespace only (`lease-rbac.yaml`), and so is \
+         the one Secret the engine reads, by name (`notifications-rbac.yaml`); a \
          namespace-scoped engine gets the same rules in a Role. What they add up to: \
          [RBAC](../operations/rbac.md).\n\n\
          | API group | resources | verbs | why |\n|---|---|---|---|"

@@ -12,6 +12,7 @@ use super::error::Result;
 use super::recorder::{Recorder, Reporter, Tally, Told};
 
 use crate::plan::releases::ReleaseOptions;
+use crate::plan::safe_text::cut_to_bytes;
 use crate::store::Stores;
 
 /// The one field manager for everything the engine writes.
@@ -57,6 +58,12 @@ pub struct EngineOptions {
     /// (`--max-rollout-status-bytes`): under the API server's storage
     /// limit per object, etcd's `--max-request-bytes` (1.5 MiB by default).
     pub max_rollout_status_bytes: usize,
+    /// The Secret whose `config.yaml` lists the webhooks the engine
+    /// notifies (`--notifications-secret`); empty: no notifications.
+    pub notifications_secret: String,
+    /// Where that Secret is: the engine's own namespace
+    /// (`--notifications-namespace`, the system namespace by default).
+    pub notifications_namespace: String,
 }
 
 impl EngineOptions {
@@ -138,6 +145,8 @@ impl Default for EngineOptions {
             default_repository: DEFAULT_REPOSITORY.into(),
             shards: Vec::new(),
             max_rollout_status_bytes: crate::plan::rollout::MAX_STATUS_BYTES,
+            notifications_secret: super::notifications::DEFAULT_SECRET.into(),
+            notifications_namespace: SYSTEM_NAMESPACE.into(),
         }
     }
 }
@@ -168,6 +177,10 @@ pub struct Context {
     pub source_retries: super::held_sources::Retries,
     /// Chart downloads under way per namespace (see [`super::downloads`]).
     pub download_turns: super::downloads::Turns,
+    /// Where rollouts and services tell people what needs them (see
+    /// [`super::notifications`]). Only the lease holder's controllers tell
+    /// it anything, so only the leader sends.
+    pub notifier: super::notifications::Notifier,
 }
 
 impl Context {
@@ -202,6 +215,22 @@ impl Context {
             counter.fetch_add(1, Ordering::Relaxed);
         });
         let recorder = Recorder::new(client.clone(), reporter, count);
+        // Outside a runtime (a unit test's context) there is nobody to send.
+        let notifier = if options.notifications_secret.is_empty()
+            || tokio::runtime::Handle::try_current().is_err()
+        {
+            super::notifications::Notifier::disabled()
+        } else {
+            let counts = &counters.notifications;
+            super::notifications::Notifier::start(
+                client.clone(),
+                options.notifications_namespace.clone(),
+                options.notifications_secret.clone(),
+                counts.dropped.clone(),
+                counts.sent.clone(),
+                counts.failed.clone(),
+            )
+        };
         let live: LiveUids = {
             let stores = stores.clone();
             Arc::new(move || live_uids(&stores))
@@ -220,6 +249,7 @@ impl Context {
             source_retries: Default::default(),
             download_turns: Default::default(),
             told_corrections: ToldCorrections::pruned_by(live),
+            notifier,
         }
     }
 
@@ -241,8 +271,8 @@ impl Context {
         // events, and only a true repeat counts up.
         // The API server limits both in bytes (128 and 1024), and a note may
         // hold multi-byte characters (`→`) or a long list of clusters.
-        let action = truncate_bytes(&note, 128).to_string();
-        let note = truncate_bytes(&note, 1024).to_string();
+        let action = cut_to_bytes(&note, 128).to_string();
+        let note = cut_to_bytes(&note, 1024).to_string();
         self.recorder.tell(Told {
             warning,
             reason: reason.into(),
@@ -475,19 +505,6 @@ pub(super) fn hash_of<S: Serialize>(status: &S) -> Result<u64> {
     Ok(h.finish())
 }
 
-/// The longest prefix of `s` of at most `max` bytes that ends on a
-/// character boundary.
-fn truncate_bytes(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -649,10 +666,10 @@ mod tests {
     fn event_texts_fit_the_api_servers_byte_limits() {
         let note = format!("{}→ and more", "x".repeat(126));
         // `→` is 3 bytes: bytes 126..129, so 128 bytes would split it.
-        assert_eq!(truncate_bytes(&note, 128), "x".repeat(126));
-        assert_eq!(truncate_bytes("short", 128), "short");
+        assert_eq!(cut_to_bytes(&note, 128), "x".repeat(126));
+        assert_eq!(cut_to_bytes("short", 128), "short");
         let long = "é".repeat(600);
-        let cut = truncate_bytes(&long, 1024);
+        let cut = cut_to_bytes(&long, 1024);
         assert_eq!(cut.len(), 1024);
         assert!(cut.chars().all(|c| c == 'é'));
     }

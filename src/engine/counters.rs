@@ -21,6 +21,9 @@ pub struct Counters {
     pub controllers: ControllerMetrics,
     /// Per controller and trigger source: the keys it handed.
     pub triggers: TriggerCounts,
+    /// Notifications sent, given up and dropped (see
+    /// [`super::notifications`]).
+    pub notifications: super::notifications::Counts,
     /// Every request sent to the API server, when the client counts them
     /// (see [`super::requests::counted_client`]).
     pub requests: Arc<super::requests::ApiRequests>,

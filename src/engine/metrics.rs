@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use std::fmt::Write as _;
@@ -84,6 +85,10 @@ struct Snapshot {
     synced: bool,
     writes: u64,
     events_dropped: u64,
+    /// Notifications a receiver took, gave up on, and dropped unsent.
+    notifications_sent: u64,
+    notifications_failed: u64,
+    notifications_dropped: u64,
     requests: BTreeMap<(&'static str, String), u64>,
     controllers: BTreeMap<&'static str, ControllerStats>,
     triggers: BTreeMap<(&'static str, &'static str), u64>,
@@ -106,6 +111,9 @@ impl Snapshot {
             events_dropped: counters
                 .events_dropped
                 .load(std::sync::atomic::Ordering::Relaxed),
+            notifications_sent: counters.notifications.sent.load(Ordering::Relaxed),
+            notifications_failed: counters.notifications.failed.load(Ordering::Relaxed),
+            notifications_dropped: counters.notifications.dropped.load(Ordering::Relaxed),
             requests: counters.requests.snapshot(),
             controllers: counters.controllers.snapshot(),
             triggers: counters.triggers.snapshot(),
@@ -241,6 +249,24 @@ impl Collector for Snapshot {
             "hmc_events_dropped",
             "Events not recorded because too many were waiting to be written.",
             self.events_dropped,
+        )?;
+        counter(
+            &mut e,
+            "hmc_notifications_sent",
+            "Notifications a webhook took (a 2xx answer), one per receiver.",
+            self.notifications_sent,
+        )?;
+        counter(
+            &mut e,
+            "hmc_notifications_failed",
+            "Notifications given up for a receiver after their retries, or refused by it.",
+            self.notifications_failed,
+        )?;
+        counter(
+            &mut e,
+            "hmc_notifications_dropped",
+            "Notifications not sent because too many were waiting (for all receivers, or for one).",
+            self.notifications_dropped,
         )?;
         family(
             &mut e,
@@ -523,6 +549,9 @@ mod tests {
             synced: true,
             writes: 42,
             events_dropped: 3,
+            notifications_sent: 5,
+            notifications_failed: 1,
+            notifications_dropped: 2,
             requests: BTreeMap::from([
                 (("get", "managedclusters".to_string()), 5),
                 (("patch", "helmreleases".to_string()), 3),
@@ -553,6 +582,9 @@ mod tests {
             ("hmc_engine_stores_synced", 1.0),
             ("hmc_engine_writes_total", 42.0),
             ("hmc_events_dropped_total", 3.0),
+            ("hmc_notifications_sent_total", 5.0),
+            ("hmc_notifications_failed_total", 1.0),
+            ("hmc_notifications_dropped_total", 2.0),
             ("hmc_api_requests_total", 8.0),
             ("hmc_reconcile_total", 4.0),
             ("hmc_reconcile_errors_total", 1.0),

@@ -31,6 +31,7 @@ pub mod held_sources;
 pub mod leader;
 pub mod metrics;
 pub mod multi_cluster_services;
+pub mod notifications;
 pub mod read_only;
 pub mod recorder;
 pub mod release_state;

@@ -23,6 +23,7 @@ use self::owner::Owner;
 use super::apply::{apply_if_changed, status_if_changed};
 use super::context::Context;
 use super::error::Result;
+use super::notifications::EventKind;
 use crate::api::names::{MAX_LABEL_VALUE, shorten};
 use crate::api::{
     ClusterRolloutState, ClusterTemplate, ManagedCluster, MultiClusterService, RolloutPhase,
@@ -136,6 +137,8 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
     let gate = Gate::of(&owner.policy());
     let mut notes = Vec::new();
     let request = current.annotations().get(labels::REQUEST).cloned();
+    // A request carried out that people are told of, with who asked.
+    let mut told = None;
     if let Some(text) = &request {
         let by = current
             .annotations()
@@ -143,7 +146,10 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
             .cloned()
             .unwrap_or_else(|| "unknown".into());
         let outcome = Request::parse(text).and_then(|req| {
-            apply_request_gated(&current.spec, &mut status, &req, &by, &health, now, &gate)
+            let notes =
+                apply_request_gated(&current.spec, &mut status, &req, &by, &health, now, &gate)?;
+            told = tell::kind_of_request(&req).map(|(kind, says)| (kind, says, by.clone()));
+            Ok(notes)
         });
         match outcome {
             Ok(n) => notes.extend(n),
@@ -151,6 +157,7 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
                 warning: true,
                 reason: "RequestRefused",
                 message: format!("{text} (by {by}) refused: {why}"),
+                wave: None,
             }),
         }
     }
@@ -166,7 +173,15 @@ async fn reconcile_owner(owner: Owner<'_>, ctx: &Context) -> Result<Action> {
         // request stays for the look that can write it.
         return Ok(Action::requeue(REFUSED_LOOK));
     }
+    if let Some((kind, says, by)) = told {
+        let n = tell::about(current, kind, says.into(), None, Some(&by));
+        ctx.notifier.tell(n);
+    }
     for n in notes {
+        if let Some(kind) = tell::kind_of_note(&n) {
+            let told = tell::about(current, kind, n.message.clone(), n.wave, None);
+            ctx.notifier.tell(told);
+        }
         ctx.event(current, n.warning, n.reason, n.message);
     }
     if request.is_some() {
@@ -301,6 +316,17 @@ async fn start(
         "RolloutPlanned",
         format!("revision {revision} rolls out as {}", obj.name_any()),
     );
+    ctx.notifier.tell(tell::about(
+        &obj,
+        EventKind::RolloutStarted,
+        format!(
+            "revision {revision} rolls out to {} in {}; {summary}",
+            crate::plan::count::count(status.clusters.len(), "cluster"),
+            crate::plan::count::count(waves, "wave")
+        ),
+        None,
+        None,
+    ));
     // Its first step comes with the watch event of the new status.
     Ok(Action::requeue(Duration::from_secs(5)))
 }
@@ -423,6 +449,7 @@ fn until(at: Timestamp, now: Timestamp) -> Duration {
 }
 
 mod owner;
+mod tell;
 
 #[cfg(test)]
 mod tests;

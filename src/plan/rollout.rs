@@ -5,6 +5,7 @@
 //! The engine's rollout controller reads the stores, calls these and writes
 //! the result; everything that decides lives here and is unit tested. This
 //! file only names the parts:
+//! - `fields`: values that break their rules, and the readings checks share;
 //! - `policy`: a rollout policy's values, read and checked;
 //! - `waves`: the clusters a rollout reaches, waves from a policy, and a
 //!   fresh rollout's status;
@@ -15,6 +16,7 @@
 //! - `size`: a status made to fit what the API server stores;
 //! - `windows`: change windows and the policy's pause, when a wave may start.
 
+mod fields;
 mod policy;
 mod preview;
 mod requests;
@@ -24,17 +26,15 @@ mod steps;
 mod waves;
 mod windows;
 
-pub use self::policy::{
-    FieldError, Limits, MaxConcurrent, PolicyError, check_policy, parse_duration,
-    parse_max_concurrent,
-};
+pub use self::fields::{FieldError, PolicyError, parse_duration};
+pub use self::policy::{Limits, MaxConcurrent, check_policy, parse_max_concurrent};
 pub use self::preview::{preview_groups, service_changes};
 pub use self::requests::{Request, apply_request, apply_request_gated};
 pub use self::revision::desired_revision;
 pub use self::size::{MAX_STATUS_BYTES, fit_status};
 pub use self::steps::{Health, Note, advance, advance_gated, needs_approval, summarize};
-pub use self::windows::{Gate, POLICY_PAUSE, Schedule, TIME_ZONE_MESSAGE};
 pub use self::waves::{Candidate, PlannedWave, candidates, candidates_given, plan, plan_waves};
+pub use self::windows::{Gate, POLICY_PAUSE, Schedule, TIME_ZONE_MESSAGE};
 
 #[cfg(test)]
 mod tests;

@@ -132,6 +132,19 @@ pub fn markdown_code(text: &str, place: Place) -> String {
     }
 }
 
+/// The longest prefix of `text` of at most `max` bytes that ends on a
+/// character boundary.
+pub fn cut_to_bytes(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// `text` inside an HTML element of a comment (a `<summary>`): control
 /// characters escaped, and `&`, `<`, `>`, `"`, `'` as entities.
 pub fn html_text(text: &str) -> String {

@@ -19,6 +19,7 @@ pub async fn apply_deploy_rbac(mgmt: &kube::Client) {
         "clusterrole.yaml",
         "clusterrolebinding.yaml",
         "lease-rbac.yaml",
+        "notifications-rbac.yaml",
         "kubeconfig-hold-policy.yaml",
         "releases-policy.yaml",
     ] {

@@ -5,6 +5,8 @@
 use crate::api::{ManagedCluster, ServiceState, ServiceStatus};
 use crate::engine::context::Context;
 use crate::engine::drift;
+use crate::engine::notifications::{EventKind, Notification};
+use kube::ResourceExt;
 
 /// What one reconcile applied. It is told in a single Event, not one per
 /// release: a fleet-wide change would otherwise double the engine's writes.
@@ -80,6 +82,9 @@ pub(super) fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[Servic
             && matches!(s.state, ServiceState::Installed | ServiceState::Failed)
         {
             let warning = s.state == ServiceState::Failed;
+            if warning {
+                ctx.notifier.tell(service_failed(mc, s));
+            }
             let note = match (&s.state, &s.message) {
                 (ServiceState::Failed, Some(m)) => format!("{}: {m}", s.name),
                 _ => format!(
@@ -100,6 +105,24 @@ pub(super) fn transitions(mc: &ManagedCluster, ctx: &Context, services: &[Servic
             );
         }
     }
+}
+
+/// What the webhooks are told of a service that failed on a cluster.
+fn service_failed(mc: &ManagedCluster, s: &ServiceStatus) -> Notification {
+    let mut n = Notification::new(
+        EventKind::ServiceFailed,
+        mc.namespace().unwrap_or_default(),
+        format!(
+            "{} failed: {}",
+            s.name,
+            s.message.as_deref().unwrap_or("no reason given")
+        ),
+    );
+    n.template = Some(mc.spec.template.clone());
+    n.cluster = Some(mc.name_any());
+    n.service = Some(s.name.clone());
+    n.revision = mc.status.as_ref().and_then(|st| st.target_revision);
+    n
 }
 
 /// Tells each correction of changes made by hand that the cluster's status

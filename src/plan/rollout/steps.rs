@@ -8,7 +8,8 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use super::policy::{Limits, PolicyError, check_policy};
+use super::fields::PolicyError;
+use super::policy::{Limits, check_policy};
 use super::windows::{Gate, POLICY_PAUSE};
 use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutPolicy, RolloutStrategy,
@@ -49,6 +50,8 @@ pub struct Note {
     pub warning: bool,
     pub reason: &'static str,
     pub message: String,
+    /// The wave it is about, if one.
+    pub wave: Option<u32>,
 }
 
 pub(super) fn note(warning: bool, reason: &'static str, message: String) -> Note {
@@ -56,6 +59,17 @@ pub(super) fn note(warning: bool, reason: &'static str, message: String) -> Note
         warning,
         reason,
         message,
+        wave: None,
+    }
+}
+
+impl Note {
+    /// The same, about wave `number`.
+    pub(super) fn of_wave(self, number: u32) -> Note {
+        Note {
+            wave: Some(number),
+            ..self
+        }
     }
 }
 
@@ -133,11 +147,14 @@ pub(super) fn start_wave(
     if status.started_at.is_none() {
         status.started_at = Some(Time(now));
     }
-    notes.push(note(
-        false,
-        "WaveStarted",
-        format!("wave {number} started: {}", names.join(", ")),
-    ));
+    notes.push(
+        note(
+            false,
+            "WaveStarted",
+            format!("wave {number} started: {}", names.join(", ")),
+        )
+        .of_wave(number),
+    );
 }
 
 /// Takes in what the clusters report: those healthy at the revision are
@@ -305,13 +322,16 @@ pub fn advance_gated(
                     let wave = &mut status.waves[index];
                     wave.state = WaveState::Succeeded;
                     wave.finished_at = Some(Time(now));
-                    notes.push(note(
-                        false,
-                        "WaveFinished",
-                        format!(
-                            "wave {number} passed over: its clusters are skipped or already at revision {revision}"
-                        ),
-                    ));
+                    notes.push(
+                        note(
+                            false,
+                            "WaveFinished",
+                            format!(
+                                "wave {number} passed over: its clusters are skipped or already at revision {revision}"
+                            ),
+                        )
+                        .of_wave(number),
+                    );
                 }
                 WaveState::Pending
                     if needs_approval(&spec.policy, &limits, number)
@@ -319,11 +339,14 @@ pub fn advance_gated(
                 {
                     status.waves[index].state = WaveState::WaitingForApproval;
                     status.phase = RolloutPhase::WaitingForApproval;
-                    notes.push(note(
-                        false,
-                        "WaitingForApproval",
-                        format!("wave {number} waits for approval"),
-                    ));
+                    notes.push(
+                        note(
+                            false,
+                            "WaitingForApproval",
+                            format!("wave {number} waits for approval"),
+                        )
+                        .of_wave(number),
+                    );
                     break;
                 }
                 WaveState::Pending | WaveState::WaitingForWindow if !gate.open_at(now) => {
@@ -410,14 +433,17 @@ pub(super) fn finish_wave(
     };
     wave.finished_at = Some(Time(now));
     wave.soak_until = None;
-    notes.push(note(
-        failed,
-        "WaveFinished",
-        format!(
-            "wave {number} finished{}",
-            if failed { " with failures" } else { "" }
-        ),
-    ));
+    notes.push(
+        note(
+            failed,
+            "WaveFinished",
+            format!(
+                "wave {number} finished{}",
+                if failed { " with failures" } else { "" }
+            ),
+        )
+        .of_wave(number),
+    );
 }
 
 /// Wave `index` is due outside every change window: it waits for the next
@@ -450,11 +476,14 @@ pub(super) fn wait_for_window(
             (None, Some(at)) => format!("the next opens at {at:.0}"),
             (None, None) => "none opens".into(),
         };
-        notes.push(note(
-            false,
-            "WaitingForWindow",
-            format!("wave {number} waits for a change window: {when}"),
-        ));
+        notes.push(
+            note(
+                false,
+                "WaitingForWindow",
+                format!("wave {number} waits for a change window: {when}"),
+            )
+            .of_wave(number),
+        );
     }
 }
 

@@ -2130,9 +2130,7 @@ fn the_crd_rules_use_the_patterns() {
     // healthTimeout, soak and a window's duration, in each of the three.
     assert_eq!(crds.matches("maxLength: 16").count(), 9);
     assert!(WINDOW_DURATION_RULE.contains(&format!("duration('{WINDOW_MAX_HOURS}h')")));
-    for message in [WINDOW_DURATION_MESSAGE] {
-        assert_eq!(crds.matches(message).count(), 3, "{message}");
-    }
+    assert_eq!(crds.matches(WINDOW_DURATION_MESSAGE).count(), 3);
     assert_eq!(
         crds.matches(&format!("pattern: {WINDOW_START_PATTERN}"))
             .count(),
@@ -2144,6 +2142,7 @@ fn the_crd_rules_use_the_patterns() {
 fn window_rules_read_like_the_engine() {
     // The engine's reading of `start` and `duration` agrees with the CRD's
     // pattern and rule on the edges.
+    let re = regex::Regex::new(WINDOW_START_PATTERN).unwrap();
     for (start, ok) in [
         ("00:00", true),
         ("23:59", true),
@@ -2152,7 +2151,6 @@ fn window_rules_read_like_the_engine() {
         ("03:60", false),
         ("03:00:00", false),
     ] {
-        let re = regex::Regex::new(WINDOW_START_PATTERN).unwrap();
         assert_eq!(re.is_match(start), ok, "pattern on {start}");
         let policy = RolloutPolicy {
             windows: vec![window(&[], start, "1h", None)],

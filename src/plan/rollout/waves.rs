@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use kube::ResourceExt;
 
-use super::policy::{PolicyError, check_policy};
+use super::fields::PolicyError;
+use super::policy::check_policy;
 use super::steps::summarize;
 use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, ManagedCluster, RolloutPolicy, TemplateRolloutSpec,

@@ -16,7 +16,7 @@ use k8s_openapi::jiff::Timestamp;
 use k8s_openapi::jiff::civil::{Date, Time};
 use k8s_openapi::jiff::tz::TimeZone;
 
-use super::policy::{FieldError, PolicyError, parse_duration, quoted};
+use super::fields::{FieldError, PolicyError, parse_duration, quoted};
 use crate::api::policy_rules::{
     TIME_ZONE_MAX_LENGTH, WINDOW_DURATION_MESSAGE, WINDOW_MAX_HOURS, WINDOW_START_MESSAGE,
 };

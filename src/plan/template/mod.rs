@@ -62,10 +62,7 @@ pub const MAX_MESSAGE: usize = 1024;
 /// `message`, cut at [`MAX_MESSAGE`] bytes on a character's boundary.
 fn bounded(mut message: String) -> String {
     if message.len() > MAX_MESSAGE {
-        let mut end = MAX_MESSAGE;
-        while !message.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = crate::plan::safe_text::cut_to_bytes(&message, MAX_MESSAGE).len();
         message.truncate(end);
         message.push_str("… (cut)");
     }
