@@ -8,7 +8,10 @@ use crate::api::{
     ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutSubject, TemplateRollout,
     TemplateRolloutStatus, WaveState, WaveStatus,
 };
+use k8s_openapi::jiff::Timestamp;
+
 use crate::plan::rollout::{POLICY_PAUSE, Request};
+use crate::tui::model::age::until;
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::Health;
 use crate::tui::model::key::Obj;
@@ -75,6 +78,33 @@ pub fn source(r: &TemplateRollout) -> String {
 
 pub fn phase(r: &TemplateRollout) -> RolloutPhase {
     r.status.as_ref().map(|s| s.phase).unwrap_or_default()
+}
+
+/// The PHASE column: the phase, or what a moving rollout waits for when
+/// that is time (its wave soaks, or waits for a change window), counted
+/// down: `Soaking 24m`, `Window in 3h`.
+pub fn phase_label(r: &TemplateRollout, now: Timestamp) -> String {
+    let p = phase(r);
+    let waiting = r
+        .status
+        .as_ref()
+        .filter(|_| matches!(p, RolloutPhase::Pending | RolloutPhase::Progressing))
+        .and_then(|s| {
+            s.waves
+                .iter()
+                .find(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed))
+        });
+    match waiting {
+        Some(w) if w.state == WaveState::Soaking => match &w.soak_until {
+            Some(end) => format!("Soaking {}", until(now, end.0)),
+            None => "Soaking".into(),
+        },
+        Some(w) if w.state == WaveState::WaitingForWindow => match &w.opens_at {
+            Some(at) => format!("Window in {}", until(now, at.0)),
+            None => "Window: none opens".into(),
+        },
+        _ => p.to_string(),
+    }
 }
 
 /// The rollouts screen: every rollout that matches the filter (every
@@ -434,12 +464,12 @@ fn start_now_question(name: &str, status: &TemplateRolloutStatus) -> String {
         .filter(|c| c.wave == wave.number && c.state == ClusterRolloutState::Waiting)
         .count();
     format!(
-        "Start wave {} of {name} now? {} get the revision{}; recorded as started by you.",
+        "Start wave {} of {name} now? {} the revision{}; recorded as started by you.",
         wave.number,
         if clusters == 1 {
-            "1 cluster".to_string()
+            "1 cluster gets".to_string()
         } else {
-            format!("{clusters} clusters")
+            format!("{clusters} clusters get")
         },
         if passes.is_empty() {
             String::new()
@@ -535,6 +565,50 @@ mod tests {
             ],
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_phase_column_counts_down_a_soak_and_a_window() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+        let now = Timestamp::from_second(1_000_000).unwrap();
+        let later = |s: i64| Some(Time(Timestamp::from_second(1_000_000 + s).unwrap()));
+        let mut r = TemplateRollout::new("t-2", Default::default());
+        let mut st = status(RolloutPhase::Progressing);
+        st.waves[1].state = WaveState::Soaking;
+        st.waves[1].soak_until = later(24 * 60);
+        r.status = Some(st.clone());
+        assert_eq!(phase_label(&r, now), "Soaking 24m");
+        st.waves[1].state = WaveState::WaitingForWindow;
+        st.waves[1].opens_at = later(3 * 3600);
+        r.status = Some(st.clone());
+        assert_eq!(phase_label(&r, now), "Window in 3h");
+        // Paused, the phase says so whatever the wave waits for.
+        st.phase = RolloutPhase::Paused;
+        r.status = Some(st);
+        assert_eq!(phase_label(&r, now), "Paused");
+    }
+
+    #[test]
+    fn start_now_is_offered_as_the_engine_would_carry_it_out() {
+        let mut st = status(RolloutPhase::WaitingForApproval);
+        assert_eq!(check(&st, &Request::StartNow), Ok(()));
+        st.phase = RolloutPhase::Paused;
+        st.paused_by = Some(POLICY_PAUSE.into());
+        assert!(
+            check(&st, &Request::StartNow).is_err_and(|why| why.contains("spec.rollout.paused"))
+        );
+        st.phase = RolloutPhase::Progressing;
+        st.waves[1].state = WaveState::Progressing;
+        assert_eq!(
+            check(&st, &Request::StartNow),
+            Err("wave 2 has started already".into())
+        );
+        let r = TemplateRollout::new("t-2", Default::default());
+        st.waves[1].state = WaveState::WaitingForWindow;
+        assert_eq!(
+            question(&r, &st, &Request::StartNow),
+            "Start wave 2 of t-2 now? 1 cluster gets the revision, past the change windows; recorded as started by you."
+        );
     }
 
     #[test]

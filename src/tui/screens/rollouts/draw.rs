@@ -74,7 +74,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 (r.name_any(), Style::new()),
                 (rollouts::source(r), Style::new()),
                 (r.spec.revision.to_string(), Style::new()),
-                (phase.to_string(), t.health(health)),
+                (rollouts::phase_label(r, app.now), t.health(health)),
                 (
                     summary(status.and_then(|s| s.wave_summary.as_ref())),
                     Style::new(),
