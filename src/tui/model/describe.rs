@@ -518,7 +518,7 @@ pub(super) fn policy_lines(policy: Option<&RolloutPolicy>, now: Timestamp) -> Ve
             None => ("never".to_string(), Tone::Health(Health::Failed)),
         }
     };
-    lines.push(field("Next opening", next.0, next.1));
+    lines.push(field("Next window", next.0, next.1));
     lines
 }
 

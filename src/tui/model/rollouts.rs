@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 
 use crate::api::{
-    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutSubject, TemplateRollout,
-    TemplateRolloutStatus, WaveState, WaveStatus,
+    ClusterRolloutState, ClusterRolloutStatus, RolloutPhase, RolloutPolicy, RolloutSubject,
+    TemplateRollout, TemplateRolloutStatus, WaveState, WaveStatus,
 };
 use k8s_openapi::jiff::Timestamp;
 
-use crate::plan::rollout::{POLICY_PAUSE, Request};
+use crate::plan::rollout::{POLICY_PAUSE, Request, check_policy, needs_approval};
 use crate::tui::model::age::until;
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::Health;
@@ -434,8 +434,13 @@ fn start_now_check(status: &TemplateRolloutStatus) -> Result<(), String> {
     }
 }
 
-/// The next wave "start now" would start, and what it passes.
-fn start_now_question(name: &str, status: &TemplateRolloutStatus) -> String {
+/// The next wave "start now" would start, and what it passes (`policy`:
+/// the rollout's, which says which waves wait for an approval).
+fn start_now_question(
+    name: &str,
+    policy: &RolloutPolicy,
+    status: &TemplateRolloutStatus,
+) -> String {
     let mut waves = status
         .waves
         .iter()
@@ -455,7 +460,9 @@ fn start_now_question(name: &str, status: &TemplateRolloutStatus) -> String {
     if wave.state == WaveState::WaitingForWindow {
         passes.push("the change windows".to_string());
     }
-    if wave.state == WaveState::WaitingForApproval {
+    let approval_due = wave.state == WaveState::WaitingForApproval
+        || check_policy(policy).is_ok_and(|limits| needs_approval(policy, &limits, wave.number));
+    if approval_due && wave.approved_by.is_none() {
         passes.push("its approval (you approve it)".to_string());
     }
     let clusters = status
@@ -528,7 +535,7 @@ pub fn question(r: &TemplateRollout, status: &TemplateRolloutStatus, request: &R
                 None => format!("Skip {cluster} in {name}? It keeps the revision it has."),
             }
         }
-        Request::StartNow => start_now_question(&name, status),
+        Request::StartNow => start_now_question(&name, &r.spec.policy, status),
         other => format!("Ask {name} to {}?", other.to_annotation()),
     }
 }
@@ -603,11 +610,19 @@ mod tests {
             check(&st, &Request::StartNow),
             Err("wave 2 has started already".into())
         );
-        let r = TemplateRollout::new("t-2", Default::default());
+        let mut r = TemplateRollout::new("t-2", Default::default());
         st.waves[1].state = WaveState::WaitingForWindow;
         assert_eq!(
             question(&r, &st, &Request::StartNow),
             "Start wave 2 of t-2 now? 1 cluster gets the revision, past the change windows; recorded as started by you."
+        );
+        // Under a Manual policy a wave not yet asked for approval is
+        // approved by the one who starts it, and the question says so.
+        r.spec.policy.strategy = crate::api::RolloutStrategy::Manual;
+        st.waves[1].state = WaveState::Pending;
+        assert_eq!(
+            question(&r, &st, &Request::StartNow),
+            "Start wave 2 of t-2 now? 1 cluster gets the revision, past its approval (you approve it); recorded as started by you."
         );
     }
 
