@@ -29,7 +29,7 @@ mod windows;
 pub use self::fields::{FieldError, PolicyError, parse_duration};
 pub use self::policy::{Limits, MaxConcurrent, check_policy, parse_max_concurrent};
 pub use self::preview::{preview_groups, service_changes};
-pub use self::requests::{Request, apply_request, apply_request_gated};
+pub use self::requests::{Request, apply_request, apply_request_gated, start_now_wave};
 pub use self::revision::desired_revision;
 pub use self::size::{MAX_STATUS_BYTES, fit_status};
 pub use self::steps::{Health, Note, advance, advance_gated, needs_approval, summarize};

@@ -84,6 +84,47 @@ impl Request {
     }
 }
 
+/// The wave (its index) "start now" would start: the one the rollout is at,
+/// or the next when that one soaks; or why none can be started.
+pub fn start_now_wave(status: &TemplateRolloutStatus) -> Result<usize, String> {
+    let phase = status.phase;
+    if phase == RolloutPhase::Paused {
+        return Err(match status.paused_by.as_deref() {
+            Some(POLICY_PAUSE) => {
+                "its policy pauses it (spec.rollout.paused): set that to false first".into()
+            }
+            by => format!(
+                "it is paused by {}: resume it first",
+                by.unwrap_or("someone")
+            ),
+        });
+    }
+    if phase.is_terminal() {
+        return Err(format!("nothing to start: the rollout is {phase}"));
+    }
+    let mut open = status
+        .waves
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !matches!(w.state, WaveState::Succeeded | WaveState::Failed));
+    let next = match open.next() {
+        Some((_, w)) if w.state == WaveState::Soaking => open.next(),
+        first => first,
+    };
+    match next {
+        None => Err("no wave is left to start".into()),
+        Some((index, w))
+            if matches!(
+                w.state,
+                WaveState::Pending | WaveState::WaitingForApproval | WaveState::WaitingForWindow
+            ) =>
+        {
+            Ok(index)
+        }
+        Some((_, w)) => Err(format!("wave {} has started already", w.number)),
+    }
+}
+
 /// Carries out an operator's request. Every request is idempotent: asking
 /// again for what is already so is refused with a reason and changes
 /// nothing, so a request read twice (an engine restarting between recording
@@ -163,34 +204,14 @@ pub fn apply_request_gated(
             }
         }
         Request::StartNow => {
-            if phase == RolloutPhase::Paused {
-                return Err(match status.paused_by.as_deref() {
-                    Some(POLICY_PAUSE) => {
-                        "its policy pauses it (spec.rollout.paused): set that to false first".into()
-                    }
-                    by => format!(
-                        "it is paused by {}: resume it first",
-                        by.unwrap_or("someone")
-                    ),
-                });
-            }
-            if phase.is_terminal() {
-                return Err(format!("nothing to start: the rollout is {phase}"));
-            }
-            let Some(mut index) = current_wave(status) else {
-                return Err("no wave is left to start".into());
-            };
-            if status.waves[index].state == WaveState::Soaking {
-                finish_wave(status, index, now, &mut notes);
-                index = current_wave(status).ok_or("no wave is left to start")?;
+            let index = start_now_wave(status)?;
+            // The wave before it soaks: its soak ends now.
+            if let Some(soaking) =
+                current_wave(status).filter(|&i| status.waves[i].state == WaveState::Soaking)
+            {
+                finish_wave(status, soaking, now, &mut notes);
             }
             let wave = &status.waves[index];
-            if !matches!(
-                wave.state,
-                WaveState::Pending | WaveState::WaitingForApproval | WaveState::WaitingForWindow
-            ) {
-                return Err(format!("wave {} has started already", wave.number));
-            }
             let number = wave.number;
             if let Ok(limits) = &limits
                 && needs_approval(&spec.policy, limits, number)

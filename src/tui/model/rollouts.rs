@@ -10,7 +10,7 @@ use crate::api::{
 };
 use k8s_openapi::jiff::Timestamp;
 
-use crate::plan::rollout::{POLICY_PAUSE, Request, check_policy, needs_approval};
+use crate::plan::rollout::{Request, check_policy, needs_approval, start_now_wave};
 use crate::tui::model::age::until;
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::Health;
@@ -372,7 +372,7 @@ pub fn check(status: &TemplateRolloutStatus, request: &Request) -> Result<(), St
             Err(format!("nothing to roll back: the rollout is {phase}"))
         }
         Request::Rollback => Ok(()),
-        Request::StartNow => start_now_check(status),
+        Request::StartNow => start_now_wave(status).map(|_| ()),
         Request::Skip(name) | Request::Retry(name) => {
             let Some(c) = status.cluster(name) else {
                 return Err(format!("{name} is not part of this rollout"));
@@ -400,40 +400,6 @@ pub fn check(status: &TemplateRolloutStatus, request: &Request) -> Result<(), St
     }
 }
 
-/// Whether the next wave can be started now, as the engine decides it.
-fn start_now_check(status: &TemplateRolloutStatus) -> Result<(), String> {
-    let phase = status.phase;
-    if phase == RolloutPhase::Paused {
-        return Err(match status.paused_by.as_deref() {
-            Some(POLICY_PAUSE) => {
-                "its policy pauses it (spec.rollout.paused): set that to false first".into()
-            }
-            by => format!(
-                "it is paused by {}: resume it first",
-                by.unwrap_or("someone")
-            ),
-        });
-    }
-    if phase.is_terminal() {
-        return Err(format!("nothing to start: the rollout is {phase}"));
-    }
-    let mut waves = status
-        .waves
-        .iter()
-        .filter(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed));
-    let wave = match waves.next() {
-        Some(w) if w.state == WaveState::Soaking => waves.next(),
-        w => w,
-    };
-    match wave {
-        None => Err("no wave is left to start".into()),
-        Some(w) if w.state == WaveState::Progressing => {
-            Err(format!("wave {} has started already", w.number))
-        }
-        Some(_) => Ok(()),
-    }
-}
-
 /// The next wave "start now" would start, and what it passes (`policy`:
 /// the rollout's, which says which waves wait for an approval).
 fn start_now_question(
@@ -441,18 +407,15 @@ fn start_now_question(
     policy: &RolloutPolicy,
     status: &TemplateRolloutStatus,
 ) -> String {
-    let mut waves = status
-        .waves
-        .iter()
-        .filter(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed));
-    let first = waves.next();
-    let (soaking, wave) = match first {
-        Some(w) if w.state == WaveState::Soaking => (Some(w.number), waves.next()),
-        w => (None, w),
-    };
-    let Some(wave) = wave else {
+    let Ok(index) = start_now_wave(status) else {
         return format!("Start the next wave of {name} now?");
     };
+    let wave = &status.waves[index];
+    let soaking = status
+        .waves
+        .iter()
+        .find(|w| w.state == WaveState::Soaking)
+        .map(|w| w.number);
     let mut passes = Vec::new();
     if let Some(n) = soaking {
         passes.push(format!("wave {n}'s soak"));
@@ -600,7 +563,7 @@ mod tests {
         let mut st = status(RolloutPhase::WaitingForApproval);
         assert_eq!(check(&st, &Request::StartNow), Ok(()));
         st.phase = RolloutPhase::Paused;
-        st.paused_by = Some(POLICY_PAUSE.into());
+        st.paused_by = Some(crate::plan::rollout::POLICY_PAUSE.into());
         assert!(
             check(&st, &Request::StartNow).is_err_and(|why| why.contains("spec.rollout.paused"))
         );
