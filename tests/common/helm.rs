@@ -18,10 +18,16 @@ pub fn helm_bin() -> PathBuf {
     super::harness_binary("helm")
 }
 
-/// Runs `helm args…`, whatever comes of it.
+/// Runs `helm args…`, whatever comes of it. With repositories of its own
+/// (a file and a cache under the system's temporary directory): a
+/// repository someone added to this user's Helm configuration must not
+/// change what `--repo` finds.
 pub fn helm_output<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    let own = std::env::temp_dir().join(format!("hmc-tui-tests-helm-{}", std::process::id()));
     Command::new(helm_bin())
         .args(args)
+        .env("HELM_REPOSITORY_CONFIG", own.join("repositories.yaml"))
+        .env("HELM_REPOSITORY_CACHE", own.join("repository"))
         .output()
         .expect("run helm")
 }
