@@ -32,7 +32,9 @@ pub use self::preview::{preview_groups, service_changes};
 pub use self::requests::{Request, apply_request, apply_request_gated, start_now_wave};
 pub use self::revision::desired_revision;
 pub use self::size::{MAX_STATUS_BYTES, fit_status};
-pub use self::steps::{Health, Note, advance, advance_gated, needs_approval, summarize};
+pub use self::steps::{
+    Health, Note, advance, advance_gated, current_wave, needs_approval, summarize,
+};
 pub use self::waves::{Candidate, PlannedWave, candidates, candidates_given, plan, plan_waves};
 pub use self::windows::{Gate, POLICY_PAUSE, Schedule, TIME_ZONE_MESSAGE};
 

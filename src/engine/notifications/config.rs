@@ -46,6 +46,7 @@ use k8s_openapi::api::core::v1::Secret;
 use serde::Deserialize;
 
 use super::message::{EventKind, Notification};
+use crate::plan::yaml::{self, Limits};
 
 /// The Secret read when the engine is not told another name.
 pub const DEFAULT_SECRET: &str = "hmc-notifications";
@@ -62,6 +63,15 @@ pub const MAX_LIST: usize = 256;
 pub const MAX_NAME: usize = 63;
 /// The longest URL.
 pub const MAX_URL: usize = 2048;
+
+/// What one configuration may hold once aliases are expanded: every
+/// receiver at its limits is some 800 nodes and 300 KiB of text.
+const CONFIG_YAML: Limits = Limits {
+    bytes: MAX_CONFIG_BYTES,
+    nodes: MAX_RECEIVERS * (3 * MAX_LIST + 16),
+    depth: 8,
+    text: MAX_RECEIVERS * (3 * MAX_LIST * 256 + MAX_URL + 1024),
+};
 
 /// What makes a configuration unusable, said so that a person can fix it.
 /// Never holds a URL: a URL may be a credential.
@@ -234,10 +244,11 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        // serde_yaml bounds alias expansion and nesting itself; what is
-        // left is bounded by the size above and the list limits below.
+        // Aliases could make the lists far longer than the text before the
+        // list limits below are checked: the project's bounded reader
+        // counts nodes and text as aliases expand.
         let raw: RawConfig =
-            serde_yaml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+            yaml::from_str(text, &CONFIG_YAML).map_err(|e| ConfigError::Syntax(e.to_string()))?;
         let raw_receivers = raw.receivers.unwrap_or_default();
         if raw_receivers.len() > MAX_RECEIVERS {
             return Err(ConfigError::TooManyReceivers {

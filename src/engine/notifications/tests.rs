@@ -586,3 +586,17 @@ fn a_long_message_is_cut_on_a_character_boundary() {
     assert!(text.ends_with(message), "{text}");
     assert!(text.len() < MESSAGE_LIMIT + 100);
 }
+
+#[test]
+fn aliases_that_expand_past_the_limits_are_refused_before_the_lists_are_read() {
+    // A few hundred bytes: one anchor of 200 namespaces, referenced in
+    // a nest of lists that expands to millions of nodes.
+    let names: Vec<String> = (0..200).map(|i| format!("n{i}")).collect();
+    let mut yaml = format!("a: &a [{}]\n", names.join(", "));
+    yaml.push_str("b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n");
+    yaml.push_str("c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n");
+    yaml.push_str("receivers:\n  - name: x\n    url: http://example.com\n    namespaces: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n");
+    assert!(yaml.len() < MAX_CONFIG_BYTES);
+    let e = error(&yaml);
+    assert!(e.contains("limit") || e.contains("alias"), "{e}");
+}

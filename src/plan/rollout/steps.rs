@@ -89,7 +89,7 @@ pub(super) fn failures(status: &TemplateRolloutStatus) -> usize {
 
 /// The wave that is neither finished nor skipped over: the one the rollout
 /// is at.
-pub(super) fn current_wave(status: &TemplateRolloutStatus) -> Option<usize> {
+pub fn current_wave(status: &TemplateRolloutStatus) -> Option<usize> {
     status
         .waves
         .iter()

@@ -10,7 +10,7 @@ use crate::api::{
 };
 use k8s_openapi::jiff::Timestamp;
 
-use crate::plan::rollout::{Request, check_policy, needs_approval, start_now_wave};
+use crate::plan::rollout::{Request, check_policy, current_wave, needs_approval, start_now_wave};
 use crate::tui::model::age::until;
 use crate::tui::model::filter::{Filter, matches};
 use crate::tui::model::health::Health;
@@ -89,11 +89,7 @@ pub fn phase_label(r: &TemplateRollout, now: Timestamp) -> String {
         .status
         .as_ref()
         .filter(|_| matches!(p, RolloutPhase::Pending | RolloutPhase::Progressing))
-        .and_then(|s| {
-            s.waves
-                .iter()
-                .find(|w| !matches!(w.state, WaveState::Succeeded | WaveState::Failed))
-        });
+        .and_then(|s| current_wave(s).map(|i| &s.waves[i]));
     match waiting {
         Some(w) if w.state == WaveState::Soaking => match &w.soak_until {
             Some(end) => format!("Soaking {}", until(now, end.0)),
